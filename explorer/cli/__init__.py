@@ -1,0 +1,41 @@
+"""The ``explorer`` command. Each area of the product has its own module here,
+with the same names as the engine functions it calls."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from explorer.cli import corpus, demo
+from explorer.errors import ExplorerError
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  help="Dream Explorer: wander and dream over a body of knowledge, then review what was found.")
+app.command()(corpus.ingest)
+app.command()(corpus.stats)
+app.command()(demo.demo)
+
+
+def main() -> None:
+    """Entry point: user errors become one line on stderr and exit status 1."""
+    try:
+        app(standalone_mode=False)
+    except ExplorerError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        sys.exit(1)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.stderr.write("aborted\n")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+    except Exception as exc:
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

@@ -1,0 +1,54 @@
+"""Corpus commands: ingest files, count what the database holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
+from explorer.reading.ingest import ingest_paths
+from explorer.reading.loaders import DEFAULT_MAX_MB
+from explorer.store.stats import database_stats
+
+
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files (.txt, .md, .jsonl) or folders to read.", show_default=False)],
+    domain: Annotated[str | None, typer.Option(help="Domain for documents that do not name one.")] = None,
+    year: Annotated[int | None, typer.Option(help="Year for documents that do not name one.")] = None,
+    max_mb: Annotated[float, typer.Option("--max-mb", help="Refuse files larger than this.")] = DEFAULT_MAX_MB,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Read documents into the knowledge base (the READING cycle)."""
+    runtime = runtime_for(db)
+    with progress_callback("reading", "doc", enabled=not as_json) as progress:
+        report = ingest_paths(runtime, paths, domain=domain, year=year, max_mb=max_mb, progress=progress)
+    if as_json:
+        print_json(report.to_json())
+    else:
+        typer.echo(f"{report.documents_added} documents added, {report.documents_skipped} already present; "
+                   f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
+                   f"{report.entity_insights_added} entity insights")
+    for error in report.errors:
+        where = f"{error['path']}:{error['line']}" if error["line"] else error["path"]
+        typer.echo(f"error: {where}: {error['message']}", err=True)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Count documents, nodes by type, relations and the wander records."""
+    runtime = runtime_for(db)
+    with runtime.db.connect() as con:
+        counts = database_stats(con)
+    if as_json:
+        print_json(counts)
+        return
+    for key, value in counts.items():
+        if isinstance(value, dict):
+            for sub, number in value.items():
+                typer.echo(f"  {sub:<16} {number}")
+        else:
+            typer.echo(f"{key:<18} {value}")

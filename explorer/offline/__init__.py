@@ -1,0 +1,60 @@
+"""The built-in offline provider: answers every prompt from its own content.
+
+It is not a language model. It extracts: keyphrases (YAKE), the sentences of
+the input that embedding similarity ranks highest, and fixed connectives that
+say how they relate. Its answers are labelled with the model name
+``offline/extractive`` wherever they are stored or shown. It exists so that the
+whole product runs with no key and no server; configure a model for real
+reflection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from explorer.offline.kit import OfflineKit
+from explorer.prompts import Prompt
+
+Answerer = Callable[[dict[str, Any], OfflineKit], str]
+ANSWERS: dict[str, Answerer] = {}
+
+
+def answers(kind: str) -> Callable[[Answerer], Answerer]:
+    """Register the offline answer for one prompt kind."""
+
+    def register(fn: Answerer) -> Answerer:
+        if kind in ANSWERS:
+            raise ValueError(f"offline answer for {kind!r} is defined twice")
+        ANSWERS[kind] = fn
+        return fn
+
+    return register
+
+
+class OfflineProvider:
+    def __init__(self, kit: OfflineKit):
+        self.kit = kit
+
+    def answer(self, prompt: Prompt[Any], fields: dict[str, Any]) -> str:
+        load_answers()
+        try:
+            fn = ANSWERS[prompt.kind]
+        except KeyError:
+            raise LookupError(f"the offline provider has no answer for prompt kind {prompt.kind!r}") from None
+        return fn(fields, self.kit)
+
+
+def load_answers() -> None:
+    """Import every module that registers answers (and the prompts they answer)."""
+    import importlib
+    import pkgutil
+
+    import explorer.offline as package
+    import explorer.prompts as prompts
+
+    for module in pkgutil.iter_modules(prompts.__path__):
+        importlib.import_module(f"explorer.prompts.{module.name}")
+    for module in pkgutil.iter_modules(package.__path__):
+        if module.name != "kit":
+            importlib.import_module(f"explorer.offline.{module.name}")

@@ -1,0 +1,1 @@
+"""Model providers: embeddings and the LLM gateway (litellm, or the offline provider)."""

@@ -1,0 +1,1 @@
+"""The READING cycle (rem-rag.md): load, chunk, embed, implant, entities."""

@@ -1,0 +1,115 @@
+"""Ingestion: files in, READING cycle, one transaction per document.
+
+This is the orchestration the CLI and the app share: it reads the store, calls
+the pure :func:`~explorer.reading.cycle.read_document`, and writes each
+document's rows together, so a failure leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from explorer.reading.cycle import KnownNodes, ReadingConfig, read_document
+from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
+from explorer.records import Document
+from explorer.runtime import Runtime
+from explorer.store import StoreError
+from explorer.store import corpus
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class IngestReport:
+    documents_added: int = 0
+    documents_skipped: int = 0
+    chunks_added: int = 0
+    syntheses_added: int = 0
+    entity_insights_added: int = 0
+    errors: list[dict] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        """Nothing could be ingested (skipped duplicates count as fine)."""
+        return bool(self.errors) and self.documents_added == 0 and self.documents_skipped == 0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    def add_error(self, error: LoadError) -> None:
+        self.errors.append({"path": error.path, "line": error.line, "message": error.message})
+
+
+def content_hash(source: SourceText) -> str:
+    return hashlib.sha256(" ".join(source.text.split()).encode("utf-8")).hexdigest()
+
+
+def load_known(runtime: Runtime) -> KnownNodes:
+    known = KnownNodes(runtime.db.embedding_dim)
+    with runtime.db.connect() as con:
+        known.add(corpus.list_nodes(con, with_vectors=True))
+    return known
+
+
+def collect_sources(paths: Iterable[str | Path], *, year: int | None, domain: str | None, max_mb: float,
+                    report: IngestReport) -> list[SourceText]:
+    sources: list[SourceText] = []
+    for item in expand_paths(paths):
+        if isinstance(item, LoadError):
+            report.add_error(item)
+            continue
+        for loaded in load_file(item, year=year, domain=domain, max_mb=max_mb):
+            if isinstance(loaded, LoadError):
+                report.add_error(loaded)
+            else:
+                sources.append(loaded)
+    return sources
+
+
+def ingest_paths(runtime: Runtime, paths: Iterable[str | Path], *, year: int | None = None, domain: str | None = None,
+                 max_mb: float = DEFAULT_MAX_MB, config: ReadingConfig = ReadingConfig(),
+                 progress: Progress | None = None) -> IngestReport:
+    report = IngestReport()
+    sources = collect_sources(paths, year=year, domain=domain, max_mb=max_mb, report=report)
+    known = load_known(runtime)
+    seen: set[str] = set()
+    for done, source in enumerate(sources, 1):
+        if progress:
+            progress(done - 1, len(sources), source.title)
+        digest = content_hash(source)
+        with runtime.db.connect() as con:
+            exists = digest in seen or corpus.find_document_by_hash(con, digest) is not None
+        if exists:
+            report.documents_skipped += 1
+            continue
+        seen.add(digest)
+        doc = Document(title=source.title, content_hash=digest, source=source.source, path=source.path,
+                       year=source.year, domain=source.domain, word_count=len(source.text.split()))
+        try:
+            # One connection for the document's whole unit of work: the embedding
+            # cache and the call log share it instead of reopening the file.
+            with runtime.db.connect():
+                result = read_document(source.text, document_id=doc.id, year=doc.year, domain=doc.domain,
+                                       known=known, embedder=runtime.embedder, gateway=runtime.gateway, config=config)
+                with runtime.db.transaction() as con:
+                    corpus.insert_document(con, doc)
+                    corpus.insert_nodes(con, result.nodes)
+                    corpus.insert_relations(con, result.relations)
+        except StoreError:
+            raise
+        except Exception as exc:  # one bad document must not stop the batch
+            report.add_error(LoadError(source.path, f"could not ingest: {exc}", source.line))
+            known = load_known(runtime)
+            continue
+        report.documents_added += 1
+        report.chunks_added += result.chunks
+        report.syntheses_added += result.syntheses
+        report.entity_insights_added += result.entity_insights
+        for failure in result.failures:
+            report.add_error(LoadError(source.path, failure, source.line))
+    if progress:
+        progress(len(sources), len(sources), "done")
+    return report

@@ -1,0 +1,140 @@
+"""Turning files into source texts, with a clear error for each bad input.
+
+Formats: ``.txt``; ``.md`` (YAML front matter may give title, year, domain,
+source); ``.jsonl`` (one record per line: ``text`` and optional ``title``,
+``year``, ``domain``, ``source``); directories, recursively. A bad file or line
+becomes a :class:`LoadError` naming it, and the rest still loads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import frontmatter
+import yaml
+
+SUFFIXES = (".txt", ".md", ".markdown", ".jsonl")
+DEFAULT_MAX_MB = 20.0
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """One document's text and what is known of it, before ingestion."""
+
+    text: str
+    title: str
+    path: str
+    line: int | None = None
+    year: int | None = None
+    domain: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class LoadError:
+    path: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+def _year(value: object, where: str) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        year = int(str(value)[:4]) if not isinstance(value, int) else value
+    except ValueError:
+        raise ValueError(f"year {value!r} is not a year") from None
+    if not 0 < year < 3000:
+        raise ValueError(f"year {value!r} is not a year")
+    return year
+
+
+def _read_text(path: Path, max_mb: float) -> str:
+    size = path.stat().st_size
+    if size > max_mb * 1024 * 1024:
+        raise ValueError(f"file is {size / 1024 / 1024:.1f} MB, over the {max_mb:g} MB limit (split it, or raise --max-mb)")
+    data = path.read_bytes()
+    if b"\x00" in data[:65536]:
+        raise ValueError("binary file (it contains NUL bytes), not text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text (byte {exc.start}: {data[exc.start:exc.start + 1]!r}); convert it to UTF-8") from None
+    if not text.strip():
+        raise ValueError("empty file")
+    return text
+
+
+def _markdown(path: Path, text: str, defaults: dict) -> SourceText:
+    try:
+        post = frontmatter.loads(text)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"front matter is not valid YAML ({str(exc).splitlines()[0]})") from None
+    meta = post.metadata
+    if not post.content.strip():
+        raise ValueError("no text after the front matter")
+    return SourceText(
+        text=post.content, title=str(meta.get("title") or path.stem), path=str(path),
+        year=_year(meta.get("year", defaults.get("year")), str(path)),
+        domain=meta.get("domain") or defaults.get("domain"), source=meta.get("source"),
+    )
+
+
+def _jsonl(path: Path, text: str, defaults: dict) -> Iterator[SourceText | LoadError]:
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if not isinstance(record, dict):
+                raise ValueError("a line must be a JSON object")
+            body = record.get("text")
+            if not isinstance(body, str) or not body.strip():
+                raise ValueError("no \"text\" field with text in it")
+            yield SourceText(
+                text=body, title=str(record.get("title") or f"{path.stem} line {number}"), path=str(path), line=number,
+                year=_year(record.get("year", defaults.get("year")), str(path)),
+                domain=record.get("domain") or defaults.get("domain"), source=record.get("source"),
+            )
+        except json.JSONDecodeError as exc:
+            yield LoadError(str(path), f"malformed JSON ({exc.msg} at column {exc.colno})", number)
+        except ValueError as exc:
+            yield LoadError(str(path), str(exc), number)
+
+
+def load_file(path: Path, *, year: int | None = None, domain: str | None = None,
+              max_mb: float = DEFAULT_MAX_MB) -> Iterator[SourceText | LoadError]:
+    defaults = {"year": year, "domain": domain}
+    try:
+        text = _read_text(path, max_mb)
+        suffix = path.suffix.lower()
+        if suffix == ".jsonl":
+            yield from _jsonl(path, text, defaults)
+        elif suffix in (".md", ".markdown"):
+            yield _markdown(path, text, defaults)
+        else:
+            yield SourceText(text=text, title=path.stem, path=str(path), year=year, domain=domain)
+    except (OSError, ValueError) as exc:
+        yield LoadError(str(path), str(exc) if isinstance(exc, ValueError) else exc.strerror or str(exc))
+
+
+def expand_paths(paths: Iterable[str | Path]) -> Iterator[Path | LoadError]:
+    """Files to read: each file named, and the supported files under each directory."""
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+            if not files:
+                yield LoadError(str(path), f"no {', '.join(SUFFIXES)} files in this folder")
+            yield from files
+        elif path.is_file():
+            yield path if path.suffix.lower() in SUFFIXES else LoadError(str(path), f"unsupported file type {path.suffix or '(none)'}; use {', '.join(SUFFIXES)}")
+        else:
+            yield LoadError(str(path), "no such file or folder")

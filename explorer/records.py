@@ -1,0 +1,83 @@
+"""Typed records of the corpus and memory graph, as they cross module boundaries.
+
+The vocabulary is the product's own: a *node* is anything the knowledge base
+holds (a raw chunk, a synthesis, an entity insight, a dream, a fused memory, a
+pattern); a *relation* is a typed, weighted edge between two nodes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+import numpy as np
+
+NodeType = Literal["raw_chunk", "synthesis", "entity_insight", "rem_dream", "fused", "pattern", "abstraction"]
+RelationType = Literal["UPDATES", "EXTENDS", "DERIVES"]
+MemoryType = Literal["regular", "static_profile", "derived", "superseded"]
+
+NODE_TYPES: tuple[str, ...] = ("raw_chunk", "synthesis", "entity_insight", "rem_dream", "fused", "pattern", "abstraction")
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True)
+class Document:
+    """One ingested source; its content hash makes ingestion idempotent."""
+
+    title: str
+    content_hash: str
+    source: str | None = None
+    path: str | None = None
+    year: int | None = None
+    domain: str | None = None
+    word_count: int = 0
+    id: str = field(default_factory=new_id)
+
+
+@dataclass
+class Node:
+    """A unit of knowledge with its provenance (parents, generation, origin)."""
+
+    type: NodeType
+    text: str
+    embedding: np.ndarray | None = None
+    document_id: str | None = None
+    chunk_index: int | None = None
+    year: int | None = None
+    domain: str | None = None
+    entity: str | None = None
+    generation: int = 0
+    parent_ids: list[str] = field(default_factory=list)
+    category: str | None = None
+    importance: float = 0.5
+    prominence: float = 1.0
+    confidence: float = 1.0
+    memory_type: MemoryType = "regular"
+    is_latest: bool = True
+    superseded_by: str | None = None
+    learned_from: str | None = None
+    source_text: str | None = None
+    metadata: dict | None = None
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    created_at: datetime | None = None
+    id: str = field(default_factory=new_id)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A directed edge; ``created_by`` names the process that found it."""
+
+    source_id: str
+    target_id: str
+    type: RelationType
+    created_by: str
+    confidence: float = 1.0
+    description: str | None = None
+    scores: dict | None = None
+    id: str = field(default_factory=new_id)

@@ -1,0 +1,99 @@
+"""One settings object for paths, models and budgets.
+
+Read from environment variables, then an optional ``explorer.toml`` (in the
+working directory, or the file named by ``EXPLORER_CONFIG``). API keys are never
+read here: litellm reads them from each provider's own environment variables,
+so they cannot leak into the database or the logs.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+from explorer.errors import ExplorerError
+
+DEFAULT_EMBEDDING_MODEL = "local:all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the data lives and which models answer.
+
+    ``local_model`` and ``cloud_model`` are litellm model names (for example
+    ``ollama/llama3.1`` and ``anthropic/claude-sonnet-4-5``); either may be unset.
+    When both are unset every prompt is answered by the built-in offline provider.
+    """
+
+    db_path: Path = field(default_factory=lambda: Path(user_data_dir("dream-explorer")) / "explorer.duckdb")
+    local_model: str | None = None
+    cloud_model: str | None = None
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    api_base: str | None = None
+    timeout_s: float = 60.0
+    retries: int = 2
+    lock_wait_s: float = 15.0
+    cloud_budget_cents: int = 500
+    seed: int = 0
+
+    @property
+    def offline(self) -> bool:
+        return not (self.local_model or self.cloud_model)
+
+    def with_db(self, db: str | Path | None) -> "Settings":
+        return self if db is None else replace(self, db_path=Path(db).expanduser())
+
+
+_ENV = {
+    "EXPLORER_DB": ("db_path", Path),
+    "EXPLORER_LOCAL_MODEL": ("local_model", str),
+    "EXPLORER_CLOUD_MODEL": ("cloud_model", str),
+    "EXPLORER_EMBEDDING_MODEL": ("embedding_model", str),
+    "EXPLORER_API_BASE": ("api_base", str),
+    "EXPLORER_TIMEOUT": ("timeout_s", float),
+    "EXPLORER_RETRIES": ("retries", int),
+    "EXPLORER_LOCK_WAIT": ("lock_wait_s", float),
+    "EXPLORER_BUDGET_CENTS": ("cloud_budget_cents", int),
+    "EXPLORER_SEED": ("seed", int),
+}
+
+
+class SettingsError(ExplorerError):
+    """A configuration value that cannot be used."""
+
+
+def _coerce(name: str, kind: type, raw: object) -> object:
+    if raw in ("", None):
+        return None
+    try:
+        return Path(str(raw)).expanduser() if kind is Path else kind(raw)
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"setting {name}: cannot read {raw!r} as {kind.__name__}") from exc
+
+
+def load_settings(environ: dict[str, str] | None = None, config_file: Path | None = None) -> Settings:
+    """Settings from ``explorer.toml`` overridden by environment variables."""
+    env = os.environ if environ is None else environ
+    values: dict[str, object] = {}
+    path = config_file or Path(env.get("EXPLORER_CONFIG", "explorer.toml"))
+    if path.is_file():
+        try:
+            table = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"{path}: not valid TOML ({exc})") from exc
+        kinds = {attr: kind for attr, kind in _ENV.values()}
+        for key, raw in table.get("explorer", table).items():
+            if key in ("db", "database"):
+                key = "db_path"
+            if key not in kinds:
+                raise SettingsError(f"{path}: unknown setting {key!r}")
+            values[key] = _coerce(key, kinds[key], raw)
+    for var, (attr, kind) in _ENV.items():
+        if var in env:
+            values[attr] = _coerce(var, kind, env[var])
+    values = {k: v for k, v in values.items() if v is not None or k in ("local_model", "cloud_model", "api_base")}
+    return replace(Settings(), **values)

@@ -1,0 +1,213 @@
+"""Queries for documents, nodes, relations and the embedding cache."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from explorer.records import Document, Node, Relation
+from explorer.store.database import Connection
+
+_NODE_COLUMNS = (
+    "id", "type", "text", "embedding", "document_id", "chunk_index", "year", "domain", "entity", "generation",
+    "parent_ids", "category", "importance", "prominence", "confidence", "memory_type", "is_latest",
+    "superseded_by", "learned_from", "source_text", "metadata", "access_count", "last_accessed_at", "created_at",
+)
+_NODE_SELECT = ", ".join(_NODE_COLUMNS)
+_NODE_SELECT_NO_VECTOR = ", ".join("NULL AS embedding" if c == "embedding" else c for c in _NODE_COLUMNS)
+
+
+# -- documents -----------------------------------------------------------------
+
+def find_document_by_hash(con: Connection, content_hash: str) -> str | None:
+    row = con.execute("SELECT id FROM documents WHERE content_hash = ?", [content_hash]).fetchone()
+    return str(row[0]) if row else None
+
+
+def insert_document(con: Connection, doc: Document) -> None:
+    con.execute(
+        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [doc.id, doc.content_hash, doc.title, doc.source, doc.path, doc.year, doc.domain, doc.word_count],
+    )
+
+
+def list_documents(con: Connection) -> list[Document]:
+    rows = con.execute("SELECT title, content_hash, source, path, year, domain, word_count, id FROM documents ORDER BY year NULLS LAST, title").fetchall()
+    return [Document(*row[:-1], id=str(row[-1])) for row in rows]
+
+
+# -- nodes ---------------------------------------------------------------------
+
+def _vector(value: np.ndarray | None) -> list[float] | None:
+    return None if value is None else np.asarray(value, dtype=np.float32).tolist()
+
+
+def insert_nodes(con: Connection, nodes: Sequence[Node]) -> None:
+    if not nodes:
+        return
+    placeholders = ", ".join("?" for _ in _NODE_COLUMNS[:-1])
+    con.executemany(
+        f"INSERT INTO nodes ({', '.join(_NODE_COLUMNS[:-1])}) VALUES ({placeholders})",
+        [
+            [n.id, n.type, n.text, _vector(n.embedding), n.document_id, n.chunk_index, n.year, n.domain, n.entity,
+             n.generation, list(n.parent_ids), n.category, n.importance, n.prominence, n.confidence, n.memory_type,
+             n.is_latest, n.superseded_by, n.learned_from, n.source_text,
+             None if n.metadata is None else json.dumps(n.metadata), n.access_count, n.last_accessed_at]
+            for n in nodes
+        ],
+    )
+
+
+def _row_to_node(row: Sequence[Any]) -> Node:
+    values = dict(zip(_NODE_COLUMNS, row))
+    values["id"] = str(values["id"])
+    for key in ("document_id", "superseded_by"):
+        values[key] = None if values[key] is None else str(values[key])
+    values["parent_ids"] = [str(p) for p in values["parent_ids"] or []]
+    if values["embedding"] is not None:
+        values["embedding"] = np.asarray(values["embedding"], dtype=np.float32)
+    if isinstance(values["metadata"], str):
+        values["metadata"] = json.loads(values["metadata"])
+    return Node(**values)
+
+
+def get_nodes(con: Connection, ids: Iterable[str], *, with_vectors: bool = True) -> list[Node]:
+    """Nodes by id, in the order asked (missing ids are left out)."""
+    ids = list(dict.fromkeys(ids))
+    if not ids:
+        return []
+    select = _NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR
+    rows = con.execute(f"SELECT {select} FROM nodes WHERE id IN (SELECT unnest(?::UUID[]))", [ids]).fetchall()
+    found = {str(r[0]): _row_to_node(r) for r in rows}
+    return [found[i] for i in ids if i in found]
+
+
+def list_nodes(
+    con: Connection,
+    *,
+    types: Sequence[str] | None = None,
+    latest_only: bool = False,
+    search: str | None = None,
+    domain: str | None = None,
+    year: int | None = None,
+    with_vectors: bool = False,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[Node]:
+    """Nodes matching every filter given; ``search`` is a case-insensitive substring."""
+    where, params = _node_filters(types, latest_only, search, domain, year)
+    sql = f"SELECT {_NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR} FROM nodes {where} ORDER BY created_at, document_id, chunk_index, id"
+    if limit is not None:
+        sql += " LIMIT ? OFFSET ?"
+        params += [limit, offset]
+    return [_row_to_node(r) for r in con.execute(sql, params).fetchall()]
+
+
+def count_nodes(con: Connection, *, types: Sequence[str] | None = None, latest_only: bool = False,
+                search: str | None = None, domain: str | None = None, year: int | None = None) -> int:
+    where, params = _node_filters(types, latest_only, search, domain, year)
+    return con.execute(f"SELECT count(*) FROM nodes {where}", params).fetchone()[0]
+
+
+def _node_filters(types, latest_only, search, domain, year) -> tuple[str, list[Any]]:
+    clauses, params = [], []
+    if types:
+        clauses.append("type IN (SELECT unnest(?::VARCHAR[]))")
+        params.append(list(types))
+    if latest_only:
+        clauses.append("is_latest")
+    if search:
+        clauses.append("(text ILIKE ? OR coalesce(source_text, '') ILIKE ? OR coalesce(entity, '') ILIKE ?)")
+        pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        params += [pattern, pattern, pattern]
+    if domain:
+        clauses.append("domain = ?")
+        params.append(domain)
+    if year is not None:
+        clauses.append("year = ?")
+        params.append(year)
+    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def node_vectors(con: Connection, *, types: Sequence[str] | None = None, latest_only: bool = False) -> tuple[list[str], np.ndarray]:
+    """(ids, matrix) of every embedded node, for in-memory nearest-neighbour search."""
+    where, params = _node_filters(types, latest_only, None, None, None)
+    where = (where + " AND" if where else "WHERE") + " embedding IS NOT NULL"
+    table = con.execute(f"SELECT id, embedding FROM nodes {where} ORDER BY created_at, id", params).fetchnumpy()
+    ids = [str(i) for i in table["id"]]
+    if not ids:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    return ids, np.vstack(table["embedding"]).astype(np.float32)
+
+
+def children_of(con: Connection, node_id: str) -> list[Node]:
+    rows = con.execute(f"SELECT {_NODE_SELECT_NO_VECTOR} FROM nodes WHERE list_contains(parent_ids, ?::UUID) ORDER BY created_at", [node_id]).fetchall()
+    return [_row_to_node(r) for r in rows]
+
+
+def update_node_fields(con: Connection, node_id: str, **fields: Any) -> None:
+    """Set the named columns of one node (names are checked against the schema)."""
+    unknown = set(fields) - set(_NODE_COLUMNS)
+    if unknown:
+        raise ValueError(f"unknown node fields: {sorted(unknown)}")
+    if fields:
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        con.execute(f"UPDATE nodes SET {assignments} WHERE id = ?", [*fields.values(), node_id])
+
+
+def node_counts(con: Connection) -> dict[str, int]:
+    return dict(con.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall())
+
+
+def domain_year_counts(con: Connection) -> list[tuple[str | None, int | None, str, int]]:
+    """(domain, year, type, count) for the corpus overview."""
+    return con.execute("SELECT domain, year, type, count(*) FROM nodes GROUP BY ALL ORDER BY ALL").fetchall()
+
+
+# -- relations -----------------------------------------------------------------
+
+def insert_relations(con: Connection, relations: Sequence[Relation]) -> None:
+    if relations:
+        con.executemany(
+            "INSERT INTO relations (id, source_id, target_id, type, confidence, description, scores, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [[r.id, r.source_id, r.target_id, r.type, r.confidence, r.description,
+              None if r.scores is None else json.dumps(r.scores), r.created_by] for r in relations],
+        )
+
+
+def list_relations(con: Connection, node_ids: Iterable[str] | None = None) -> list[Relation]:
+    """Every relation, or those touching any of ``node_ids``."""
+    sql = "SELECT source_id, target_id, type, created_by, confidence, description, scores, id FROM relations"
+    params: list[Any] = []
+    if node_ids is not None:
+        sql += " WHERE source_id IN (SELECT unnest(?::UUID[])) OR target_id IN (SELECT unnest(?::UUID[]))"
+        ids = list(node_ids)
+        params = [ids, ids]
+    rows = con.execute(sql + " ORDER BY created_at, id", params).fetchall()
+    return [
+        Relation(str(s), str(t), ty, by, conf, desc, json.loads(sc) if isinstance(sc, str) else sc, id=str(i))
+        for s, t, ty, by, conf, desc, sc, i in rows
+    ]
+
+
+# -- embedding cache -----------------------------------------------------------
+
+def cached_embeddings(con: Connection, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+    if not hashes:
+        return {}
+    rows = con.execute(
+        "SELECT text_hash, embedding FROM embedding_cache WHERE model = ? AND text_hash IN (SELECT unnest(?::VARCHAR[]))",
+        [model, list(hashes)],
+    ).fetchall()
+    return {h: np.asarray(v, dtype=np.float32) for h, v in rows}
+
+
+def cache_embeddings(con: Connection, model: str, vectors: dict[str, np.ndarray]) -> None:
+    if vectors:
+        con.executemany(
+            "INSERT OR IGNORE INTO embedding_cache VALUES (?, ?, ?)",
+            [[model, h, v.astype(np.float32).tolist()] for h, v in vectors.items()],
+        )

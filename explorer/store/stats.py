@@ -1,0 +1,24 @@
+"""Counts across the whole database, for ``explorer stats`` and the corpus page."""
+
+from __future__ import annotations
+
+from explorer.records import NODE_TYPES
+from explorer.store.database import Connection
+
+
+def database_stats(con: Connection) -> dict[str, object]:
+    by_type = dict.fromkeys(NODE_TYPES, 0) | dict(con.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall())
+
+    def count(table: str) -> int:
+        return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # table names are literals below
+
+    return {
+        "documents": count("documents"),
+        "nodes": sum(by_type.values()),
+        "nodes_by_type": by_type,
+        "relations": count("relations"),
+        "sessions": count("wander_sessions"),
+        "loci": count("wander_loci"),
+        "crystals": count("wander_crystals"),
+        "resonances": count("wander_resonances"),
+    }

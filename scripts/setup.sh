@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh machine: system packages, a virtualenv, the project.
+# Why torch first: a plain `torch` requirement resolves to a multi-GB CUDA build, while
+# `torch==2.13.0` takes the CPU build that this kind of machine keeps on disk.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+PY=${PYTHON:-python3}
+
+if ! command -v chromium >/dev/null 2>&1; then
+    echo "setup: installing Debian's chromium (for PNG export and browser tests)"
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "setup: creating $VENV"
+    "$PY" -m venv "$VENV"
+fi
+stamp="$VENV/.installed-$(sha1sum pyproject.toml | cut -c1-12)"
+if [ ! -f "$stamp" ]; then
+    "$VENV/bin/pip" install -q --upgrade pip
+    "$VENV/bin/pip" install -q "torch==2.13.0"
+    "$VENV/bin/pip" install -q -e ".[dev]"
+    rm -f "$VENV"/.installed-*
+    touch "$stamp"
+fi
