@@ -101,10 +101,10 @@ def read_document(text: str, *, document_id: str, year: int | None, domain: str 
     return result
 
 
-def _derived(kind: str, text: str, parents: list[str], known: KnownNodes, source: Node, embedder: Embedder,
+def _derived(kind: str, text: str, vector: np.ndarray, parents: list[str], known: KnownNodes, source: Node,
              model: str, **extra) -> Node:
     generation = 1 + max((known.generation.get(p, 0) for p in parents), default=0)
-    return Node(type=kind, text=text, embedding=embedder.embed([text])[0], document_id=source.document_id,
+    return Node(type=kind, text=text, embedding=vector, document_id=source.document_id,
                 year=source.year, domain=source.domain, generation=generation, parent_ids=parents,
                 learned_from="reading", memory_type="derived", metadata={"model": model}, **extra)
 
@@ -121,7 +121,8 @@ def _implant(chunk: Node, neighbours: list[tuple[str, float]], known: KnownNodes
         return
     if answer.value == "":
         return  # NOTHING: the chunk adds nothing to what is known
-    synthesis = _derived("synthesis", answer.value, [chunk.id, *ids], known, chunk, embedder, answer.model)
+    synthesis = _derived("synthesis", answer.value, embedder.embed([answer.value])[0], [chunk.id, *ids], known,
+                         chunk, answer.model)
     known.add([synthesis])
     result.nodes.append(synthesis)
     result.relations += [Relation(synthesis.id, p, "DERIVES", created_by="reading") for p in synthesis.parent_ids]
@@ -134,8 +135,12 @@ def _entities(chunk: Node, known: KnownNodes, embedder: Embedder, gateway: Gatew
     if not answer.ok:
         result.failures.append(f"chunk {chunk.chunk_index}: entity extraction failed ({answer.error})")
         return
-    for item in answer.value[: config.max_entities]:
-        learning_vector = embedder.embed([item.learning])[0]
+    items = answer.value[: config.max_entities]
+    if not items:
+        return
+    learning_vectors = embedder.embed([item.learning for item in items])
+    pending: list[tuple[str, str, list[str], str]] = []
+    for item, learning_vector in zip(items, learning_vectors):
         mask = known.entity_mask(item.entity)
         previous = [] if mask is None else known.index.top_k(learning_vector, config.entity_neighbours, allowed=mask)
         prev_ids = [p for p, _ in previous]
@@ -143,11 +148,15 @@ def _entities(chunk: Node, known: KnownNodes, embedder: Embedder, gateway: Gatew
             "entity": item.entity, "learning": item.learning,
             "previous": format_passages([known.text[p] for p in prev_ids]),
         }, purpose="entity_synthesis")
-        if not synthesis.ok:
+        if synthesis.ok:
+            pending.append((item.entity, synthesis.value, prev_ids, synthesis.model))
+        else:
             result.failures.append(f"chunk {chunk.chunk_index}: insight on {item.entity!r} failed ({synthesis.error})")
-            continue
-        insight = _derived("entity_insight", synthesis.value, [chunk.id, *prev_ids], known, chunk, embedder,
-                           synthesis.model, entity=item.entity)
+    if not pending:
+        return
+    vectors = embedder.embed([text for _, text, _, _ in pending])
+    for (entity, text, prev_ids, model), vector in zip(pending, vectors):
+        insight = _derived("entity_insight", text, vector, [chunk.id, *prev_ids], known, chunk, model, entity=entity)
         known.add([insight])
         result.nodes.append(insight)
         result.relations += [Relation(insight.id, p, "DERIVES", created_by="reading") for p in insight.parent_ids]

@@ -8,6 +8,7 @@ document's rows together, so a failure leaves nothing half-written.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from explorer.store import StoreError
 from explorer.store import corpus
 
 Progress = Callable[[int, int, str], None]
+HOLD_S = 1.0
 
 
 @dataclass
@@ -76,40 +78,49 @@ def ingest_paths(runtime: Runtime, paths: Iterable[str | Path], *, year: int | N
     sources = collect_sources(paths, year=year, domain=domain, max_mb=max_mb, report=report)
     known = load_known(runtime)
     seen: set[str] = set()
-    for done, source in enumerate(sources, 1):
-        if progress:
-            progress(done - 1, len(sources), source.title)
-        digest = content_hash(source)
+    position = 0
+    while position < len(sources):
+        # Hold one connection for a slice of about a second: the embedding cache and
+        # call log share it, and other processes get the file between slices.
         with runtime.db.connect() as con:
-            exists = digest in seen or corpus.find_document_by_hash(con, digest) is not None
-        if exists:
-            report.documents_skipped += 1
-            continue
-        seen.add(digest)
-        doc = Document(title=source.title, content_hash=digest, source=source.source, path=source.path,
-                       year=source.year, domain=source.domain, word_count=len(source.text.split()))
-        try:
-            # One connection for the document's whole unit of work: the embedding
-            # cache and the call log share it instead of reopening the file.
-            with runtime.db.connect():
-                result = read_document(source.text, document_id=doc.id, year=doc.year, domain=doc.domain,
-                                       known=known, embedder=runtime.embedder, gateway=runtime.gateway, config=config)
-                with runtime.db.transaction() as con:
-                    corpus.insert_document(con, doc)
-                    corpus.insert_nodes(con, result.nodes)
-                    corpus.insert_relations(con, result.relations)
-        except StoreError:
-            raise
-        except Exception as exc:  # one bad document must not stop the batch
-            report.add_error(LoadError(source.path, f"could not ingest: {exc}", source.line))
-            known = load_known(runtime)
-            continue
-        report.documents_added += 1
-        report.chunks_added += result.chunks
-        report.syntheses_added += result.syntheses
-        report.entity_insights_added += result.entity_insights
-        for failure in result.failures:
-            report.add_error(LoadError(source.path, failure, source.line))
+            started = time.monotonic()
+            while position < len(sources) and time.monotonic() - started < HOLD_S:
+                source = sources[position]
+                position += 1
+                if progress:
+                    progress(position - 1, len(sources), source.title)
+                digest = content_hash(source)
+                if digest in seen or corpus.find_document_by_hash(con, digest) is not None:
+                    report.documents_skipped += 1
+                    continue
+                seen.add(digest)
+                known = _ingest_one(runtime, source, digest, known, config, report)
     if progress:
         progress(len(sources), len(sources), "done")
     return report
+
+
+def _ingest_one(runtime: Runtime, source: SourceText, digest: str, known: KnownNodes, config: ReadingConfig,
+                report: IngestReport) -> KnownNodes:
+    """Read one document and write all its rows in one transaction; returns the (possibly reloaded) known nodes."""
+    doc = Document(title=source.title, content_hash=digest, source=source.source, path=source.path,
+                   year=source.year, domain=source.domain, word_count=len(source.text.split()))
+    try:
+        result = read_document(source.text, document_id=doc.id, year=doc.year, domain=doc.domain, known=known,
+                               embedder=runtime.embedder, gateway=runtime.gateway, config=config)
+        with runtime.db.transaction() as con:
+            corpus.insert_document(con, doc)
+            corpus.insert_nodes(con, result.nodes)
+            corpus.insert_relations(con, result.relations)
+    except StoreError:
+        raise
+    except Exception as exc:  # one bad document must not stop the batch
+        report.add_error(LoadError(source.path, f"could not ingest: {exc}", source.line))
+        return load_known(runtime)
+    report.documents_added += 1
+    report.chunks_added += result.chunks
+    report.syntheses_added += result.syntheses
+    report.entity_insights_added += result.entity_insights
+    for failure in result.failures:
+        report.add_error(LoadError(source.path, failure, source.line))
+    return known

@@ -206,8 +206,8 @@ def cached_embeddings(con: Connection, model: str, hashes: Sequence[str]) -> dic
 
 
 def cache_embeddings(con: Connection, model: str, vectors: dict[str, np.ndarray]) -> None:
-    if vectors:
-        con.executemany(
-            "INSERT OR IGNORE INTO embedding_cache VALUES (?, ?, ?)",
-            [[model, h, v.astype(np.float32).tolist()] for h, v in vectors.items()],
+    if vectors:  # one statement: executemany costs ~8 ms a row in DuckDB
+        con.execute(
+            "INSERT OR IGNORE INTO embedding_cache SELECT ?, unnest(?::VARCHAR[]), unnest(?::FLOAT[][])",
+            [model, list(vectors), [v.astype(np.float32).tolist() for v in vectors.values()]],
         )
