@@ -6,6 +6,9 @@ the pieces to the engine; nothing else in the engine reads settings.
 
 from __future__ import annotations
 
+import atexit
+import sys
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +17,7 @@ from explorer.offline.kit import OfflineKit
 from explorer.providers.embeddings import CachedEmbedder, Embedder, make_embedder
 from explorer.providers.gateway import Gateway
 from explorer.settings import Settings
-from explorer.store import Database
+from explorer.store import Database, StoreError
 from explorer.store import calls as call_log
 from explorer.store import corpus
 
@@ -25,6 +28,7 @@ class Runtime:
     db: Database
     embedder: Embedder
     gateway: Gateway
+    calls: "CallLogBuffer"
 
 
 def open_runtime(settings: Settings, *, embedder: Embedder | None = None,
@@ -42,10 +46,40 @@ def open_runtime(settings: Settings, *, embedder: Embedder | None = None,
 
     cached = CachedEmbedder(inner, load, save)
 
-    def log(record: call_log.CallRecord) -> None:
-        with db.transaction() as con:
-            call_log.log_calls(con, [record])
-
-    gateway = Gateway(settings, OfflineProvider(OfflineKit(cached, settings.seed)), log=log,
+    calls = CallLogBuffer(db)
+    gateway = Gateway(settings, OfflineProvider(OfflineKit(cached, settings.seed)), log=calls.append,
                       completion_kwargs=completion_kwargs)
-    return Runtime(settings, db, cached, gateway)
+    return Runtime(settings, db, cached, gateway, calls)
+
+
+class CallLogBuffer:
+    """Writes call records in batches: a write per call would reopen the file
+    for every prompt. Flushed when it holds ``size`` records or is ``max_age_s``
+    old, when a surface calls :meth:`flush`, and at exit."""
+
+    def __init__(self, db: Database, size: int = 32, max_age_s: float = 2.0):
+        self.db = db
+        self.size = size
+        self.max_age_s = max_age_s
+        self._pending: list[call_log.CallRecord] = []
+        self._oldest = 0.0
+        atexit.register(self.flush)
+
+    def append(self, record: call_log.CallRecord) -> None:
+        if not self._pending:
+            self._oldest = time.monotonic()
+        self._pending.append(record)
+        if len(self._pending) >= self.size or time.monotonic() - self._oldest >= self.max_age_s:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        try:
+            with self.db.transaction() as con:
+                call_log.log_calls(con, pending)
+        except StoreError:
+            if not sys.is_finalizing():
+                self._pending = pending + self._pending
+                raise

@@ -42,11 +42,11 @@ WHATSNEW_YEARS = {
     "3.10": 2021, "3.11": 2022,
 }
 WHATSNEW_SOURCE = "python3.11-doc (Debian), PSF License"
-SOFT_LIMIT, HARD_LIMIT = 21_000, 25_000  # bytes of Markdown body per document
+SOFT_LIMIT, HARD_LIMIT = 11_000, 14_000  # bytes of Markdown body per document
 MAX_CODE_LINES = 8
 
 FORTUNE_CATEGORIES = ("art", "education", "literature", "love", "politics", "science", "wisdom", "work")
-FORTUNES_PER_CATEGORY = 150
+FORTUNES_PER_CATEGORY = 40
 FORTUNE_SOURCE = "fortunes (Debian), BSD"
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from explorer.reading.chunker import chunk_text
 from explorer.reading.cycle import KnownNodes, ReadingConfig, read_document
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
 from explorer.records import Document
@@ -77,6 +78,7 @@ def ingest_paths(runtime: Runtime, paths: Iterable[str | Path], *, year: int | N
     report = IngestReport()
     sources = collect_sources(paths, year=year, domain=domain, max_mb=max_mb, report=report)
     known = load_known(runtime)
+    _embed_chunks_in_batches(runtime, sources, config)
     seen: set[str] = set()
     position = 0
     while position < len(sources):
@@ -95,9 +97,18 @@ def ingest_paths(runtime: Runtime, paths: Iterable[str | Path], *, year: int | N
                     continue
                 seen.add(digest)
                 known = _ingest_one(runtime, source, digest, known, config, report)
+    runtime.calls.flush()
     if progress:
         progress(len(sources), len(sources), "done")
     return report
+
+
+def _embed_chunks_in_batches(runtime: Runtime, sources: list[SourceText], config: ReadingConfig) -> None:
+    """Embed every chunk up front in large batches (the cache then serves the cycle):
+    one text at a time costs several times more per text on a CPU."""
+    texts = [chunk for source in sources for chunk in chunk_text(source.text, config.chunk_words)]
+    for start in range(0, len(texts), 256):
+        runtime.embedder.embed(texts[start : start + 256])
 
 
 def _ingest_one(runtime: Runtime, source: SourceText, digest: str, known: KnownNodes, config: ReadingConfig,
