@@ -99,7 +99,7 @@ def list_nodes(
 ) -> list[Node]:
     """Nodes matching every filter given; ``search`` is a case-insensitive substring."""
     where, params = _node_filters(types, latest_only, search, domain, year)
-    sql = f"SELECT {_NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR} FROM nodes {where} ORDER BY created_at, document_id, chunk_index, id"
+    sql = f"SELECT {_NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR} FROM nodes {where} ORDER BY created_at, rowid"
     if limit is not None:
         sql += " LIMIT ? OFFSET ?"
         params += [limit, offset]
@@ -120,9 +120,9 @@ def _node_filters(types, latest_only, search, domain, year) -> tuple[str, list[A
     if latest_only:
         clauses.append("is_latest")
     if search:
-        clauses.append("(text ILIKE ? OR coalesce(source_text, '') ILIKE ? OR coalesce(entity, '') ILIKE ?)")
-        pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        params += [pattern, pattern, pattern]
+        # a literal, case-insensitive substring: the user's % and _ are not wildcards
+        clauses.append("contains(lower(text || ' ' || coalesce(source_text, '') || ' ' || coalesce(entity, '')), lower(?))")
+        params.append(search)
     if domain:
         clauses.append("domain = ?")
         params.append(domain)
@@ -136,7 +136,7 @@ def node_vectors(con: Connection, *, types: Sequence[str] | None = None, latest_
     """(ids, matrix) of every embedded node, for in-memory nearest-neighbour search."""
     where, params = _node_filters(types, latest_only, None, None, None)
     where = (where + " AND" if where else "WHERE") + " embedding IS NOT NULL"
-    table = con.execute(f"SELECT id, embedding FROM nodes {where} ORDER BY created_at, id", params).fetchnumpy()
+    table = con.execute(f"SELECT id, embedding FROM nodes {where} ORDER BY created_at, rowid", params).fetchnumpy()
     ids = [str(i) for i in table["id"]]
     if not ids:
         return [], np.zeros((0, 0), dtype=np.float32)

@@ -1,0 +1,134 @@
+"""The database file: creation, migrations, transactions, two processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from explorer.records import Document, Node
+from explorer.store import Database, DatabaseBusy, SchemaMismatch
+from explorer.store import corpus
+from explorer.store.database import latest_version
+
+
+def make_db(path: Path, **kw) -> Database:
+    return Database(path, embedding_model=kw.pop("model", "test-model"), embedding_dim=kw.pop("dim", 4), **kw)
+
+
+def test_created_and_migrated_on_first_use(tmp_path: Path) -> None:
+    db = make_db(tmp_path / "sub" / "new.duckdb")
+    assert not db.path.exists()
+    assert db.schema_version() == latest_version()
+    with db.connect() as con:
+        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+    for table in ("documents", "nodes", "relations", "wander_sessions", "wander_loci", "wander_traces",
+                  "wander_residues", "wander_resonances", "wander_crystals", "wander_warm_memory", "events",
+                  "model_calls", "schema_version"):
+        assert table in tables
+    assert meta == {"embedding_model": "test-model", "embedding_dim": "4"}
+
+
+def test_migrations_are_forward_only_and_run_once(tmp_path: Path) -> None:
+    path = tmp_path / "m.duckdb"
+    make_db(path).schema_version()
+    again = make_db(path)
+    with again.connect() as con:
+        rows = con.execute("SELECT version, name FROM schema_version ORDER BY version").fetchall()
+    assert [v for v, _ in rows] == sorted({v for v, _ in rows})
+    assert rows[0] == (1, "initial")
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.duckdb"
+    make_db(path).schema_version()
+    con = duckdb.connect(str(path))
+    con.execute("INSERT INTO schema_version (version, name) VALUES (999, 'from_the_future')")
+    con.close()
+    with pytest.raises(SchemaMismatch, match="newer than this program"):
+        make_db(path).schema_version()
+
+
+def test_other_embedding_model_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "e.duckdb"
+    make_db(path).schema_version()
+    with pytest.raises(SchemaMismatch, match="test-model"):
+        make_db(path, model="other", dim=8).schema_version()
+
+
+def test_check_constraints_hold(tmp_path: Path) -> None:
+    db = make_db(tmp_path / "c.duckdb")
+    with db.transaction() as con, pytest.raises(duckdb.ConstraintException):
+        con.execute("INSERT INTO wander_sessions (name, seed_concept, status) VALUES ('s', 'x', 'sleeping')")
+
+
+def test_transaction_rolls_back_every_row_on_failure(tmp_path: Path) -> None:
+    db = make_db(tmp_path / "t.duckdb")
+    doc = Document(title="t", content_hash="h1")
+    with pytest.raises(duckdb.ConstraintException):
+        with db.transaction() as con:
+            corpus.insert_document(con, doc)
+            corpus.insert_nodes(con, [Node(type="raw_chunk", text="fine", document_id=doc.id)])
+            corpus.insert_nodes(con, [Node(type="not-a-type", text="bad")])  # type: ignore[arg-type]
+    with db.connect() as con:
+        assert con.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM nodes").fetchone()[0] == 0
+
+
+def test_nested_transaction_joins_the_outer_one(tmp_path: Path) -> None:
+    db = make_db(tmp_path / "n.duckdb")
+    with pytest.raises(RuntimeError):
+        with db.transaction() as con:
+            with db.transaction() as inner:
+                corpus.insert_document(inner, Document(title="t", content_hash="h"))
+            raise RuntimeError("outer fails after inner finished")
+    with db.connect() as con:
+        assert con.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
+
+
+HOLDER = textwrap.dedent("""
+    import sys, time, duckdb
+    con = duckdb.connect(sys.argv[1])
+    con.execute("INSERT INTO documents (content_hash, title) VALUES ('held', 'held')")
+    print("locked", flush=True)
+    time.sleep(float(sys.argv[2]))
+    con.close()
+""")
+
+
+def _hold(path: Path, seconds: float) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(path), str(seconds)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def test_second_process_waits_for_the_lock_then_works(tmp_path: Path) -> None:
+    path = tmp_path / "shared.duckdb"
+    db = make_db(path, lock_wait_s=20)
+    db.schema_version()
+    holder = _hold(path, 1.5)
+    try:
+        with db.transaction() as con:
+            corpus.insert_document(con, Document(title="mine", content_hash="mine"))
+        with db.connect() as con:
+            titles = {r[0] for r in con.execute("SELECT title FROM documents").fetchall()}
+    finally:
+        holder.wait(timeout=30)
+    assert titles == {"held", "mine"}
+
+
+def test_lock_held_too_long_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "busy.duckdb"
+    make_db(path).schema_version()
+    holder = _hold(path, 5)
+    try:
+        with pytest.raises(DatabaseBusy, match=r"busy: another program \(process \d+\)"):
+            make_db(path, lock_wait_s=0.5).schema_version()
+    finally:
+        holder.kill()
+        holder.wait()
