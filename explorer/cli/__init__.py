@@ -20,7 +20,10 @@ app.command()(demo.demo)
 def main() -> None:
     """Entry point: user errors become one line on stderr and exit status 1."""
     try:
-        app(standalone_mode=False)
+        # Without standalone mode click returns an Exit's code instead of raising it.
+        status = app(standalone_mode=False)
+        if isinstance(status, int) and status:
+            sys.exit(status)
     except ExplorerError as exc:
         sys.stderr.write(f"error: {exc}\n")
         sys.exit(1)
