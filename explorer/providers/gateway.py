@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from explorer.prompts import Prompt
 from explorer.settings import Settings
@@ -26,11 +26,10 @@ Tier = Literal["local", "cloud", "offline"]
 OFFLINE_MODEL = "offline/extractive"
 
 
-class OfflineAnswerer:
+class OfflineAnswerer(Protocol):
     """What the gateway needs from the offline provider (see :mod:`explorer.offline`)."""
 
-    def answer(self, prompt: Prompt[Any], fields: dict[str, Any]) -> str:  # pragma: no cover - protocol
-        raise NotImplementedError
+    def answer(self, prompt: Prompt[Any], fields: dict[str, Any]) -> str: ...
 
 
 @dataclass
