@@ -1,0 +1,32 @@
+from pathlib import Path
+
+import pytest
+
+from explorer.settings import Settings, SettingsError, load_settings
+
+
+def test_environment_overrides_the_toml_file(tmp_path: Path) -> None:
+    config = tmp_path / "explorer.toml"
+    config.write_text('[explorer]\ndb = "~/notes.duckdb"\nlocal_model = "ollama/llama3.1"\ntimeout_s = 30\n')
+    settings = load_settings({"EXPLORER_TIMEOUT": "12.5", "EXPLORER_CLOUD_MODEL": "gpt-4o-mini"}, config)
+    assert settings.db_path == Path("~/notes.duckdb").expanduser()
+    assert (settings.local_model, settings.cloud_model, settings.timeout_s) == ("ollama/llama3.1", "gpt-4o-mini", 12.5)
+    assert not settings.offline
+
+
+def test_defaults_run_offline(tmp_path: Path) -> None:
+    settings = load_settings({}, tmp_path / "absent.toml")
+    assert settings == Settings() and settings.offline
+    assert settings.with_db(tmp_path / "x.duckdb").db_path == tmp_path / "x.duckdb"
+
+
+@pytest.mark.parametrize("content,env,message", [
+    ("not = [toml", {}, "not valid TOML"),
+    ("[explorer]\napi_key = 'sk-...'\n", {}, "unknown setting 'api_key'"),
+    ("", {"EXPLORER_RETRIES": "many"}, "cannot read 'many' as int"),
+])
+def test_bad_configuration_is_a_clear_error(tmp_path: Path, content: str, env: dict, message: str) -> None:
+    config = tmp_path / "explorer.toml"
+    config.write_text(content)
+    with pytest.raises(SettingsError, match=message):
+        load_settings(env, config)
