@@ -1,0 +1,310 @@
+"""Typed records of Wander (wander.md), as they cross module boundaries.
+
+Field names are the column names of the ``wander_*`` tables, so a record, its
+row, its JSON and its label in the app all use the same word. Embeddings are
+float32 unit vectors (``None`` when a view was loaded without them).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+import numpy as np
+
+from explorer.records import Node, new_id
+
+SessionStatus = Literal["active", "paused", "completed", "abandoned"]
+SourceType = Literal["SEED", "ADJACENT", "BRIDGED", "SERENDIPITOUS"]
+Strategy = Literal["seed", "distance_band", "cross_domain", "analogy", "tension", "injected"]
+ResonanceStatus = Literal["candidate", "confirmed", "invalidated"]
+CrystalStatus = Literal["active", "acted_upon", "invalidated", "archived"]
+ClusterType = Literal["theme_cluster", "failed_path", "summary"]
+FenceAction = Literal["include", "exclude"]
+ReviewDecision = Literal["approve", "reject", "archive"]
+
+SESSION_STATUSES: tuple[str, ...] = ("active", "paused", "completed", "abandoned")
+SOURCE_TYPES: tuple[str, ...] = ("SEED", "ADJACENT", "BRIDGED", "SERENDIPITOUS")
+STRATEGIES: tuple[str, ...] = ("seed", "distance_band", "cross_domain", "analogy", "tension", "injected")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class FenceAnchor:
+    """A point that widens (``include``) or cuts out (``exclude``) the region a session may wander in."""
+
+    concept: str
+    action: FenceAction
+    embedding: np.ndarray
+
+    def to_json(self) -> dict[str, Any]:
+        return {"concept": self.concept, "action": self.action, "embedding": [round(float(x), 6) for x in self.embedding]}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> "FenceAnchor":
+        return cls(value["concept"], value["action"], np.asarray(value["embedding"], dtype=np.float32))
+
+
+@dataclass
+class Session:
+    """One wander session: its configuration, budget, counters and where it stands."""
+
+    name: str
+    seed_concept: str
+    status: SessionStatus = "active"
+    status_reason: str | None = None
+    seed_embedding: np.ndarray | None = None
+    attractor: str | None = None
+    attractor_embedding: np.ndarray | None = None
+    allowed_domains: list[str] | None = None
+    forbidden_domains: list[str] | None = None
+    fence: list[FenceAnchor] = field(default_factory=list)
+    max_drift_distance: float = 0.8
+    max_steps: int = 1000
+    cloud_budget_cents: int = 500
+    cloud_spent_cents: float = 0.0
+    local_calls: int = 0
+    cloud_calls: int = 0
+    offline_calls: int = 0
+    temperature: float = 0.7
+    human_checkpoint_frequency: int = 50
+    random_seed: int = 0
+    step_count: int = 0
+    current_locus_id: str | None = None
+    pending_locus_id: str | None = None
+    failure_streak: int = 0
+    fence_streak: int = 0
+    created_at: datetime | None = None
+    last_step_at: datetime | None = None
+    completed_at: datetime | None = None
+    id: str = field(default_factory=new_id)
+
+    @property
+    def budget_remaining_cents(self) -> float:
+        return max(0.0, self.cloud_budget_cents - self.cloud_spent_cents)
+
+
+@dataclass
+class Locus:
+    """A point in idea space: a corpus node (``node_id`` keeps the provenance), a proposed analogy, the seed or an injected concept."""
+
+    session_id: str
+    concept: str
+    embedding: np.ndarray | None
+    source_type: SourceType
+    strategy: Strategy = "seed"
+    node_id: str | None = None
+    domains: list[str] = field(default_factory=list)
+    abstraction_level: float = 0.5
+    novelty_score: float = 0.5
+    interestingness: float = 0.5
+    actionability: float = 0.0
+    uncertainty: float = 0.5
+    visit_count: int = 0
+    first_encountered: datetime | None = None
+    last_visited: datetime | None = None
+    adjacent_to: list[dict[str, Any]] = field(default_factory=list)   # [{locus_id, distance, strength}]
+    bridges_to: list[dict[str, Any]] = field(default_factory=list)    # [{locus_id, bridge_type, strength}]
+    contradicts: list[dict[str, Any]] = field(default_factory=list)   # [{locus_id, tension_description}]
+    id: str = field(default_factory=new_id)
+
+
+@dataclass
+class Trace:
+    """One step of the path: where from, where to, why, and what it cost."""
+
+    session_id: str
+    step_number: int
+    to_locus_id: str
+    from_locus_id: str | None = None
+    adjacencies_considered: int = 0
+    selection_scores: dict[str, Any] = field(default_factory=dict)
+    selection_reason: str | None = None
+    model_used: str | None = None
+    tokens_used: int = 0
+    cost_cents: float = 0.0
+    strategy: Strategy | None = None
+    drift: float | None = None
+    failures: int = 0
+    created_at: datetime | None = None
+    id: str = field(default_factory=new_id)
+
+
+@dataclass
+class Residue:
+    """What dwelling at an encounter left behind (the five reflections, themes and two ratings)."""
+
+    session_id: str
+    trace_id: str
+    to_locus_id: str
+    from_locus_id: str | None = None
+    connection: str | None = None
+    tension: str | None = None
+    bridge: str | None = None
+    surprise: str | None = None
+    possibility: str | None = None
+    themes: list[str] = field(default_factory=list)
+    themes_embedding: np.ndarray | None = None
+    interestingness: float | None = None
+    actionability: float | None = None
+    model_used: str | None = None
+    created_at: datetime | None = None
+    id: str = field(default_factory=new_id)
+
+
+@dataclass
+class Resonance:
+    """A recurring pattern of themes. ``session_id`` None: it recurs across sessions.
+
+    ``strength`` is the value stored at ``last_reinforced_at``; it decays by
+    ``decay_rate`` a day from then (see :meth:`current_strength`).
+    """
+
+    themes: list[str]
+    embedding: np.ndarray | None
+    session_id: str | None = None
+    occurrences: int = 1
+    strength: float = 1.0
+    status: ResonanceStatus = "candidate"
+    supporting_residue_ids: list[str] = field(default_factory=list)
+    last_reinforced_at: datetime | None = None
+    decay_rate: float = 0.1
+    created_at: datetime | None = None
+    id: str = field(default_factory=new_id)
+
+    def current_strength(self, now: datetime | None = None) -> float:
+        if self.last_reinforced_at is None:
+            return self.strength
+        days = max(0.0, ((now or utcnow()) - self.last_reinforced_at).total_seconds() / 86400.0)
+        return self.strength * math.pow(1.0 - self.decay_rate, days)
+
+
+@dataclass
+class Crystal:
+    """A validated insight: where a confirmed resonance met an interesting locus."""
+
+    insight: str
+    embedding: np.ndarray | None
+    confidence: float
+    actionability: float
+    domains: list[str]
+    session_id: str | None = None
+    source_resonance_id: str | None = None
+    source_locus_id: str | None = None
+    supporting_evidence: list[dict[str, Any]] = field(default_factory=list)  # [{type, id, summary}]
+    status: CrystalStatus = "active"
+    validated_by: str | None = None
+    validation_notes: str | None = None
+    human_approved: bool = False
+    human_approved_at: datetime | None = None
+    human_approved_by: str | None = None
+    created_at: datetime | None = None
+    id: str = field(default_factory=new_id)
+
+
+@dataclass
+class WarmMemory:
+    """Compressed hot memory: a cluster of themes, a path that led nowhere, or a summary of steps."""
+
+    session_id: str
+    cluster_type: ClusterType
+    content: dict[str, Any]
+    embedding: np.ndarray | None = None
+    strength: float = 1.0
+    last_accessed_at: datetime | None = None
+    created_at: datetime | None = None
+    expires_at: datetime | None = None
+    id: str = field(default_factory=new_id)
+
+
+@dataclass
+class Adjacency:
+    """A candidate next locus, as a strategy proposed it and the ranking scored it."""
+
+    concept: str
+    embedding: np.ndarray
+    strategy: Strategy
+    source_type: SourceType
+    domains: list[str] = field(default_factory=list)
+    node_id: str | None = None
+    locus_id: str | None = None          # set when the candidate is already a locus of the session
+    similarity: float = 0.0              # cosine to the current locus
+    interestingness: float = 0.5
+    novelty: float = 0.5
+    bridge_potential: float = 0.0
+    uncertainty: float = 0.5
+    attractor_pull: float = 0.0
+    score: float = 0.0
+    probability: float = 0.0
+    note: str | None = None              # why the strategy proposed it (analogy rationale, tension)
+    abstraction_level: float = 0.5
+
+    @property
+    def distance(self) -> float:
+        return 1.0 - self.similarity
+
+
+@dataclass
+class StepResult:
+    """What one step did. ``status`` is the session's status after the step."""
+
+    step_number: int
+    from_locus: Locus | None
+    to_locus: Locus
+    trace: Trace
+    residue: Residue | None
+    resonances: list[Resonance] = field(default_factory=list)
+    crystal: Crystal | None = None
+    adjacencies: list[Adjacency] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    status: SessionStatus = "active"
+    status_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    steps_completed: int
+    crystals_formed: int
+    stopped_reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"steps_completed": self.steps_completed, "crystals_formed": self.crystals_formed,
+                "stopped_reason": self.stopped_reason}
+
+
+@dataclass
+class SessionView:
+    """Everything the app draws for one session; resonances carry their decayed strength."""
+
+    session: Session
+    loci: list[Locus]
+    trace: list[Trace]
+    residues: list[Residue]
+    resonances: list[tuple[Resonance, float]]
+    crystals: list[Crystal]
+    warm_memory: list[WarmMemory] = field(default_factory=list)
+
+
+@dataclass
+class CrystalEvidence:
+    """A crystal traced back to what supports it: residues → loci → corpus nodes (and their source chunks)."""
+
+    crystal: Crystal
+    residues: list[Residue]
+    loci: list[Locus]
+    nodes: list[Node]
+    chunks: list[Node]
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    type: Literal["locus", "crystal", "resonance"]
+    id: str
+    text: str
+    score: float
+    session_id: str | None = None
