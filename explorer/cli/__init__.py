@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from explorer.cli import corpus, demo
+from explorer.cli import corpus, demo, dream
 from explorer.errors import ExplorerError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -15,6 +15,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_
 app.command()(corpus.ingest)
 app.command()(corpus.stats)
 app.command()(demo.demo)
+app.add_typer(dream.app, name="dream")
 
 
 def main() -> None:

@@ -1,24 +1,51 @@
 """Orchestration shared by the CLI and the app: read the store, run a dreaming
 algorithm, write its results in one transaction, report counts.
 
+No connection is held while the model thinks: the store is read, the
+connection closed, the algorithm run, and its results written in one
+transaction (other processes get the file in between). Every run is recorded
+as an event (``dream.<mechanism>.completed``) with its parameters and counts,
+including the random seed, so that a run can be traced and repeated.
+
 Progress callbacks take ``(done, total, note)``.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
+
+from explorer.dreaming.chrono import plan_periods
+from explorer.dreaming.exploration import CREATED_BY as EXPLORATION, ExplorationConfig, explore
+from explorer.dreaming.fusion import FusionConfig, fuse
+from explorer.dreaming.graph import relations_lookup
+from explorer.dreaming.prominence import ProminenceConfig, prominence
+from explorer.dreaming.rem_cycle import RemConfig, dreamable, latest_year, rem_cycle
+from explorer.errors import ExplorerError
+from explorer.reading.cycle import ReadingConfig
+from explorer.reading.ingest import IngestReport, collect_sources, content_hash, load_known
+from explorer.reading.loaders import DEFAULT_MAX_MB
 from explorer.records import Node, Relation
 from explorer.runtime import Runtime
+from explorer.store import corpus, events
+from explorer.store import dreaming as store
 
 Progress = Callable[[int, int, str], None]
 
 
+class DreamingError(ExplorerError):
+    """A dreaming run that cannot start as asked; the message says what to do."""
+
+
 @dataclass
 class ExplorationReport:
+    seed: int | None = None
     eligible_memories: int = 0
     seeds_explored: int = 0
     candidates_judged: int = 0
@@ -48,10 +75,12 @@ class FusionReport:
 
 @dataclass
 class RemReport:
+    seed: int | None = None
     current_year: int | None = None
     dreams_requested: int = 0
     dreams_stored: int = 0
     dreams_dropped: int = 0  # near-duplicates of known nodes, or judged to add nothing
+    duplicates: int = 0  # of the dropped, the near-duplicates
     failures: int = 0
     model_calls: int = 0
     errors: list[str] = field(default_factory=list)
@@ -81,9 +110,10 @@ class CycleReport:
 
 @dataclass
 class PeriodReport:
-    period: str  # "2008" or "2008-03"
+    period: str  # "2008", "2008-03" or "undated"
     documents_added: int = 0
     documents_skipped: int = 0
+    dreamt: bool = False  # False: nothing new was read, the period is undated, or too little to dream over
     dreams_stored: int = 0
     dreams_dropped: int = 0
     failures: int = 0
@@ -98,7 +128,7 @@ class ChronoReport:
     dreams_stored: int = 0
     dreams_dropped: int = 0
     failures: int = 0
-    model_calls: int = 0
+    model_calls: int = 0  # the dreams' calls; the READING cycle's are in the call log
     periods: list[PeriodReport] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
 
@@ -122,33 +152,220 @@ class DiscoveryView:
     relation: Relation
     seed: Node
     neighbor: Node
+    created_at: datetime | None = None
 
 
-def run_exploration(runtime: Runtime, seed: int | None = None, progress: Progress | None = None) -> ExplorationReport:
-    raise NotImplementedError  # being written (issue 5); signature is final
+def _seed(seed: int | None) -> int:
+    """The run's random seed: the one given, or a fresh one that the report records."""
+    return secrets.randbits(32) if seed is None else int(seed)
 
 
-def run_fusion(runtime: Runtime, progress: Progress | None = None) -> FusionReport:
-    raise NotImplementedError  # being written (issue 5); signature is final
+def _record(runtime: Runtime, subject: str, payload: dict) -> None:
+    with runtime.db.transaction() as con:
+        events.emit(con, subject, payload)
+
+
+def refresh_prominence(runtime: Runtime, now: datetime | None = None,
+                       config: ProminenceConfig = ProminenceConfig()) -> int:
+    """Recompute every node's prominence from its age and use; the number of nodes that changed."""
+    now = now or datetime.now(timezone.utc)
+    with runtime.db.connect() as con:
+        nodes = corpus.list_nodes(con)
+        changed = {}
+        for node in nodes:
+            value = round(prominence(node, now, config), 6)
+            if abs(value - node.prominence) > 1e-6:
+                changed[node.id] = value
+        with runtime.db.transaction():
+            store.set_prominence(con, changed)
+    return len(changed)
+
+
+def _graph(runtime: Runtime, *, with_vectors: bool) -> tuple[list[Node], list[Relation]]:
+    """Current nodes and every relation."""
+    with runtime.db.connect() as con:
+        return corpus.list_nodes(con, latest_only=True, with_vectors=with_vectors), corpus.list_relations(con)
+
+
+def run_exploration(runtime: Runtime, seed: int | None = None, progress: Progress | None = None,
+                    config: ExplorationConfig = ExplorationConfig()) -> ExplorationReport:
+    """REM exploration: new EXTENDS relations between distant memories (prominence refreshed first)."""
+    seed = _seed(seed)
+    refresh_prominence(runtime)
+    nodes, relations = _graph(runtime, with_vectors=False)
+    result = explore(nodes, relations_lookup(relations), runtime.gateway, config, rng=np.random.default_rng(seed),
+                     progress=progress)
+    found = [d.relation() for d in result.discoveries]
+    report = ExplorationReport(seed=seed, eligible_memories=result.eligible, seeds_explored=result.seeds_explored,
+                               candidates_judged=result.candidates_judged, discoveries=len(found),
+                               failures=result.failures, model_calls=result.usage.calls, errors=result.errors)
+    with runtime.db.transaction() as con:
+        corpus.insert_relations(con, found)
+        store.touch_nodes(con, [end for r in found for end in (r.source_id, r.target_id)])
+        events.emit(con, "dream.exploration.completed", {"config": asdict(config), **report.to_json()})
+    runtime.calls.flush()
+    return report
+
+
+def run_fusion(runtime: Runtime, progress: Progress | None = None,
+               config: FusionConfig = FusionConfig()) -> FusionReport:
+    """Memory fusion over fading memories (prominence refreshed first); sources are superseded, never deleted."""
+    refresh_prominence(runtime)
+    nodes, relations = _graph(runtime, with_vectors=False)
+    result = fuse(nodes, relations_lookup(relations), runtime.gateway, runtime.embedder, config, progress=progress)
+    report = FusionReport(eligible_memories=result.eligible, clusters_found=result.clusters_found,
+                          clusters_rejected=result.rejected, failures=result.failures,
+                          model_calls=result.usage.calls, errors=result.errors)
+    with runtime.db.transaction() as con:
+        # A source another process superseded meanwhile spoils its cluster: keep the source, drop the fusion.
+        still_latest = {n.id for n in corpus.get_nodes(con, result.superseded, with_vectors=False) if n.is_latest}
+        for node in result.nodes:
+            if not set(node.parent_ids) <= still_latest:
+                report.failures += 1
+                report.errors.append(f"fused memory {node.id}: a source changed during fusion; not stored")
+                continue
+            corpus.insert_nodes(con, [node])
+            corpus.insert_relations(con, [r for r in result.relations if r.source_id == node.id])
+            store.supersede_nodes(con, {p: node.id for p in node.parent_ids})
+            report.clusters_fused += 1
+            report.memories_superseded += len(node.parent_ids)
+        events.emit(con, "dream.fusion.completed", {"config": asdict(config), **report.to_json()})
+    runtime.calls.flush()
+    return report
 
 
 def run_rem(runtime: Runtime, dreams: int = 10, current_year: int | None = None, seed: int | None = None,
-            progress: Progress | None = None) -> RemReport:
-    raise NotImplementedError  # being written (issue 5); signature is final
+            progress: Progress | None = None, config: RemConfig = RemConfig()) -> RemReport:
+    """The REM cycle: ``dreams`` dreams, each drawing one node from ``current_year``
+    (default: the latest year in the corpus)."""
+    if dreams < 1:
+        raise DreamingError(f"the number of dreams must be at least 1, not {dreams}")
+    seed = _seed(seed)
+    nodes, _ = _graph(runtime, with_vectors=True)
+    pool = dreamable(nodes)
+    if len(pool) < 3:
+        raise DreamingError(f"the knowledge base holds {len(pool)} node(s) to dream over; dreaming needs at least 3 "
+                            "(read documents first: explorer ingest PATH)")
+    years = sorted({n.year for n in pool if n.year is not None})
+    if current_year is None:
+        current_year = latest_year(pool)
+    elif current_year not in years:
+        raise DreamingError(f"no nodes from {current_year} to dream from; years in the knowledge base: "
+                            f"{_span(years) or 'none (leave the year out)'}")
+    result = rem_cycle(pool, runtime.gateway, runtime.embedder, replace(config, dreams=dreams),
+                       current_year=current_year, rng=np.random.default_rng(seed), progress=progress)
+    report = RemReport(seed=seed, current_year=current_year, dreams_requested=dreams,
+                       dreams_stored=len(result.nodes), dreams_dropped=result.dropped, duplicates=result.duplicates,
+                       failures=result.failures, model_calls=result.usage.calls, errors=result.errors)
+    with runtime.db.transaction() as con:
+        corpus.insert_nodes(con, result.nodes)
+        corpus.insert_relations(con, result.relations)
+        store.touch_nodes(con, [p for node in result.nodes for p in node.parent_ids])
+        events.emit(con, "dream.rem.completed", {"config": asdict(replace(config, dreams=dreams)), **report.to_json()})
+    runtime.calls.flush()
+    return report
 
 
-def run_cycle(runtime: Runtime, dreams: int = 10, progress: Progress | None = None) -> CycleReport:
-    raise NotImplementedError  # being written (issue 5); signature is final
+def _span(years: list[int]) -> str:
+    if len(years) <= 6:
+        return ", ".join(map(str, years))
+    return f"{years[0]}–{years[-1]} ({len(years)} years)"
+
+
+def _phase(progress: Progress | None, name: str) -> Progress | None:
+    if progress is None:
+        return None
+    return lambda done, total, note: progress(done, total, f"{name}: {note}")
+
+
+def run_cycle(runtime: Runtime, dreams: int = 10, progress: Progress | None = None,
+              seed: int | None = None) -> CycleReport:
+    """One night: REM exploration, then fusion, then the REM cycle."""
+    seed = _seed(seed)
+    exploration = run_exploration(runtime, seed=seed, progress=_phase(progress, "explore"))
+    fusion = run_fusion(runtime, progress=_phase(progress, "fuse"))
+    rem = run_rem(runtime, dreams=dreams, seed=seed + 1, progress=_phase(progress, "dream"))
+    return CycleReport(exploration, fusion, rem)
 
 
 def run_chrono(runtime: Runtime, paths: Sequence[str | Path], every: Literal["year", "month"] = "year",
-               dreams: int = 10, progress: Progress | None = None) -> ChronoReport:
-    raise NotImplementedError  # being written (issue 5); signature is final
+               dreams: int = 10, progress: Progress | None = None, seed: int | None = None,
+               max_mb: float = DEFAULT_MAX_MB, reading: ReadingConfig = ReadingConfig()) -> ChronoReport:
+    """Read a dated corpus in date order, dreaming ``dreams`` times at the end of each year or month."""
+    # The per-document steps of ingestion; they are private to the ingest module, which offers
+    # only "ingest these paths" publicly.
+    from explorer.reading.ingest import _embed_chunks_in_batches, _ingest_one
+
+    if every not in ("year", "month"):
+        raise DreamingError(f"--every must be year or month, not {every!r}")
+    if dreams < 1:
+        raise DreamingError(f"the number of dreams must be at least 1, not {dreams}")
+    seed = _seed(seed)
+    report = ChronoReport(every=every)
+    loading = IngestReport()
+    sources = collect_sources(paths, year=None, domain=None, max_mb=max_mb, report=loading)
+    report.errors += loading.errors
+    if sources and all(s.year is None for s in sources):
+        raise DreamingError("none of these documents has a year: the chronological loop needs dated documents "
+                            "(a year in Markdown front matter or in each JSONL record)")
+    periods = plan_periods(sources, every)
+    _embed_chunks_in_batches(runtime, sources, reading)
+    known = load_known(runtime)
+    total, done = len(sources), 0
+    for number, period in enumerate(periods):
+        read = IngestReport()
+        for source in period.sources:
+            if progress:
+                progress(done, total, f"{period.key}: {source.title}")
+            done += 1
+            digest = content_hash(source)
+            with runtime.db.connect() as con:
+                present = corpus.find_document_by_hash(con, digest) is not None
+            if present:
+                read.documents_skipped += 1
+                continue
+            known = _ingest_one(runtime, source, digest, known, reading, read)
+        summary = PeriodReport(period.key, documents_added=read.documents_added,
+                               documents_skipped=read.documents_skipped)
+        report.documents_added += read.documents_added
+        report.documents_skipped += read.documents_skipped
+        report.chunks_added += read.chunks_added
+        report.errors += read.errors
+        if period.dated and read.documents_added:
+            with runtime.db.connect() as con:
+                enough = len(corpus.list_nodes(con, latest_only=True)) >= 3
+            if enough:
+                rem = run_rem(runtime, dreams=dreams, current_year=period.year, seed=seed + number)
+                summary.dreamt = True
+                summary.dreams_stored, summary.dreams_dropped, summary.failures = (
+                    rem.dreams_stored, rem.dreams_dropped, rem.failures)
+                report.dreams_stored += rem.dreams_stored
+                report.dreams_dropped += rem.dreams_dropped
+                report.failures += rem.failures
+                report.model_calls += rem.model_calls
+                known = load_known(runtime)  # the dreams are known to the next period's reading
+        report.periods.append(summary)
+    runtime.calls.flush()
+    _record(runtime, "dream.chrono.completed", {"seed": seed, **report.to_json()})
+    if progress:
+        progress(total, total, "done")
+    return report
 
 
 def recent_dreams(runtime: Runtime, limit: int = 50) -> list[DreamView]:
-    raise NotImplementedError  # being written (issue 5); signature is final
+    """The newest dreams, newest first, each with the nodes it was dreamt from."""
+    with runtime.db.connect() as con:
+        dreams = store.recent_nodes(con, "rem_dream", limit)
+        parents = {n.id: n for n in corpus.get_nodes(con, {p for d in dreams for p in d.parent_ids}, with_vectors=False)}
+    return [DreamView(d, (d.metadata or {}).get("question"), [parents[p] for p in d.parent_ids if p in parents])
+            for d in dreams]
 
 
 def recent_discoveries(runtime: Runtime, limit: int = 50) -> list[DiscoveryView]:
-    raise NotImplementedError  # being written (issue 5); signature is final
+    """The newest links found by REM exploration, newest first, with both memories."""
+    with runtime.db.connect() as con:
+        found = store.recent_relations(con, EXPLORATION, limit)
+        ends = {n.id: n for n in corpus.get_nodes(con, {e for r, _ in found for e in (r.source_id, r.target_id)},
+                                                  with_vectors=False)}
+    return [DiscoveryView(r, ends[r.source_id], ends[r.target_id], at) for r, at in found
+            if r.source_id in ends and r.target_id in ends]

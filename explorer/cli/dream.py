@@ -1,0 +1,120 @@
+"""``explorer dream …``: the night's mechanisms over the knowledge base."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
+from explorer.dreaming import service
+
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Dream over the memory graph: REM dreams, REM exploration, fusion, or a whole night.")
+
+DreamsOption = Annotated[int, typer.Option("--dreams", min=1, help="How many dreams to dream.")]
+SeedOption = Annotated[int | None, typer.Option("--seed", help="Random seed, to repeat a run (default: a fresh one, reported).")]
+
+
+def _errors(errors: list[str]) -> None:
+    for error in errors:
+        typer.echo(f"warning: {error}", err=True)
+
+
+@app.command()
+def rem(
+    dreams: DreamsOption = 10,
+    year: Annotated[int | None, typer.Option("--year", help="The current year (default: the latest in the corpus).")] = None,
+    seed: SeedOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The REM cycle: dream over three nodes at a time, one from the current year."""
+    runtime = runtime_for(db)
+    with progress_callback("dreaming", "dream", enabled=not as_json) as progress:
+        report = service.run_rem(runtime, dreams=dreams, current_year=year, seed=seed, progress=progress)
+    if as_json:
+        print_json(report.to_json())
+        return
+    typer.echo(f"{report.dreams_stored} dreams stored, {report.dreams_dropped} dropped as adding nothing "
+               f"({report.duplicates} near-duplicates), {report.failures} failed; year {report.current_year}, "
+               f"{report.model_calls} model calls, seed {report.seed}")
+    _errors(report.errors)
+
+
+@app.command()
+def explore(seed: SeedOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """REM exploration: look for new links between distant, fading memories."""
+    runtime = runtime_for(db)
+    with progress_callback("exploring", "seed", enabled=not as_json) as progress:
+        report = service.run_exploration(runtime, seed=seed, progress=progress)
+    if as_json:
+        print_json(report.to_json())
+        return
+    typer.echo(f"{report.discoveries} discoveries from {report.seeds_explored} seeds "
+               f"({report.candidates_judged} candidates judged, {report.eligible_memories} memories in the window), "
+               f"{report.failures} failed; {report.model_calls} model calls, seed {report.seed}")
+    _errors(report.errors)
+
+
+@app.command()
+def fuse(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Memory fusion: merge clusters of fading, related memories (sources are kept, superseded)."""
+    runtime = runtime_for(db)
+    with progress_callback("fusing", "cluster", enabled=not as_json) as progress:
+        report = service.run_fusion(runtime, progress=progress)
+    if as_json:
+        print_json(report.to_json())
+        return
+    typer.echo(f"{report.clusters_fused} of {report.clusters_found} clusters fused, {report.memories_superseded} "
+               f"memories superseded, {report.clusters_rejected} summaries refused as too long, {report.failures} "
+               f"failed ({report.eligible_memories} fading memories); {report.model_calls} model calls")
+    _errors(report.errors)
+
+
+@app.command()
+def cycle(dreams: DreamsOption = 10, seed: SeedOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """A whole night: exploration, then fusion, then the REM cycle."""
+    runtime = runtime_for(db)
+    with progress_callback("night", "step", enabled=not as_json) as progress:
+        report = service.run_cycle(runtime, dreams=dreams, seed=seed, progress=progress)
+    if as_json:
+        print_json(report.to_json())
+        return
+    e, f, r = report.exploration, report.fusion, report.rem
+    typer.echo(f"exploration: {e.discoveries} discoveries from {e.seeds_explored} seeds, {e.failures} failed")
+    typer.echo(f"fusion: {f.clusters_fused} of {f.clusters_found} clusters fused, {f.failures} failed")
+    typer.echo(f"rem: {r.dreams_stored} dreams stored, {r.dreams_dropped} dropped, {r.failures} failed")
+    typer.echo(f"{report.model_calls} model calls")
+    _errors(e.errors + f.errors + r.errors)
+
+
+@app.command()
+def chrono(
+    paths: Annotated[list[Path], typer.Argument(help="Dated documents (.md with a year in front matter, .jsonl "
+                                                     "records with a year) or folders.", show_default=False)],
+    every: Annotated[str, typer.Option("--every", help="Dream at the end of each year or month.")] = "year",
+    dreams: DreamsOption = 10,
+    seed: SeedOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Read a dated corpus in date order, dreaming at each year (or month) boundary."""
+    runtime = runtime_for(db)
+    with progress_callback("reading", "doc", enabled=not as_json) as progress:
+        report = service.run_chrono(runtime, paths, every=every, dreams=dreams, seed=seed, progress=progress)
+    if as_json:
+        print_json(report.to_json())
+    else:
+        for period in report.periods:
+            dreamt = (f"{period.dreams_stored} dreams stored, {period.dreams_dropped} dropped" if period.dreamt
+                      else "no dreams")
+            typer.echo(f"{period.period}: {period.documents_added} documents read, {dreamt}")
+        typer.echo(f"{report.documents_added} documents, {report.chunks_added} chunks, {report.dreams_stored} "
+                   f"dreams stored, {report.dreams_dropped} dropped, {report.failures} failed")
+    for error in report.errors:
+        where = f"{error['path']}:{error['line']}" if error["line"] else error["path"]
+        typer.echo(f"error: {where}: {error['message']}", err=True)
+    if report.errors and report.documents_added == 0 and report.documents_skipped == 0:
+        raise typer.Exit(1)

@@ -1,0 +1,210 @@
+"""REM exploration (rem-exploration.md): find new links between distant memories.
+
+Seeds are drawn from memories in the prominence window, weighted by importance
+× prominence × (1 + noise), at most a few per category. From each seed,
+spreading activation with high noise wanders the relation graph; memories it
+reaches that are not already linked to the seed are candidates, and one judge
+call per seed scores them all (novelty, plausibility, usefulness, 1–5). A
+candidate whose average reaches ``min_judge_score`` becomes a discovery: an
+EXTENDS relation that keeps the judge's description and scores.
+
+A seed's failure (the model, an unparseable answer, anything) is counted and the
+other seeds go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.dreaming.activation import ActivationConfig, gaussian_noise, spread_activation
+from explorer.dreaming.graph import GetRelations, category_of, other_end
+from explorer.prompts import format_passages
+from explorer.prompts.dreaming import REM_JUDGE, JudgeAnswer
+from explorer.providers.gateway import Gateway, Usage
+from explorer.records import Node, Relation
+
+CREATED_BY = "rem_exploration"
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class ExplorationConfig:
+    noise_sigma: float = 0.6
+    max_seeds: int = 6
+    max_seeds_per_category: int = 2
+    max_candidates_per_seed: int = 8
+    seed_noise_sigma: float = 0.3
+    max_steps: int = 4
+    decay: float = 0.4
+    result_threshold: float = 0.02
+    activation_threshold: float = 0.005
+    min_judge_score: float = 3.0
+    min_prominence: float = 0.05
+    max_prominence: float = 0.8
+    relations_shown: int = 3  # known relations listed per memory in the judge prompt
+    snippet_words: int = 25  # how much of a related memory's text the prompt quotes
+
+    @property
+    def activation(self) -> ActivationConfig:
+        # No cap on results here: the cap applies after memories already linked
+        # to the seed are set aside, so that they do not crowd out the rest.
+        return ActivationConfig(max_steps=self.max_steps, decay=self.decay,
+                                activation_threshold=self.activation_threshold, noise_sigma=self.noise_sigma,
+                                result_threshold=self.result_threshold, max_results=None)
+
+
+@dataclass(frozen=True)
+class Discovery:
+    seed_id: str
+    neighbor_id: str
+    connection: str
+    confidence: float
+    novelty: float
+    plausibility: float
+    usefulness: float
+
+    def relation(self) -> Relation:
+        return Relation(self.seed_id, self.neighbor_id, "EXTENDS", created_by=CREATED_BY,
+                        confidence=self.confidence, description=self.connection,
+                        scores={"novelty": self.novelty, "plausibility": self.plausibility,
+                                "usefulness": self.usefulness})
+
+
+@dataclass
+class ExplorationResult:
+    eligible: int = 0
+    seeds_explored: int = 0
+    candidates_judged: int = 0
+    discoveries: list[Discovery] = field(default_factory=list)
+    failures: int = 0
+    usage: Usage = field(default_factory=Usage)
+    errors: list[str] = field(default_factory=list)
+
+
+def in_window(memories: Sequence[Node], config: ExplorationConfig = ExplorationConfig()) -> list[Node]:
+    """Current memories whose prominence lies in the exploration window (inclusive)."""
+    return [m for m in memories if m.is_latest and m.memory_type != "superseded"
+            and config.min_prominence <= m.prominence <= config.max_prominence]
+
+
+def sample_seeds(memories: Sequence[Node], config: ExplorationConfig, rng: np.random.Generator) -> list[Node]:
+    """Up to ``max_seeds`` memories, heaviest first, at most ``max_seeds_per_category`` from one category.
+
+    Weight: importance × prominence × (1 + N(0, seed_noise_sigma)).
+    """
+    if not memories:
+        return []
+    noise = gaussian_noise(config.seed_noise_sigma, len(memories), rng)
+    weights = [m.importance * m.prominence * (1.0 + n) for m, n in zip(memories, noise)]
+    order = sorted(range(len(memories)), key=lambda i: (-weights[i], memories[i].id))
+    seeds: list[Node] = []
+    per_category: dict[str, int] = {}
+    for i in order:
+        category = category_of(memories[i])
+        if per_category.get(category, 0) >= config.max_seeds_per_category:
+            continue
+        per_category[category] = per_category.get(category, 0) + 1
+        seeds.append(memories[i])
+        if len(seeds) == config.max_seeds:
+            break
+    return seeds
+
+
+def directly_related(a: str, b: str, get_relations: GetRelations) -> bool:
+    return any(other_end(r, a) == b for r in get_relations(a)) or any(other_end(r, b) == a for r in get_relations(b))
+
+
+def _relations_block(node_id: str, get_relations: GetRelations, texts: dict[str, str], config: ExplorationConfig) -> str:
+    lines = []
+    for relation in get_relations(node_id)[: config.relations_shown]:
+        other = other_end(relation, node_id)
+        arrow = f"{relation.type} →" if relation.source_id == node_id else f"← {relation.type}"
+        snippet = " ".join(texts.get(other, "(a memory not in view)").split()[: config.snippet_words])
+        lines.append(f"- {arrow} {snippet}")
+    return "\n".join(lines) or "(none)"
+
+
+def judge_fields(seed: Node, candidates: Sequence[Node], get_relations: GetRelations, texts: dict[str, str],
+                 config: ExplorationConfig = ExplorationConfig()) -> dict[str, object]:
+    """The judge prompt's fields: the seed and every candidate in full, with the relations each already has."""
+    candidate_relations = "\n".join(
+        f"[{i}]\n{_relations_block(c.id, get_relations, texts, config)}" for i, c in enumerate(candidates, 1))
+    return {
+        "seed": " ".join(seed.text.split()),
+        "seed_category": category_of(seed),
+        "seed_relations": _relations_block(seed.id, get_relations, texts, config),
+        "candidates": format_passages([c.text for c in candidates], [category_of(c) for c in candidates]),
+        "candidate_relations": candidate_relations,
+        "min_score": config.min_judge_score,
+    }
+
+
+def accepted(answer: JudgeAnswer, seed: Node, candidates: Sequence[Node], config: ExplorationConfig) -> list[Discovery]:
+    """Discoveries from a judge answer: a described connection whose average score reaches the minimum."""
+    found = []
+    for judgement in answer.judgements:
+        if not 1 <= judgement.candidate <= len(candidates) or judgement.connection is None:
+            continue
+        if judgement.average < config.min_judge_score:
+            continue
+        confidence = judgement.confidence if judgement.confidence is not None else round(judgement.average / 5, 3)
+        found.append(Discovery(seed.id, candidates[judgement.candidate - 1].id, judgement.connection, confidence,
+                               judgement.novelty, judgement.plausibility, judgement.usefulness))
+    return found
+
+
+def candidates_for(seed: Node, memories: dict[str, Node], get_relations: GetRelations, config: ExplorationConfig,
+                   rng: np.random.Generator) -> list[Node]:
+    """Memories the noisy activation reaches from ``seed`` that are current and not yet linked to it."""
+    scores = spread_activation(seed.id, get_relations, config.activation, rng)
+    found = []
+    for node_id in scores:
+        node = memories.get(node_id)
+        if node is None or not node.is_latest or directly_related(seed.id, node_id, get_relations):
+            continue
+        found.append(node)
+        if len(found) == config.max_candidates_per_seed:
+            break
+    return found
+
+
+def explore(memories: Sequence[Node], get_relations: GetRelations, gateway: Gateway,
+            config: ExplorationConfig = ExplorationConfig(), *, rng: np.random.Generator,
+            progress: Progress | None = None) -> ExplorationResult:
+    """REM exploration over ``memories`` (every current memory: seeds come from the window, candidates from all)."""
+    result = ExplorationResult()
+    eligible = in_window(memories, config)
+    result.eligible = len(eligible)
+    by_id = {m.id: m for m in memories}
+    texts = {m.id: m.text for m in memories}
+    seeds = sample_seeds(eligible, config, rng)
+    seen_pairs: set[frozenset[str]] = set()
+    for done, seed in enumerate(seeds):
+        if progress:
+            progress(done, len(seeds), f"seed {done + 1}/{len(seeds)}")
+        result.seeds_explored += 1
+        try:
+            candidates = [c for c in candidates_for(seed, by_id, get_relations, config, rng)
+                          if frozenset((seed.id, c.id)) not in seen_pairs]
+            if not candidates:
+                continue  # nothing new within reach: no model call
+            answer = gateway.ask(REM_JUDGE, judge_fields(seed, candidates, get_relations, texts, config),
+                                 purpose="rem_judge")
+            result.usage.add(answer)
+            if not answer.ok:
+                result.failures += 1
+                result.errors.append(f"seed {seed.id}: judge failed ({answer.error})")
+                continue
+            result.candidates_judged += len(candidates)
+            for discovery in accepted(answer.value, seed, candidates, config):
+                seen_pairs.add(frozenset((discovery.seed_id, discovery.neighbor_id)))
+                result.discoveries.append(discovery)
+        except Exception as exc:  # one seed's trouble must not end the night
+            result.failures += 1
+            result.errors.append(f"seed {seed.id}: {type(exc).__name__}: {exc}")
+    if progress:
+        progress(len(seeds), len(seeds), "done")
+    return result

@@ -1,0 +1,163 @@
+"""Memory fusion (memory-fusion.md): fading, related memories merged into one.
+
+Clusters are connected components of the relation graph among current memories
+in the prominence window ``[DORMANT, ACTIVE)`` (static-profile and derived
+memories are left alone: fusing a fusion would compound its losses), split by
+category, at least ``min_cluster_size`` strong, largest first. Each cluster is
+summarised by the model; the summary is kept only if it is shorter than its
+sources together. The fused memory takes the highest importance, the lowest
+confidence and the most common category of its sources; the sources are then
+superseded by it, never deleted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from explorer.dreaming.graph import GetRelations, category_of, other_end
+from explorer.dreaming.prominence import ACTIVE, DORMANT
+from explorer.prompts import format_passages
+from explorer.prompts.dreaming import FUSION
+from explorer.providers.embeddings import Embedder
+from explorer.providers.gateway import Gateway, Usage
+from explorer.records import Node, Relation
+
+CREATED_BY = "fusion"
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class FusionConfig:
+    min_cluster_size: int = 3
+    max_clusters: int = 5
+    min_prominence: float = DORMANT  # inclusive
+    max_prominence: float = ACTIVE  # exclusive
+
+
+@dataclass(frozen=True)
+class FusedMemory:
+    summary: str
+    importance: float
+    confidence: float
+    category: str
+    model: str
+
+
+@dataclass(frozen=True)
+class Rejection:
+    reason: str
+    failure: bool  # True: the model failed; False: its summary was refused (not shorter)
+
+
+@dataclass
+class FusionResult:
+    eligible: int = 0
+    clusters_found: int = 0
+    nodes: list[Node] = field(default_factory=list)  # the fused memories
+    relations: list[Relation] = field(default_factory=list)
+    superseded: dict[str, str] = field(default_factory=dict)  # source id → fused id
+    rejected: int = 0
+    failures: int = 0
+    usage: Usage = field(default_factory=Usage)
+    errors: list[str] = field(default_factory=list)
+
+
+def fusable(memories: Sequence[Node], config: FusionConfig = FusionConfig()) -> list[Node]:
+    """Current, fading memories that are neither static profile nor derived."""
+    return [m for m in memories if m.is_latest and m.memory_type not in ("static_profile", "derived", "superseded")
+            and config.min_prominence <= m.prominence < config.max_prominence]
+
+
+def find_clusters(memories: Sequence[Node], get_relations: GetRelations,
+                  config: FusionConfig = FusionConfig()) -> list[list[Node]]:
+    """Same-category groups of related fusable memories, largest first, at most ``max_clusters``."""
+    eligible = {m.id: m for m in fusable(memories, config)}
+    seen: set[str] = set()
+    clusters: list[list[Node]] = []
+    for start in eligible:
+        if start in seen:
+            continue
+        seen.add(start)
+        component, queue = [], deque([start])
+        while queue:
+            node_id = queue.popleft()
+            component.append(eligible[node_id])
+            for relation in get_relations(node_id):
+                neighbour = other_end(relation, node_id)
+                if neighbour in eligible and neighbour not in seen:
+                    seen.add(neighbour)
+                    queue.append(neighbour)
+        by_category: dict[str, list[Node]] = {}
+        for node in component:
+            by_category.setdefault(category_of(node), []).append(node)
+        clusters += [group for group in by_category.values() if len(group) >= config.min_cluster_size]
+    clusters.sort(key=len, reverse=True)  # stable: ties keep the order memories came in
+    return clusters[: config.max_clusters]
+
+
+def fusion_fields(cluster: Sequence[Node]) -> dict[str, str]:
+    return {"memories": format_passages([m.text for m in cluster],
+                                        [f"{category_of(m)}, importance {m.importance:.2f}" for m in cluster])}
+
+
+def fuse_cluster(cluster: Sequence[Node], gateway: Gateway, usage: Usage | None = None) -> FusedMemory | Rejection:
+    """The cluster's fused memory, or why there is none."""
+    if not cluster:
+        return Rejection("empty cluster", failure=True)
+    answer = gateway.ask(FUSION, fusion_fields(cluster), purpose="fusion")
+    if usage is not None:
+        usage.add(answer)
+    if not answer.ok:
+        return Rejection(f"fusion failed ({answer.error})", failure=True)
+    combined = sum(len(m.text) for m in cluster)
+    if len(answer.value) >= combined:
+        return Rejection(f"summary of {len(answer.value)} characters is not shorter than its sources ({combined})",
+                         failure=False)
+    categories = Counter(category_of(m) for m in cluster)
+    return FusedMemory(answer.value, importance=max(m.importance for m in cluster),
+                       confidence=min(m.confidence for m in cluster), category=categories.most_common(1)[0][0],
+                       model=answer.model)
+
+
+def fused_node(fused: FusedMemory, cluster: Sequence[Node], embedding) -> tuple[Node, list[Relation]]:
+    """The fused memory as a node, linked to its sources, with their text kept for keyword search."""
+    domains = Counter(m.domain for m in cluster if m.domain)
+    years = [m.year for m in cluster if m.year is not None]
+    node = Node(type="fused", text=fused.summary, embedding=embedding, year=max(years) if years else None,
+                domain=domains.most_common(1)[0][0] if domains else None, category=fused.category,
+                generation=1 + max(m.generation for m in cluster), parent_ids=[m.id for m in cluster],
+                importance=fused.importance, confidence=fused.confidence, memory_type="derived",
+                learned_from="fusion", source_text="\n\n".join(m.text for m in cluster),
+                metadata={"model": fused.model, "sources": len(cluster)})
+    return node, [Relation(node.id, m.id, "DERIVES", created_by=CREATED_BY) for m in cluster]
+
+
+def fuse(memories: Sequence[Node], get_relations: GetRelations, gateway: Gateway, embedder: Embedder,
+         config: FusionConfig = FusionConfig(), progress: Progress | None = None) -> FusionResult:
+    """Find the clusters and fuse each; one cluster's failure does not stop the others."""
+    result = FusionResult(eligible=len(fusable(memories, config)))
+    clusters = find_clusters(memories, get_relations, config)
+    result.clusters_found = len(clusters)
+    for done, cluster in enumerate(clusters):
+        if progress:
+            progress(done, len(clusters), f"cluster of {len(cluster)}")
+        try:
+            outcome = fuse_cluster(cluster, gateway, result.usage)
+            if isinstance(outcome, Rejection):
+                result.failures += outcome.failure
+                result.rejected += not outcome.failure
+                result.errors.append(f"cluster {done + 1}: {outcome.reason}")
+                continue
+            node, relations = fused_node(outcome, cluster, embedder.embed([outcome.summary])[0])
+        except Exception as exc:  # one cluster's trouble must not stop the others
+            result.failures += 1
+            result.errors.append(f"cluster {done + 1}: {type(exc).__name__}: {exc}")
+            continue
+        result.nodes.append(node)
+        result.relations += relations
+        result.superseded.update({m.id: node.id for m in cluster})
+    if progress:
+        progress(len(clusters), len(clusters), "done")
+    return result

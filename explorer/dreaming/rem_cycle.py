@@ -1,0 +1,161 @@
+"""The REM cycle of rem-rag.md, as a pure function.
+
+Each dream: three nodes, one of them from the current year; the implicit
+question that binds them; the nodes nearest that question; a synthesis of all
+of it; then how that synthesis relates to its own nearest neighbours. The
+answer to that last step is the dream, stored as a ``rem_dream`` node whose
+parents are the three nodes and whose generation is one more than the deepest
+of them.
+
+Unlike the original, which kept every dream, a dream that adds nothing is
+dropped: when the model says it adds nothing, or when it is a near-duplicate
+(cosine above ``duplicate_similarity``) of a node already known, including
+dreams from earlier in the same cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.prompts import format_passages
+from explorer.prompts.dreaming import DREAM_RELATION, REM_QUESTION, REM_SYNTHESIS
+from explorer.providers.embeddings import Embedder
+from explorer.providers.gateway import Answer, Gateway, Usage
+from explorer.reading.cycle import KnownNodes
+from explorer.records import Node, Relation
+
+CREATED_BY = "rem_cycle"
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class RemConfig:
+    dreams: int = 100
+    related: int = 5  # nodes nearest the question
+    neighbours: int = 5  # nodes nearest the synthesis
+    duplicate_similarity: float = 0.95
+    relate_min_similarity: float = 0.5  # a dream EXTENDS the neighbours at least this close
+
+
+class DreamFailed(Exception):
+    """A step of one dream failed; the cycle counts it and goes on."""
+
+
+@dataclass
+class RemResult:
+    current_year: int | None = None
+    nodes: list[Node] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    dropped: int = 0
+    duplicates: int = 0  # of the dropped: near-duplicates (the rest were judged empty)
+    failures: int = 0
+    usage: Usage = field(default_factory=Usage)
+    errors: list[str] = field(default_factory=list)
+
+
+def latest_year(nodes: Sequence[Node]) -> int | None:
+    years = [n.year for n in nodes if n.year is not None]
+    return max(years) if years else None
+
+
+def dreamable(nodes: Sequence[Node]) -> list[Node]:
+    """Current nodes with text and an embedding."""
+    return [n for n in nodes if n.is_latest and n.embedding is not None and n.text.strip()]
+
+
+def sample_triad(pool: Sequence[Node], current: Sequence[Node], rng: np.random.Generator) -> list[Node] | None:
+    """One node from ``current`` (the current year's), then two others from ``pool``, all distinct."""
+    if not current or len(pool) < 3:
+        return None
+    first = current[int(rng.integers(len(current)))]
+    others = [n for n in pool if n.id != first.id]
+    picked = rng.choice(len(others), size=2, replace=False)
+    return [first, *(others[int(i)] for i in picked)]
+
+
+def _ask(gateway: Gateway, prompt, fields: dict, usage: Usage) -> Answer:
+    answer = gateway.ask(prompt, fields, purpose=prompt.kind)
+    usage.add(answer)
+    if not answer.ok:
+        raise DreamFailed(f"{prompt.kind} failed ({answer.error})")
+    return answer
+
+
+def _passages(ids: Sequence[str], known: KnownNodes) -> str:
+    return format_passages([known.text[i] for i in ids], [str(known.year[i]) if known.year[i] else None for i in ids])
+
+
+def dream(triad: Sequence[Node], known: KnownNodes, gateway: Gateway, embedder: Embedder, config: RemConfig,
+          current_year: int | None, result: RemResult) -> Node | None:
+    """One dream from three nodes; the node, or None when it was dropped. Raises :class:`DreamFailed`."""
+    parents = [n.id for n in triad]
+    passages = _passages(parents, known)
+    question = _ask(gateway, REM_QUESTION, {"passages": passages}, result.usage).value
+    related = [i for i, _ in known.index.top_k(embedder.embed([question])[0], config.related, exclude=parents)]
+    synthesis_answer = _ask(gateway, REM_SYNTHESIS, {"question": question, "passages": passages,
+                                                     "related": _passages(related, known)}, result.usage)
+    synthesis = synthesis_answer.value
+    neighbours = known.index.top_k(embedder.embed([synthesis])[0], config.neighbours)
+    relation_answer = _ask(gateway, DREAM_RELATION, {"synthesis": synthesis,
+                                                     "related": _passages([i for i, _ in neighbours], known)},
+                           result.usage)
+    if relation_answer.value == "":
+        result.dropped += 1  # judged to add nothing to what is known
+        return None
+    text = relation_answer.value
+    vector = embedder.embed([text])[0]
+    nearest = known.index.top_k(vector, 1)
+    if nearest and nearest[0][1] > config.duplicate_similarity:
+        result.dropped += 1
+        result.duplicates += 1
+        return None
+    node = Node(type="rem_dream", text=text, embedding=vector, year=current_year,
+                generation=1 + max(known.generation.get(p, 0) for p in parents), parent_ids=parents,
+                memory_type="derived", learned_from="rem",
+                metadata={"question": question, "synthesis": synthesis, "related_ids": related,
+                          "neighbour_ids": [i for i, _ in neighbours], "model": relation_answer.model})
+    result.relations += [Relation(node.id, p, "DERIVES", created_by=CREATED_BY) for p in parents]
+    result.relations += [Relation(node.id, other, "EXTENDS", created_by=CREATED_BY, confidence=round(sim, 4))
+                         for other, sim in known.index.top_k(vector, config.neighbours)
+                         if sim >= config.relate_min_similarity and other not in parents]
+    return node
+
+
+def rem_cycle(nodes: Sequence[Node], gateway: Gateway, embedder: Embedder, config: RemConfig = RemConfig(), *,
+              current_year: int | None, rng: np.random.Generator, progress: Progress | None = None) -> RemResult:
+    """Dream ``config.dreams`` times over ``nodes`` (current nodes with vectors).
+
+    Parents are sampled from the nodes as they were when the cycle began; every
+    node, including this cycle's dreams, counts as known when looking for
+    neighbours and duplicates. ``current_year`` None means an undated corpus:
+    any three nodes.
+    """
+    pool = dreamable(nodes)
+    result = RemResult(current_year=current_year)
+    current = pool if current_year is None else [n for n in pool if n.year == current_year]
+    known = KnownNodes(embedder.dim)
+    known.add(pool)
+    for done in range(config.dreams):
+        if progress:
+            progress(done, config.dreams, f"dream {done + 1}/{config.dreams}")
+        triad = sample_triad(pool, current, rng)
+        if triad is None:
+            result.failures += config.dreams - done
+            result.errors.append("fewer than three nodes to dream over, or none from the current year")
+            break
+        try:
+            node = dream(triad, known, gateway, embedder, config, current_year, result)
+        except Exception as exc:  # one dream's trouble must not end the night
+            result.failures += 1
+            result.errors.append(f"dream {done + 1}: {exc}" if isinstance(exc, DreamFailed)
+                                 else f"dream {done + 1}: {type(exc).__name__}: {exc}")
+            continue
+        if node is not None:
+            known.add([node])
+            result.nodes.append(node)
+    if progress:
+        progress(config.dreams, config.dreams, "done")
+    return result
