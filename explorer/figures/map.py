@@ -1,0 +1,302 @@
+"""The session map (wander.md, "Visual Encoding for Session Archives").
+
+Position: the stored UMAP point. Colour: domain. Size: visit count. The trace is
+an ordered path with direction arrows and step numbers; crystals are stars;
+resonances are translucent halos around their supporting loci, sized by strength
+and fading with decay. Dream nodes are diamonds and the links dreaming
+discovered are dashed lines.
+
+Pure: a :class:`MapData` in, a ``go.Figure`` out. Every point carries
+``customdata = [kind, id]`` so a selection in the app can be looked up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+import plotly.graph_objects as go
+
+from explorer.figures.palette import (
+    APPROVED_LINE, CRYSTAL_FILL, CRYSTAL_LINE, DREAM_LINE, HALO_COLOUR, LINK_COLOUR, PATH_COLOUR, UNKNOWN_DOMAIN,
+    domain_colours, hover_text,
+)
+
+LAYERS: tuple[str, ...] = ("corpus", "dreams", "links", "halos", "path", "loci", "crystals")
+DREAM_TYPES: frozenset[str] = frozenset({"rem_dream", "fused", "pattern", "abstraction"})
+
+
+@dataclass
+class NodePoints:
+    """Corpus nodes, column-wise (tens of thousands of them)."""
+
+    ids: list[str] = field(default_factory=list)
+    x: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    y: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    types: list[str] = field(default_factory=list)
+    domains: list[str | None] = field(default_factory=list)
+    years: list[int | None] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass(frozen=True)
+class MapLocus:
+    id: str
+    x: float
+    y: float
+    concept: str
+    domain: str | None = None
+    visit_count: int = 0
+    source_type: str = "ADJACENT"
+
+
+@dataclass(frozen=True)
+class MapStep:
+    """One vertex of the path: the locus reached at ``number`` (0 is where the walk started)."""
+
+    number: int
+    locus_id: str
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class MapCrystal:
+    id: str
+    x: float
+    y: float
+    insight: str
+    status: str = "active"
+    approved: bool = False
+    confidence: float = 0.0
+
+
+@dataclass(frozen=True)
+class MapHalo:
+    """One resonance around one of its supporting loci."""
+
+    resonance_id: str
+    x: float
+    y: float
+    strength: float
+    current_strength: float
+    themes: tuple[str, ...] = ()
+    status: str = "candidate"
+
+
+@dataclass(frozen=True)
+class MapLink:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    description: str = ""
+
+
+@dataclass
+class MapData:
+    nodes: NodePoints = field(default_factory=NodePoints)
+    loci: list[MapLocus] = field(default_factory=list)
+    path: list[MapStep] = field(default_factory=list)
+    crystals: list[MapCrystal] = field(default_factory=list)
+    halos: list[MapHalo] = field(default_factory=list)
+    links: list[MapLink] = field(default_factory=list)
+    title: str = "Dream Explorer map"
+    subtitle: str | None = None
+
+
+def session_map(data: MapData, *, layers: frozenset[str] | set[str] | tuple[str, ...] = LAYERS, webgl: bool = True,
+                width: int | None = None, height: int = 720, legend: bool = True) -> go.Figure:
+    """The map as a figure. ``webgl`` draws the corpus with Scattergl (the app);
+    ``width`` fixes the size for a static image, and marks scale with it."""
+    layers = frozenset(layers)
+    scale = (min(width, height) / 1024) if width else 0.85
+    colours = domain_colours([*data.nodes.domains, *(locus.domain for locus in data.loci)])
+    traces: list[go.BaseTraceType] = []
+    if "halos" in layers:
+        traces += _halos(data.halos, scale)
+    if "corpus" in layers or "dreams" in layers:
+        traces += _nodes(data.nodes, colours, scale, webgl, corpus="corpus" in layers, dreams="dreams" in layers)
+    if "links" in layers:
+        traces += _links(data.links, scale)
+    if "path" in layers:
+        traces += _path(data.path, scale)
+    if "loci" in layers:
+        traces += _loci(data.loci, colours, scale)
+    if "crystals" in layers:
+        traces += _crystals(data.crystals, scale)
+    figure = go.Figure(traces)
+    title = f"<b>{hover_text(data.title, 90)}</b>"
+    if data.subtitle:
+        title += f"<br><span style='font-size:{max(9, round(13 * scale))}px'>{hover_text(data.subtitle, 140)}</span>"
+    axis = dict(showgrid=False, zeroline=False, showticklabels=False, title=None, showline=False)
+    small = width is not None and width < 700
+    figure.update_layout(
+        template="plotly_white",
+        title=dict(text=title, x=0.01, xanchor="left", font=dict(size=max(11, round(20 * scale)))),
+        width=width, height=height if width is None else (height or width),
+        margin=dict(l=10, r=10, t=max(40, round(70 * scale)), b=10),
+        showlegend=legend,
+        legend=(dict(orientation="h", yanchor="top", y=-0.01, xanchor="left", x=0, font=dict(size=8),
+                     itemsizing="constant", itemwidth=30, tracegroupgap=0, bgcolor="rgba(255,255,255,0.8)")
+                if small else
+                dict(yanchor="top", y=1, xanchor="left", x=1.01, font=dict(size=max(9, round(12 * scale))),
+                     itemsizing="constant", bgcolor="rgba(255,255,255,0.8)")),
+        xaxis=axis, yaxis=dict(axis, scaleanchor="x", scaleratio=1),
+        hovermode="closest", dragmode="pan", uirevision="map",
+        plot_bgcolor="white", paper_bgcolor="white",
+    )
+    if not traces:
+        figure.add_annotation(text="nothing on the map yet", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    return figure
+
+
+def _halos(halos: list[MapHalo], scale: float) -> list[go.BaseTraceType]:
+    if not halos:
+        return []
+    r, g, b = HALO_COLOUR
+    strengths = np.array([h.strength for h in halos], dtype=float)
+    fade = np.array([0.0 if h.strength <= 0 else min(1.0, h.current_strength / h.strength) for h in halos])
+    alpha = 0.08 + 0.37 * fade   # a fresh resonance is clearly tinted, a decayed one barely
+    sizes = (26 + 16 * np.sqrt(np.clip(strengths, 0, None))) * scale * 1.4
+    text = [f"<b>resonance</b> ({h.status})<br>themes: {hover_text(', '.join(h.themes), 120)}<br>"
+            f"strength {h.strength:.2f}, now {h.current_strength:.2f}" for h in halos]
+    return [go.Scatter(
+        x=[h.x for h in halos], y=[h.y for h in halos], mode="markers", name="resonance halo",
+        marker=dict(size=sizes, color=[f"rgba({r},{g},{b},{a:.3f})" for a in alpha],
+                    line=dict(width=1, color=[f"rgba({r},{g},{b},{min(1, a + 0.25):.3f})" for a in alpha])),
+        hovertext=text, hoverinfo="text", customdata=[["resonance", h.resonance_id] for h in halos],
+        legendrank=5,
+    )]
+
+
+def _nodes(nodes: NodePoints, colours: dict[str, str], scale: float, webgl: bool, *, corpus: bool,
+           dreams: bool) -> list[go.BaseTraceType]:
+    if not len(nodes):
+        return []
+    scatter = go.Scattergl if webgl else go.Scatter
+    groups: dict[tuple[str, bool], list[int]] = defaultdict(list)
+    for i, (kind, domain) in enumerate(zip(nodes.types, nodes.domains)):
+        is_dream = kind in DREAM_TYPES
+        if (is_dream and dreams) or (not is_dream and corpus):
+            groups[(domain or UNKNOWN_DOMAIN, is_dream)].append(i)
+    traces = []
+    for (domain, is_dream), rows in sorted(groups.items()):
+        idx = np.array(rows)
+        text = [f"<b>{nodes.types[i]}</b> · {hover_text(nodes.domains[i] or UNKNOWN_DOMAIN, 40)}"
+                f"{' · ' + str(nodes.years[i]) if nodes.years[i] else ''}<br>{hover_text(nodes.texts[i], 140)}"
+                for i in rows]
+        marker = (dict(size=max(5, 9 * scale), symbol="diamond", color=colours[domain], opacity=0.9,
+                       line=dict(width=1.2, color=DREAM_LINE))
+                  if is_dream else
+                  dict(size=max(3, 6 * scale), color=colours[domain], opacity=0.45, line=dict(width=0)))
+        traces.append(scatter(
+            x=nodes.x[idx], y=nodes.y[idx], mode="markers", marker=marker,
+            name=f"{domain} (dream)" if is_dream else domain, legendgroup=domain, showlegend=not is_dream,
+            hovertext=text, hoverinfo="text", customdata=[["node", nodes.ids[i]] for i in rows],
+            legendrank=10,
+        ))
+    if any(is_dream for _, is_dream in groups):
+        # one legend entry for the shape; the colour is the domain's, as for any node
+        traces.append(go.Scatter(x=[None], y=[None], mode="markers", name="dream node", legendrank=20,
+                                 marker=dict(symbol="diamond", size=9, color="white", line=dict(width=1.5, color=DREAM_LINE))))
+    return traces
+
+
+def _links(links: list[MapLink], scale: float) -> list[go.BaseTraceType]:
+    if not links:
+        return []
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for link in links:
+        xs += [link.x0, link.x1, None]
+        ys += [link.y0, link.y1, None]
+    return [go.Scatter(x=xs, y=ys, mode="lines", name="discovered link", hoverinfo="skip",
+                       line=dict(color=LINK_COLOUR, width=max(1, 1.6 * scale), dash="dash"), opacity=0.6,
+                       legendrank=30)]
+
+
+def _path(steps: list[MapStep], scale: float) -> list[go.BaseTraceType]:
+    """The walk as one line with an arrow at each segment's midpoint.
+
+    Arrows use ``angleref="previous"``: each midpoint's arrow points away from the
+    vertex before it, i.e. along its segment in screen space, whatever the zoom.
+    """
+    if not steps:
+        return []
+    xs, ys, symbols, sizes = [], [], [], []
+    for before, after in zip(steps, steps[1:] + [None]):
+        xs.append(before.x)
+        ys.append(before.y)
+        symbols.append("circle")
+        sizes.append(0)
+        if after is not None and (after.x, after.y) != (before.x, before.y):
+            xs.append((before.x + after.x) / 2)
+            ys.append((before.y + after.y) / 2)
+            symbols.append("arrow")
+            sizes.append(max(9, 17 * scale))
+    line = go.Scatter(
+        x=xs, y=ys, mode="lines+markers", name="trace (path)", hoverinfo="skip",
+        line=dict(color=PATH_COLOUR, width=max(1.2, 2.4 * scale)),
+        marker=dict(symbol=symbols, size=sizes, angleref="previous", color=PATH_COLOUR, line=dict(width=0)),
+        legendrank=40,
+    )
+    # Step numbers, one label per place: a locus reached several times reads "3·7".
+    by_place: dict[tuple[float, float], list[int]] = defaultdict(list)
+    for step in steps:
+        by_place[(step.x, step.y)].append(step.number)
+    every = max(1, math.ceil(len(steps) / 40))  # long walks: label every n-th step, the ends always
+    last = steps[-1].number
+    labels_x, labels_y, labels = [], [], []
+    for (x, y), numbers in by_place.items():
+        shown = [n for n in numbers if n % every == 0 or n == last]
+        if shown:
+            labels_x.append(x)
+            labels_y.append(y)
+            labels.append("·".join("start" if n == 0 else str(n) for n in shown[:4]) + ("…" if len(shown) > 4 else ""))
+    numbers = go.Scatter(
+        x=labels_x, y=labels_y, mode="text", text=labels, textposition="top right", name="step numbers",
+        textfont=dict(size=max(8, round(13 * scale)), color=PATH_COLOUR, weight="bold", shadow="0px 0px 3px white"),
+        hoverinfo="skip", showlegend=False,
+    )
+    start = go.Scatter(
+        x=[steps[0].x], y=[steps[0].y], mode="markers", name="start",
+        marker=dict(symbol="square", size=max(8, 14 * scale), color="white", line=dict(width=2.5, color=PATH_COLOUR)),
+        hoverinfo="skip", legendrank=41,
+    )
+    return [line, start, numbers]
+
+
+def _loci(loci: list[MapLocus], colours: dict[str, str], scale: float) -> list[go.BaseTraceType]:
+    if not loci:
+        return []
+    sizes = [min(34.0, (9 + 5 * math.sqrt(max(0, locus.visit_count)))) * scale * 1.2 for locus in loci]
+    text = [f"<b>locus</b> ({locus.source_type}) · visits {locus.visit_count} · "
+            f"{hover_text(locus.domain or UNKNOWN_DOMAIN, 40)}<br>{hover_text(locus.concept, 160)}" for locus in loci]
+    return [go.Scatter(
+        x=[locus.x for locus in loci], y=[locus.y for locus in loci], mode="markers", name="locus (size: visits)",
+        marker=dict(size=sizes, color=[colours.get(locus.domain or UNKNOWN_DOMAIN) for locus in loci],
+                    line=dict(width=1.5, color=PATH_COLOUR), opacity=0.95),
+        hovertext=text, hoverinfo="text", customdata=[["locus", locus.id] for locus in loci], legendrank=50,
+    )]
+
+
+def _crystals(crystals: list[MapCrystal], scale: float) -> list[go.BaseTraceType]:
+    shown = [c for c in crystals if c.status != "invalidated"]
+    if not shown:
+        return []
+    colours = [CRYSTAL_FILL if c.status in ("active", "acted_upon") else "#dee2e6" for c in shown]
+    lines = [APPROVED_LINE if c.approved else CRYSTAL_LINE for c in shown]
+    text = [f"<b>crystal</b> ({'approved' if c.approved else c.status}) · confidence {c.confidence:.2f}<br>"
+            f"{hover_text(c.insight, 200)}" for c in shown]
+    return [go.Scatter(
+        x=[c.x for c in shown], y=[c.y for c in shown], mode="markers", name="crystal",
+        marker=dict(symbol="star", size=max(12, 28 * scale), color=colours,
+                    line=dict(width=[3 if c.approved else 1.5 for c in shown], color=lines)),
+        hovertext=text, hoverinfo="text", customdata=[["crystal", c.id] for c in shown], legendrank=60,
+    )]

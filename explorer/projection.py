@@ -1,0 +1,314 @@
+"""The stable map: every node, locus, crystal and resonance at a fixed 2-d point.
+
+The corpus is fitted once with UMAP (cosine, a fixed seed); the points are stored
+and every drawing reads them. Whatever arrives later (new chunks, dreams, a
+session's loci, crystals, resonances) is *placed* without refitting: at the
+corpus node it stands on when there is one (a locus on a node, a crystal at its
+locus), otherwise at the similarity-weighted mean of its nearest fitted nodes.
+Placement is deterministic, costs milliseconds and needs no compiled code, so
+drawing a page never waits for UMAP; a refit happens only when asked for.
+
+Why not UMAP's own ``transform``: it needs the fitted model kept (pickled with
+its nearest-neighbour index) and compiles another set of numba functions in
+each new process (about 10 s here, on top of the fit's), and it is stochastic.
+``python -m bench.figures --placement`` measures both on the sample corpus.
+
+Why the nearest neighbours are computed here (exactly, in NumPy) and handed to
+UMAP: UMAP's own search (pynndescent) compiles code that numba cannot cache,
+which cost 60-150 s on the first fit of 4096 points or more in every process;
+with the neighbours given and UMAP's functions compiled with numba's on-disk
+cache, a first fit in a new process costs seconds.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from platformdirs import user_cache_dir
+
+from explorer.runtime import Runtime
+from explorer.store import events
+from explorer.store import projection as store
+from explorer.store.projection import StoredPoint
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class ProjectionConfig:
+    """UMAP's parameters for the fit and the neighbours used to place new points."""
+
+    n_neighbors: int = 15
+    min_dist: float = 0.1
+    seed: int = 0
+    place_k: int = 8               # fitted neighbours a new point is placed among
+    place_temperature: float = 0.05  # softmax temperature over their cosine similarities
+    stale_share: float = 0.5       # placed nodes / fitted nodes above which a refit is suggested
+
+
+@dataclass
+class ProjectionReport:
+    """What one update did. ``needs_fit``: there is nothing to place against yet."""
+
+    version: int = 0
+    fitted: int = 0
+    placed: dict[str, int] = field(default_factory=dict)
+    removed: int = 0
+    seconds: float = 0.0
+    needs_fit: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ProjectionStatus:
+    version: int
+    fitted_nodes: int
+    placed_nodes: int
+    placed_other: int
+    missing: dict[str, int]
+    stale_share: float
+
+    @property
+    def fitted(self) -> bool:
+        return self.fitted_nodes > 0
+
+    @property
+    def stale(self) -> bool:
+        """So many nodes arrived after the fit that the map no longer reflects the corpus well."""
+        return self.fitted and self.placed_nodes > self.stale_share * self.fitted_nodes
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "fitted": self.fitted, "stale": self.stale}
+
+
+# -- pure parts ---------------------------------------------------------------
+
+def exact_knn(vectors: np.ndarray, k: int, block_bytes: int = 128 << 20) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ``k`` nearest rows by cosine (itself first), as UMAP expects:
+    (indices int64, cosine distances float32), in blocks that bound memory."""
+    n = len(vectors)
+    k = min(k, n)
+    indices = np.empty((n, k), dtype=np.int64)
+    distances = np.empty((n, k), dtype=np.float32)
+    step = max(16, block_bytes // max(1, 4 * n))
+    for start in range(0, n, step):
+        sims = vectors[start:start + step] @ vectors.T
+        rows = np.arange(len(sims))
+        sims[rows, start + rows] = np.inf  # a row is its own nearest neighbour, even with duplicates
+        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        top = np.take_along_axis(sims, part, axis=1)
+        order = np.argsort(-top, axis=1, kind="stable")
+        indices[start:start + step] = np.take_along_axis(part, order, axis=1)
+        top = np.take_along_axis(top, order, axis=1)
+        top[:, 0] = 1.0
+        distances[start:start + step] = np.clip(1.0 - top, 0.0, 2.0)
+    return indices, distances
+
+
+def _numba_cache_dir() -> str:
+    return os.environ.get("NUMBA_CACHE_DIR") or str(Path(user_cache_dir("dream-explorer")) / "numba")
+
+
+_umap_lock = threading.Lock()
+
+
+def import_umap() -> Any:
+    """``umap``, with its functions compiled through numba's on-disk cache.
+
+    umap-learn does not ask numba to cache, so each new process recompiles
+    (14-30 s before the first fit); asking for it while umap's modules are
+    first imported makes later processes load the compiled code instead.
+    """
+    with _umap_lock:
+        import sys
+
+        if "umap" in sys.modules:
+            return sys.modules["umap"]
+        cache_dir = _numba_cache_dir()
+        os.environ["NUMBA_CACHE_DIR"] = cache_dir
+        import numba
+
+        numba.config.CACHE_DIR = cache_dir  # numba reads the variable at its import, which may have happened already
+        original = numba.njit, numba.jit
+
+        def cached(decorator):
+            @functools.wraps(decorator)
+            def wrapper(*args, **kwargs):
+                kwargs.setdefault("cache", True)
+                return decorator(*args, **kwargs)
+            return wrapper
+
+        numba.njit, numba.jit = cached(original[0]), cached(original[1])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                import umap
+        finally:
+            numba.njit, numba.jit = original
+        return umap
+
+
+def fit_layout(vectors: np.ndarray, config: ProjectionConfig = ProjectionConfig()) -> np.ndarray:
+    """2-d UMAP coordinates of unit ``vectors`` (rows), deterministic for a given seed."""
+    n = len(vectors)
+    if n == 0:
+        return np.zeros((0, 2))
+    if n < 5:  # too few for a neighbour graph: the first two principal axes
+        centred = vectors - vectors.mean(axis=0)
+        _, _, vt = np.linalg.svd(centred, full_matrices=False)
+        xy = centred @ vt[:2].T if len(vt) >= 2 else np.column_stack([centred @ vt[0], np.zeros(n)])
+        return np.asarray(xy, dtype=np.float64) * 10.0
+    umap = import_umap()
+    k = max(2, min(config.n_neighbors, n - 1))
+    knn = exact_knn(np.asarray(vectors, dtype=np.float32), k)
+    reducer = umap.UMAP(n_components=2, n_neighbors=k, min_dist=config.min_dist, metric="cosine",
+                        random_state=config.seed, precomputed_knn=(knn[0], knn[1], None),
+                        init="spectral" if n > 2 * k else "random")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # n_jobs overridden by random_state; no search index kept
+        xy = reducer.fit_transform(vectors)
+    return np.asarray(xy, dtype=np.float64)
+
+
+def place_by_neighbours(anchor_vectors: np.ndarray, anchor_xy: np.ndarray, vectors: np.ndarray, k: int = 8,
+                        temperature: float = 0.05) -> np.ndarray:
+    """Points for ``vectors``: the softmax(cosine / temperature)-weighted mean of their
+    ``k`` most similar anchors' points. Deterministic; ties are broken by anchor order."""
+    if len(vectors) == 0:
+        return np.zeros((0, 2))
+    if len(anchor_vectors) == 0:
+        raise ValueError("no anchors to place points against")
+    k = min(k, len(anchor_vectors))
+    out = np.empty((len(vectors), 2))
+    step = max(16, (64 << 20) // max(1, 4 * len(anchor_vectors)))
+    for start in range(0, len(vectors), step):
+        sims = np.asarray(vectors[start:start + step], dtype=np.float32) @ anchor_vectors.T
+        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        top = np.take_along_axis(sims, part, axis=1).astype(np.float64)
+        weights = np.exp((top - top.max(axis=1, keepdims=True)) / temperature)
+        weights /= weights.sum(axis=1, keepdims=True)
+        out[start:start + step] = np.einsum("nk,nkd->nd", weights, anchor_xy[part])
+    return out
+
+
+# -- orchestration ------------------------------------------------------------
+
+def update_projection(runtime: Runtime, *, refit: bool = False, config: ProjectionConfig = ProjectionConfig(),
+                      progress: Progress | None = None) -> ProjectionReport:
+    """Fit the map if it was never fitted (or ``refit``), then place everything not on it yet.
+
+    The fit runs with no connection held (other processes keep the file), then
+    its points replace the old ones in one transaction, with an event that
+    records the parameters.
+    """
+    started = time.perf_counter()
+    with runtime.db.connect() as con:
+        version = store.current_version(con)
+        has_anchors = version > 0 and bool(store.point_counts(con).get(("node", "umap")))
+        ids, vectors = store.all_node_vectors(con) if (refit or not has_anchors) else ([], None)
+    fitted = 0
+    if vectors is not None and ids:
+        if progress:
+            progress(0, 2, f"fitting the map to {len(ids)} nodes")
+        xy = fit_layout(vectors, config)
+        version += 1
+        with runtime.db.transaction() as con:
+            store.clear_points(con)
+            store.save_points(con, [StoredPoint("node", i, x, y, version, "umap") for i, (x, y) in zip(ids, xy)])
+            events.emit(con, "projection.fitted", {"version": version, "nodes": len(ids), "config": asdict(config),
+                                                   "seconds": round(time.perf_counter() - started, 2)})
+        fitted = len(ids)
+    if progress:
+        progress(1, 2, "placing new points")
+    report = place_new(runtime, config)
+    report.fitted = fitted
+    report.seconds = round(time.perf_counter() - started, 3)
+    if progress:
+        progress(2, 2, "done")
+    return report
+
+
+def place_new(runtime: Runtime, config: ProjectionConfig = ProjectionConfig()) -> ProjectionReport:
+    """Place every item that has no point yet, beside what the fit placed; never fits.
+
+    Cheap when nothing is missing (a few counts), so surfaces call it before drawing.
+    """
+    started = time.perf_counter()
+    report = ProjectionReport()
+    with runtime.db.transaction() as con:
+        report.removed = store.delete_orphans(con)
+        report.version = store.current_version(con)
+        missing = store.missing_counts(con)
+        if not any(missing.values()):
+            report.seconds = round(time.perf_counter() - started, 3)
+            return report
+        _, anchors, anchor_xy = store.fitted_anchors(con)
+        if len(anchors) == 0:
+            report.needs_fit = True
+            return report
+        known: dict[tuple[str, str], tuple[float, float]] = {}
+        points: list[StoredPoint] = []
+
+        def place(kind: str, ids: list[str], vectors: np.ndarray, exact: dict[str, tuple[str, str]]) -> None:
+            """Items whose anchor item has a point take that point; the rest are placed by neighbours."""
+            if not ids:
+                return
+            wanted = {target for target in exact.values() if target not in known}
+            for (k, i), p in store.load_points(con, ids=[t[1] for t in wanted]).items():
+                known[(k, i)] = (p.x, p.y)
+            rest = []
+            for row, item in enumerate(ids):
+                target = exact.get(item)
+                if target in known:
+                    x, y = known[target]
+                    points.append(StoredPoint(kind, item, x, y, report.version, target[0]))
+                    known[(kind, item)] = (x, y)
+                else:
+                    rest.append(row)
+            if rest:
+                xy = place_by_neighbours(anchors, anchor_xy, vectors[rest], config.place_k, config.place_temperature)
+                for row, (x, y) in zip(rest, xy):
+                    points.append(StoredPoint(kind, ids[row], x, y, report.version, "neighbours"))
+                    known[(kind, ids[row])] = (x, y)
+            report.placed[kind] = len(ids)
+
+        ids, vectors = store.unplaced(con, "node")
+        place("node", ids, vectors, {})
+        ids, vectors = store.unplaced(con, "locus")
+        place("locus", ids, vectors, {lid: ("node", nid) for lid, nid in store.locus_nodes(con, ids).items()})
+        ids, vectors = store.unplaced(con, "crystal")
+        place("crystal", ids, vectors, {cid: ("locus", lid) for cid, lid in store.crystal_loci(con, ids).items()})
+        ids, vectors = store.unplaced(con, "resonance")
+        place("resonance", ids, vectors, {})
+        store.save_points(con, points)
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def projection_status(runtime: Runtime, config: ProjectionConfig = ProjectionConfig()) -> ProjectionStatus:
+    with runtime.db.connect() as con:
+        counts = store.point_counts(con)
+        return ProjectionStatus(
+            version=store.current_version(con),
+            fitted_nodes=counts.get(("node", "umap"), 0),
+            placed_nodes=sum(n for (kind, by), n in counts.items() if kind == "node" and by != "umap"),
+            placed_other=sum(n for (kind, _), n in counts.items() if kind != "node"),
+            missing=store.missing_counts(con),
+            stale_share=config.stale_share,
+        )
+
+
+def load_points(runtime: Runtime, kind: str | None = None) -> dict[tuple[str, str], StoredPoint]:
+    with runtime.db.connect() as con:
+        return store.load_points(con, kind)

@@ -1,0 +1,162 @@
+"""Queries of the stable map: the 2-d point of every node, locus, crystal and resonance.
+
+A point is written once (fitted by UMAP, or placed beside its neighbours) and
+read by every drawing; only a refit replaces the lot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.store.database import Connection
+
+ITEM_KINDS: tuple[str, ...] = ("node", "locus", "crystal", "resonance")
+
+# item kind → its table; the names are literals, never user text
+_TABLES = {"node": "nodes", "locus": "wander_loci", "crystal": "wander_crystals", "resonance": "wander_resonances"}
+
+
+@dataclass(frozen=True)
+class StoredPoint:
+    kind: str
+    id: str
+    x: float
+    y: float
+    version: int
+    placed_by: str
+
+
+def _table(kind: str) -> str:
+    if kind not in _TABLES:
+        raise ValueError(f"unknown map item kind {kind!r}")
+    return _TABLES[kind]
+
+
+def current_version(con: Connection) -> int:
+    """The number of the latest fit (0: the map was never fitted)."""
+    return int(con.execute("SELECT coalesce(max(projection_version), 0) FROM projection_points").fetchone()[0])
+
+
+def fitted_anchors(con: Connection) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(node ids, vectors, xy) of the nodes the current fit placed: the reference for new points."""
+    table = con.execute(
+        "SELECT p.item_id, n.embedding, p.x, p.y FROM projection_points p JOIN nodes n ON n.id = p.item_id "
+        "WHERE p.item_kind = 'node' AND p.placed_by = 'umap' AND n.embedding IS NOT NULL ORDER BY p.item_id"
+    ).fetchnumpy()
+    ids = [str(i) for i in table["item_id"]]
+    if not ids:
+        return [], np.zeros((0, 0), np.float32), np.zeros((0, 2))
+    xy = np.column_stack([table["x"], table["y"]]).astype(np.float64)
+    return ids, np.vstack(table["embedding"]).astype(np.float32), xy
+
+
+def unplaced(con: Connection, kind: str) -> tuple[list[str], np.ndarray]:
+    """(ids, vectors) of the items of ``kind`` that have a vector but no point yet."""
+    table = _table(kind)
+    data = con.execute(
+        f"SELECT t.id, t.embedding FROM {table} t WHERE t.embedding IS NOT NULL AND NOT EXISTS "
+        f"(SELECT 1 FROM projection_points p WHERE p.item_kind = ? AND p.item_id = t.id) ORDER BY t.id",
+        [kind],
+    ).fetchnumpy()
+    ids = [str(i) for i in data["id"]]
+    if not ids:
+        return [], np.zeros((0, 0), np.float32)
+    return ids, np.vstack(data["embedding"]).astype(np.float32)
+
+
+def all_node_vectors(con: Connection) -> tuple[list[str], np.ndarray]:
+    """(ids, vectors) of every embedded node, superseded ones included (they keep a place on the map)."""
+    data = con.execute("SELECT id, embedding FROM nodes WHERE embedding IS NOT NULL ORDER BY id").fetchnumpy()
+    ids = [str(i) for i in data["id"]]
+    if not ids:
+        return [], np.zeros((0, 0), np.float32)
+    return ids, np.vstack(data["embedding"]).astype(np.float32)
+
+
+def locus_nodes(con: Connection, locus_ids: Sequence[str]) -> dict[str, str]:
+    """locus id → the corpus node it stands on, for the loci that stand on one."""
+    if not locus_ids:
+        return {}
+    rows = con.execute(
+        "SELECT id, node_id FROM wander_loci WHERE node_id IS NOT NULL AND id IN (SELECT unnest(?::UUID[]))",
+        [list(locus_ids)],
+    ).fetchall()
+    return {str(a): str(b) for a, b in rows}
+
+
+def crystal_loci(con: Connection, crystal_ids: Sequence[str]) -> dict[str, str]:
+    """crystal id → the locus it formed at, for the crystals that formed at one."""
+    if not crystal_ids:
+        return {}
+    rows = con.execute(
+        "SELECT id, source_locus_id FROM wander_crystals WHERE source_locus_id IS NOT NULL "
+        "AND id IN (SELECT unnest(?::UUID[]))",
+        [list(crystal_ids)],
+    ).fetchall()
+    return {str(a): str(b) for a, b in rows}
+
+
+def save_points(con: Connection, points: Sequence[StoredPoint]) -> None:
+    """Write (or overwrite) points in one statement."""
+    if not points:
+        return
+    con.execute(
+        "INSERT OR REPLACE INTO projection_points (item_kind, item_id, x, y, projection_version, placed_by) "
+        "SELECT unnest(?::VARCHAR[]), unnest(?::UUID[]), unnest(?::DOUBLE[]), unnest(?::DOUBLE[]), "
+        "unnest(?::INTEGER[]), unnest(?::VARCHAR[])",
+        [[p.kind for p in points], [p.id for p in points], [float(p.x) for p in points], [float(p.y) for p in points],
+         [int(p.version) for p in points], [p.placed_by for p in points]],
+    )
+
+
+def load_points(con: Connection, kind: str | None = None, ids: Iterable[str] | None = None) -> dict[tuple[str, str], StoredPoint]:
+    """(kind, id) → point, for one kind or all, optionally only the ids given."""
+    clauses, params = [], []
+    if kind is not None:
+        _table(kind)
+        clauses.append("item_kind = ?")
+        params.append(kind)
+    if ids is not None:
+        clauses.append("item_id IN (SELECT unnest(?::UUID[]))")
+        params.append(list(ids))
+    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+    rows = con.execute(
+        f"SELECT item_kind, item_id, x, y, projection_version, placed_by FROM projection_points {where}", params
+    ).fetchall()
+    return {(k, str(i)): StoredPoint(k, str(i), x, y, v, by) for k, i, x, y, v, by in rows}
+
+
+def clear_points(con: Connection) -> None:
+    con.execute("DELETE FROM projection_points")
+
+
+def delete_orphans(con: Connection) -> int:
+    """Remove the points of items that no longer exist (a deleted session's loci …); how many went."""
+    removed = 0
+    for kind, table in _TABLES.items():
+        removed += con.execute(
+            f"DELETE FROM projection_points p WHERE p.item_kind = ? AND NOT EXISTS (SELECT 1 FROM {table} t WHERE t.id = p.item_id)",
+            [kind],
+        ).fetchone()[0]
+    return removed
+
+
+def point_counts(con: Connection) -> dict[tuple[str, str], int]:
+    """(kind, placed_by) → number of points."""
+    rows = con.execute("SELECT item_kind, placed_by, count(*) FROM projection_points GROUP BY ALL").fetchall()
+    return {(k, by): n for k, by, n in rows}
+
+
+def missing_counts(con: Connection) -> dict[str, int]:
+    """kind → items with a vector and no point."""
+    out = {}
+    for kind, table in _TABLES.items():
+        out[kind] = con.execute(
+            f"SELECT count(*) FROM {table} t WHERE t.embedding IS NOT NULL AND NOT EXISTS "
+            f"(SELECT 1 FROM projection_points p WHERE p.item_kind = ? AND p.item_id = t.id)",
+            [kind],
+        ).fetchone()[0]
+    return out
