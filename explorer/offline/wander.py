@@ -22,6 +22,16 @@ _ACTION_WORDS = re.compile(
     r"call|run|install|set|enable|disable|try|write|prefer|switch|migrate|new)\b", re.IGNORECASE)
 
 
+_QUOTED = re.compile(r"“([^”]{12,})”")
+
+
+def _content(text: str) -> str:
+    """The quoted material of an extractive text (offline syntheses and reflections quote their sources
+    inside fixed connectives); the text itself when it quotes nothing."""
+    quoted = [q.rstrip(" …") for q in _QUOTED.findall(text)]
+    return " ".join(q if q.endswith((".", "!", "?")) else q + "." for q in quoted) if quoted else text
+
+
 def _sentences(text: str) -> list[str]:
     return [s for s in split_sentences(text) if len(s.split()) >= 4] or ([text.strip()] if text.strip() else [])
 
@@ -57,7 +67,7 @@ def encounter_interest(similarity: float, cross_domain: bool) -> float:
 
 @answers("wander_dwell")
 def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
-    here, there = str(fields["current_concept"]), str(fields["next_concept"])
+    here, there = _content(str(fields["current_concept"])), _content(str(fields["next_concept"]))
     here_domains, there_domains = _domains(fields.get("current_domains")), _domains(fields.get("next_domains"))
     ours, theirs = _sentences(here), _sentences(there)
     here_phrases, there_phrases = keyphrases(here, 4), keyphrases(there, 4)
@@ -93,13 +103,14 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
 
 @answers("wander_analogy")
 def analogy(fields: dict[str, Any], kit: OfflineKit) -> str:
-    concept = str(fields["concept"])
+    concept = _content(str(fields["concept"]))
     block = str(fields["elsewhere"])
     passages, labels = split_passages(block), _labels(block)
     count = int(fields.get("count", 3))
     here_phrases = keyphrases(concept, 3) or [shorten(concept, 6)]
     found = []
     for passage, label in list(zip(passages, labels + [None] * len(passages)))[:count]:
+        passage = _content(passage)
         there_phrases = keyphrases(passage, 3)
         sentences = _sentences(passage)
         if not there_phrases or not sentences:
@@ -117,9 +128,9 @@ def analogy(fields: dict[str, Any], kit: OfflineKit) -> str:
 @answers("wander_crystallize")
 def crystallize(fields: dict[str, Any], kit: OfflineKit) -> str:
     themes = [t.strip() for t in str(fields["themes"]).split(",") if t.strip()]
-    locus = str(fields["locus"])
+    locus = _content(str(fields["locus"]))
     block = str(fields["evidence"])
-    evidence = split_passages(block)
+    evidence = [_content(e) for e in split_passages(block)]
     focus = ", ".join(themes[:3]) or shorten(locus, 8)
     central = kit.central_sentences(evidence, k=2, focus=focus) if evidence else []
     if not central:

@@ -76,7 +76,7 @@ class WanderTuning:
     crystal_min_interest: float = 0.5
     crystal_evidence: int = 6
     duplicate_crystal: float = 0.92
-    crystal_cooldown_steps: int = 5        # a resonance crystallizes at most once in this many steps
+    crystal_new_support: int = 3           # residues a resonance must gather before it crystallizes again
     # 9. memory
     hot_memory_limit: int = 20
     hot_memory_keep: int = 5
@@ -87,4 +87,4 @@ class WanderTuning:
     failure_trip: int = 3                  # consecutive steps with a failed dwelling
     loop_window: int = 12
     loop_distinct: int = 3                 # fewer distinct loci than this in the window is a loop
-    fence_trip: int = 4                    # consecutive steps at the fence
+    fence_trip: int = 3                    # consecutive steps past the fence (nowhere inside it to go)

@@ -79,6 +79,7 @@ class Session:
     pending_locus_id: str | None = None
     failure_streak: int = 0
     fence_streak: int = 0
+    circuit_reset_step: int = 0
     created_at: datetime | None = None
     last_step_at: datetime | None = None
     completed_at: datetime | None = None
@@ -285,7 +286,7 @@ class SessionView:
     loci: list[Locus]
     trace: list[Trace]
     residues: list[Residue]
-    resonances: list[tuple[Resonance, float]]
+    resonances: list[Resonance]          # current_strength() gives each one's decayed strength
     crystals: list[Crystal]
     warm_memory: list[WarmMemory] = field(default_factory=list)
 

@@ -1,109 +1,598 @@
 """Wander's engine API, shared by the CLI and the app.
 
-Every function takes the :class:`~explorer.runtime.Runtime` first. Reads and
-model calls happen inside one ``db.connect()`` unit; each change is written in
-one transaction, with its events.
+Every function takes the :class:`~explorer.runtime.Runtime` first. A step reads
+the store and makes its model calls inside one ``db.connect()`` unit, then
+writes all of its rows and events in one transaction: a step happens entirely
+or not at all. Corpus nodes and each session's loci are kept in memory per
+process (see :mod:`explorer.wander.space`), rebuilt when the store's change
+counters move.
 """
 
 from __future__ import annotations
 
+import secrets
+import threading
+import time
+from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from explorer.offline.kit import shorten
 from explorer.runtime import Runtime
+from explorer.store import corpus as corpus_store
+from explorer.store import events
+from explorer.store import wander as store
+from explorer.store.database import Connection
+from explorer.wander import crystal as crystals
 from explorer.wander.config import SessionConfig, WanderTuning
+from explorer.wander.crystal import CrystalAttempt, Evidence
+from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, SessionStateError, WanderError
+from explorer.wander.guards import Spending, require_active, require_transition
 from explorer.wander.records import (
-    Crystal, CrystalEvidence, Resonance, RunResult, SearchHit, Session, SessionView, StepResult,
+    Crystal, CrystalEvidence, FenceAnchor, Locus, Residue, Resonance, RunResult, SearchHit, Session, SessionView,
+    StepResult, utcnow,
 )
+from explorer.wander.space import CorpusSpace, LociSpace
+from explorer.wander.walk import StepCallbacks, StepInputs, StepPlan, take_step
 
 Progress = Callable[[int, int, str], None]
 TUNING = WanderTuning()
+HOLD_S = 1.0            # run() holds the database this long between letting other processes in
+DOMAIN_NEIGHBOURS = 5   # nearest nodes whose domains a new concept inherits
+DOMAIN_MIN_SIMILARITY = 0.3
+REVIEW_DECISIONS = ("approve", "reject", "archive")
+SEARCH_TYPES = ("locus", "crystal", "resonance")
+EDITABLE = {"name", "attractor", "allowed_domains", "forbidden_domains", "max_drift_distance", "max_steps",
+            "cloud_budget_cents", "temperature", "human_checkpoint_frequency", "status"}
+
+_cache_lock = threading.Lock()
+_corpus_cache: dict[str, CorpusSpace] = {}
+_loci_cache: dict[tuple[str, str], LociSpace] = {}
+
+
+# -- in-memory spaces ----------------------------------------------------------
+
+def _db_key(runtime: Runtime) -> str:
+    return str(Path(runtime.db.path).resolve())
+
+
+def corpus_space(runtime: Runtime, con: Connection) -> CorpusSpace:
+    """The corpus as an in-memory index, rebuilt when the node counts change."""
+    key = _db_key(runtime)
+    marker = store.corpus_marker(con)
+    with _cache_lock:
+        cached = _corpus_cache.get(key)
+    if cached is not None and cached.marker == marker and cached.index.dim == runtime.db.embedding_dim:
+        return cached
+    table = store.corpus_space_rows(con)
+    ids = [str(i) for i in table["id"]]
+    dim = runtime.db.embedding_dim
+    vectors = np.vstack(table["embedding"]).astype(np.float32) if ids else np.zeros((0, dim), np.float32)
+    domains = [d if isinstance(d, str) else None for d in table["domain"]]
+    space = CorpusSpace.build(dim, ids, vectors, domains, np.asarray(table["importance"], dtype=np.float32),
+                              np.asarray(table["confidence"], dtype=np.float32), marker)
+    with _cache_lock:
+        _corpus_cache[key] = space
+    return space
+
+
+def _loci_space(runtime: Runtime, con: Connection, session: Session) -> LociSpace:
+    key = (_db_key(runtime), session.id)
+    marker = (store.count_loci(con, session.id), session.step_count)
+    with _cache_lock:
+        cached = _loci_cache.get(key)
+    if cached is not None and cached.marker == marker:
+        return cached
+    space = LociSpace.build(runtime.db.embedding_dim, store.list_loci(con, session.id), marker)
+    with _cache_lock:
+        _loci_cache[key] = space
+    return space
+
+
+def _forget_loci(runtime: Runtime, session_id: str) -> None:
+    with _cache_lock:
+        _loci_cache.pop((_db_key(runtime), session_id), None)
+
+
+def _infer_domains(space: CorpusSpace, vector: np.ndarray) -> list[str]:
+    """The most common domain among the nearest nodes (none when nothing is near)."""
+    near = [(i, s) for i, s in space.index.top_k(vector, DOMAIN_NEIGHBOURS) if s >= DOMAIN_MIN_SIMILARITY]
+    domains = Counter(space.domain(space.row(i)) for i, _ in near)
+    domains.pop(None, None)
+    return [domains.most_common(1)[0][0]] if domains else []
+
+
+def _embed_one(runtime: Runtime, text: str) -> np.ndarray:
+    return runtime.embedder.embed([text])[0]
+
+
+# -- sessions ------------------------------------------------------------------
+
+def _require_session(con: Connection, session_id: str) -> Session:
+    session = store.get_session(con, str(session_id))
+    if session is None:
+        raise SessionNotFound(str(session_id))
+    return session
+
+
+def _check_numbers(values: dict[str, Any]) -> None:
+    checks = {
+        "max_drift_distance": (lambda v: 0 < v <= 2, "between 0 and 2 (a cosine distance)"),
+        "max_steps": (lambda v: v >= 1, "at least 1"),
+        "cloud_budget_cents": (lambda v: v >= 0, "zero or more"),
+        "temperature": (lambda v: v > 0, "above 0"),
+        "human_checkpoint_frequency": (lambda v: v >= 0, "zero (never) or more"),
+    }
+    for name, (ok, rule) in checks.items():
+        if name in values and values[name] is not None and not ok(values[name]):
+            raise InvalidRequest(f"{name.replace('_', ' ')} must be {rule}, not {values[name]}")
+
+
+def _domain_list(value: Sequence[str] | str | None) -> list[str] | None:
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    cleaned = [d.strip() for d in items if d and d.strip()]
+    return cleaned or None
 
 
 def create_session(runtime: Runtime, config: SessionConfig, tuning: WanderTuning = TUNING) -> Session:
     """A new active session standing at its seed locus."""
-    raise NotImplementedError
+    seed_concept = (config.seed_concept or "").strip()
+    if not seed_concept:
+        raise InvalidRequest("a session needs a seed concept (--seed-concept)")
+    _check_numbers(vars(config))
+    seed_vector = _embed_one(runtime, seed_concept)
+    attractor = (config.attractor or "").strip() or None
+    session = Session(
+        name=(config.name or "").strip() or f"Wander from {shorten(seed_concept, 8)}",
+        seed_concept=seed_concept, seed_embedding=seed_vector, attractor=attractor,
+        attractor_embedding=_embed_one(runtime, attractor) if attractor else None,
+        allowed_domains=_domain_list(config.allowed_domains), forbidden_domains=_domain_list(config.forbidden_domains),
+        max_drift_distance=config.max_drift_distance, max_steps=config.max_steps,
+        cloud_budget_cents=config.cloud_budget_cents, temperature=config.temperature,
+        human_checkpoint_frequency=config.human_checkpoint_frequency,
+        random_seed=config.random_seed if config.random_seed is not None else secrets.randbelow(2**31),
+    )
+    with runtime.db.connect() as con:
+        domains = _infer_domains(corpus_space(runtime, con), seed_vector)
+        now = utcnow()
+        seed = Locus(session_id=session.id, concept=seed_concept, embedding=seed_vector, source_type="SEED",
+                     strategy="seed", domains=domains, visit_count=1, last_visited=now, novelty_score=1.0,
+                     interestingness=0.5, uncertainty=0.5)
+        session.current_locus_id = seed.id
+        with runtime.db.transaction() as tx:
+            store.insert_session(tx, session)
+            store.insert_loci(tx, [seed])
+            events.emit(tx, "wander.session.created", {"name": session.name, "seed_concept": seed_concept,
+                                                       "random_seed": session.random_seed, "seed_locus_id": seed.id},
+                        session.id)
+        return _require_session(con, session.id)
 
 
 def get_session(runtime: Runtime, session_id: str) -> Session:
     """The session, or :class:`SessionNotFound`."""
-    raise NotImplementedError
+    with runtime.db.connect() as con:
+        return _require_session(con, session_id)
 
 
 def list_sessions(runtime: Runtime, status: str | None = None, limit: int = 50, offset: int = 0) -> list[Session]:
-    raise NotImplementedError
+    if status is not None and status not in ("active", "paused", "completed", "abandoned"):
+        raise InvalidRequest(f"unknown status {status!r}; use active, paused, completed or abandoned")
+    with runtime.db.connect() as con:
+        return store.list_sessions(con, status=status, limit=limit, offset=offset)
 
 
-def update_session(runtime: Runtime, session_id: str, **fields: Any) -> Session:
-    """Change name, constraints, budget, temperature, checkpoint frequency or max steps (status via pause/resume/stop)."""
-    raise NotImplementedError
-
-
-def delete_session(runtime: Runtime, session_id: str) -> None:
-    """The session and all it owns; its crystals stay with session_id NULL."""
-    raise NotImplementedError
+def _set_status(runtime: Runtime, session_id: str, target: str, reason: str | None, subject: str) -> Session:
+    with runtime.db.connect() as con:
+        session = _require_session(con, session_id)
+        require_transition(session, target)
+        values: dict[str, Any] = {"status": target, "status_reason": reason}
+        if target == "active":
+            # a reviewed session starts with a clean breaker: old failures and loops were seen
+            values.update(failure_streak=0, fence_streak=0, circuit_reset_step=session.step_count)
+        if target in ("completed", "abandoned"):
+            values["completed_at"] = utcnow()
+        with runtime.db.transaction() as tx:
+            store.update_session(tx, session.id, **values)
+            events.emit(tx, subject, {"reason": reason, "step_number": session.step_count, "status": target}, session.id)
+        return _require_session(con, session.id)
 
 
 def pause(runtime: Runtime, session_id: str, reason: str | None = None) -> Session:
-    raise NotImplementedError
+    return _set_status(runtime, session_id, "paused", reason or "paused by a person", "wander.session.paused")
 
 
 def resume(runtime: Runtime, session_id: str) -> Session:
-    raise NotImplementedError
+    return _set_status(runtime, session_id, "active", None, "wander.session.resumed")
 
 
 def stop(runtime: Runtime, session_id: str) -> Session:
     """Marks the session completed."""
-    raise NotImplementedError
+    return _set_status(runtime, session_id, "completed", "stopped by a person", "wander.session.completed")
+
+
+def abandon(runtime: Runtime, session_id: str, reason: str | None = None) -> Session:
+    return _set_status(runtime, session_id, "abandoned", reason or "abandoned by a person", "wander.session.completed")
+
+
+def update_session(runtime: Runtime, session_id: str, **fields: Any) -> Session:
+    """Change name, attractor, domains, drift limit, max steps, budget, temperature, checkpoint frequency,
+    or status (through the same transitions as pause/resume/stop)."""
+    unknown = set(fields) - EDITABLE
+    if unknown:
+        raise InvalidRequest(f"cannot update {', '.join(sorted(unknown))}; editable: {', '.join(sorted(EDITABLE))}")
+    _check_numbers(fields)
+    status = fields.pop("status", None)
+    with runtime.db.connect() as con:
+        session = _require_session(con, session_id)
+        values: dict[str, Any] = {}
+        for name, value in fields.items():
+            if name == "name":
+                if not (value or "").strip():
+                    raise InvalidRequest("a session name cannot be empty")
+                values["name"] = value.strip()
+            elif name == "attractor":
+                attractor = (value or "").strip() or None
+                values.update(attractor=attractor, attractor_embedding=_embed_one(runtime, attractor) if attractor else None)
+            elif name in ("allowed_domains", "forbidden_domains"):
+                values[name] = _domain_list(value)
+            else:
+                values[name] = value
+        if values:
+            with runtime.db.transaction() as tx:
+                store.update_session(tx, session.id, **values)
+    if status is not None and status != session.status:
+        action = {"active": resume, "paused": pause, "completed": stop, "abandoned": abandon}.get(status)
+        if action is None:
+            raise InvalidRequest(f"unknown status {status!r}")
+        return action(runtime, session_id)
+    return get_session(runtime, session_id)
+
+
+def delete_session(runtime: Runtime, session_id: str) -> None:
+    """The session and all it owns; its crystals stay with session_id NULL."""
+    with runtime.db.connect() as con:
+        session = _require_session(con, session_id)
+        with runtime.db.transaction() as tx:
+            store.delete_session(tx, session.id)
+    _forget_loci(runtime, session.id)
+
+
+# -- the step --------------------------------------------------------------------
+
+def _evidence(con: Connection, loci: LociSpace, limit: int) -> Callable[[Resonance, Residue | None], Evidence]:
+    def gather(resonance: Resonance, residue: Residue | None) -> Evidence:
+        ids = [i for i in resonance.supporting_residue_ids if residue is None or i != residue.id][-limit:]
+        residues = store.get_residues(con, ids)
+        if residue is not None:
+            residues.append(residue)
+        residues = residues[-limit:]
+        wanted = [r.to_locus_id for r in residues]
+        found = {i: loci.loci[i] for i in wanted if i in loci.loci}
+        found.update({l.id: l for l in store.get_loci(con, [i for i in wanted if i not in found], with_vectors=False)})
+        nodes = store.node_summaries(con, [l.node_id for l in found.values() if l.node_id])
+        return Evidence(residues, found, nodes)
+
+    return gather
+
+
+def _crystal_matrix(con: Connection) -> np.ndarray:
+    return store.crystal_vectors(con)[1]
+
+
+def _read_inputs(runtime: Runtime, con: Connection, session: Session, tuning: WanderTuning) -> StepInputs:
+    corpus = corpus_space(runtime, con)
+    loci = _loci_space(runtime, con, session)
+    here = loci.loci.get(session.current_locus_id or "")
+    if here is None:
+        raise WanderError(f"session {session.id} has lost its current locus; delete it and start a new one")
+    recent = store.list_traces(con, session.id, last=max(tuning.loop_window, tuning.path_memory + 1))
+    path = [loci.loci[t.to_locus_id] for t in recent[-(tuning.path_memory + 1):]
+            if t.to_locus_id in loci.loci and t.to_locus_id != here.id]
+    since_reset = [t.to_locus_id for t in recent if t.step_number > session.circuit_reset_step]
+    hot = store.residue_steps(con, session.id, after_step=store.compressed_through_step(con, session.id))
+    failed = [w.embedding for w in store.list_warm_memory(con, session.id, cluster_type="failed_path", with_vectors=True)
+              if w.embedding is not None]
+    updates = []
+    if here.node_id:
+        updates = [r.target_id if r.source_id == here.node_id else r.source_id
+                   for r in corpus_store.list_relations(con, [here.node_id]) if r.type == "UPDATES"]
+    return StepInputs(
+        session=session, here=here, corpus=corpus, loci=loci, path=path[-tuning.path_memory:], since_reset=since_reset,
+        hot=hot, resonances=store.resonances_in_reach(con, session.id),
+        failed_paths=np.vstack(failed) if failed else np.zeros((0, runtime.db.embedding_dim), np.float32),
+        visited_domains={d for l in loci.loci.values() if l.visit_count > 0 for d in l.domains},
+        pending=loci.loci.get(session.pending_locus_id) if session.pending_locus_id else None,
+        updates=updates,
+        already_exhausted=runtime.gateway.model_for("cloud")[1] == "cloud" and any(
+            e.payload.get("exhausted") for e in events.list_events(con, session_id=session.id, subject_prefix="wander.budget.low")),
+    )
+
+
+def _callbacks(runtime: Runtime, con: Connection, loci: LociSpace, tuning: WanderTuning) -> StepCallbacks:
+    return StepCallbacks(
+        embed=runtime.embedder.embed,
+        node_text=lambda ids: store.node_summaries(con, ids),
+        evidence=_evidence(con, loci, tuning.crystal_evidence),
+        crystals_from=lambda resonance_id: store.list_crystals(con, source_resonance_ids=[resonance_id]),
+        crystal_vectors=lambda: _crystal_matrix(con),
+    )
+
+
+def _write_plan(con: Connection, plan: StepPlan) -> None:
+    session_id = plan.trace.session_id
+    store.insert_loci(con, plan.new_loci)
+    for locus_id, values in plan.locus_updates.items():
+        store.update_locus(con, locus_id, **values)
+    store.insert_trace(con, plan.trace)
+    if plan.residue is not None:
+        store.insert_residue(con, plan.residue)
+    outcome = plan.resonance_outcome
+    store.insert_resonances(con, outcome.created)
+    for r in outcome.updated:
+        store.update_resonance(con, r.id, session_id=r.session_id, occurrences=r.occurrences, strength=r.strength,
+                               status=r.status, supporting_residue_ids=r.supporting_residue_ids,
+                               last_reinforced_at=r.last_reinforced_at)
+    if plan.crystal is not None:
+        store.insert_crystal(con, plan.crystal)
+    store.insert_warm_memory(con, plan.warm)
+    store.update_session(con, session_id, **plan.session_updates)
+    for subject, payload in plan.events:
+        events.emit(con, subject, payload, session_id)
 
 
 def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:
-    raise NotImplementedError
+    """Take one step of an active session (wander.md's wander_step)."""
+    with runtime.db.connect() as con:
+        session = _require_session(con, session_id)
+        require_active(session)
+        if session.step_count >= session.max_steps:
+            _set_status(runtime, session.id, "completed", f"reached max steps ({session.max_steps})",
+                        "wander.session.completed")
+            raise SessionStateError(f"session {session.id} has reached its max steps ({session.max_steps}) and is "
+                                    "now completed; raise max steps to go on")
+        inputs = _read_inputs(runtime, con, session, tuning)
+        spending = Spending(runtime.gateway, session, tuning)
+        plan = take_step(inputs, spending, _callbacks(runtime, con, inputs.loci, tuning), tuning, utcnow())
+        try:
+            with runtime.db.transaction() as tx:
+                _write_plan(tx, plan)
+        except BaseException:
+            _forget_loci(runtime, session.id)
+            raise
+        _remember(inputs.loci, plan)
+    return plan.result
+
+
+def _remember(loci: LociSpace, plan: StepPlan) -> None:
+    """Bring the cached loci up to date with what the step wrote (after its commit)."""
+    loci.add(plan.new_loci)
+    for locus_id, values in plan.locus_updates.items():
+        if locus_id in loci.loci:
+            loci.loci[locus_id] = replace(loci.loci[locus_id], **values)
+    loci.loci[plan.visited.id] = plan.visited
+    loci.mark_visited(plan.visited)
+    loci.marker = (len(loci.loci), plan.trace.step_number)
 
 
 def run(runtime: Runtime, session_id: str, steps: int, progress: Progress | None = None,
         tuning: WanderTuning = TUNING) -> RunResult:
-    raise NotImplementedError
+    """Up to ``steps`` steps; stops early when the session pauses or completes, and says why."""
+    if steps < 1:
+        raise InvalidRequest("the number of steps must be at least 1")
+    done = formed = 0
+    stopped: str | None = None
+    require_active(get_session(runtime, session_id))
+    try:
+        while done < steps and stopped is None:
+            # hold the file for about a second at a time, so the app can read between slices
+            with runtime.db.connect():
+                started = time.monotonic()
+                while done < steps and stopped is None and time.monotonic() - started < HOLD_S:
+                    result = step(runtime, session_id, tuning)
+                    done += 1
+                    formed += result.crystal is not None
+                    if result.status != "active":
+                        stopped = f"{result.status}: {result.status_reason}"
+                    if progress:
+                        progress(done, steps, shorten(result.to_locus.concept, 6))
+    finally:
+        runtime.calls.flush()
+    return RunResult(done, formed, stopped)
 
 
-def inject(runtime: Runtime, session_id: str, concept: str, force_visit: bool = True) -> "Locus":
-    raise NotImplementedError
+# -- interventions ---------------------------------------------------------------
+
+def _require_open(session: Session, action: str) -> None:
+    if session.status not in ("active", "paused"):
+        raise SessionStateError(f"cannot {action} session {session.id}: it is {session.status}")
+
+
+def inject(runtime: Runtime, session_id: str, concept: str, force_visit: bool = True) -> Locus:
+    """A person's concept as a new locus; with ``force_visit`` the next step goes there."""
+    concept = (concept or "").strip()
+    if not concept:
+        raise InvalidRequest("inject needs a concept")
+    with runtime.db.connect() as con:
+        session = _require_session(con, session_id)
+        _require_open(session, "inject into")
+        loci = _loci_space(runtime, con, session)
+        locus = loci.locus_for_concept(concept)
+        if locus is None:
+            vector = _embed_one(runtime, concept)
+            locus = Locus(session_id=session.id, concept=concept, embedding=vector, source_type="SERENDIPITOUS",
+                          strategy="injected", domains=_infer_domains(corpus_space(runtime, con), vector),
+                          interestingness=0.7, uncertainty=0.6)
+            new = [locus]
+        else:
+            new = []
+        with runtime.db.transaction() as tx:
+            store.insert_loci(tx, new)
+            if force_visit:
+                store.update_session(tx, session.id, pending_locus_id=locus.id)
+            events.emit(tx, "wander.locus.injected", {"locus_id": locus.id, "concept": concept, "force_visit": force_visit},
+                        session.id)
+    _forget_loci(runtime, session.id)
+    return locus
 
 
 def fence(runtime: Runtime, session_id: str, concept: str, action: str) -> Session:
-    raise NotImplementedError
+    """Widen the fence around ``concept`` (include) or cut it out (exclude)."""
+    if action not in ("include", "exclude"):
+        raise InvalidRequest(f"fence action must be 'include' or 'exclude', not {action!r}")
+    concept = (concept or "").strip()
+    if not concept:
+        raise InvalidRequest("fence needs a concept")
+    with runtime.db.connect() as con:
+        session = _require_session(con, session_id)
+        _require_open(session, "fence")
+        anchor = FenceAnchor(concept, action, _embed_one(runtime, concept))
+        with runtime.db.transaction() as tx:
+            store.update_session(tx, session.id, fence=[*session.fence, anchor])
+            events.emit(tx, "wander.fence.changed", {"concept": concept, "action": action}, session.id)
+        return _require_session(con, session.id)
 
 
-def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> Crystal | None:
-    raise NotImplementedError
+def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> CrystalAttempt:
+    """Force a crystallization attempt at the current locus, with the resonance that bears on it most."""
+    with runtime.db.connect() as con:
+        session = _require_session(con, session_id)
+        loci = _loci_space(runtime, con, session)
+        here = loci.loci.get(session.current_locus_id or "")
+        now = utcnow()
+        reach = [r for r in store.resonances_in_reach(con, session.id) if r.current_strength(now) >= tuning.invalidate_strength]
+        if here is None or not reach:
+            raise WanderError(f"session {session.id} has no resonance to crystallize yet; take more steps first")
+        resonance = max(reach, key=lambda r: (r.status == "confirmed", float(r.embedding @ here.embedding) * r.current_strength(now)))
+        spending = Spending(runtime.gateway, session, tuning)
+        attempt = crystals.crystallize(resonance, here, _evidence(con, loci, tuning.crystal_evidence)(resonance, None),
+                                       session_id=session.id, spending=spending, embed=runtime.embedder.embed,
+                                       existing=_crystal_matrix(con), tuning=tuning)
+        by_tier = spending.usage.by_tier
+        with runtime.db.transaction() as tx:
+            if attempt.crystal is not None:
+                store.insert_crystal(tx, attempt.crystal)
+            store.update_session(tx, session.id, cloud_spent_cents=session.cloud_spent_cents + spending.cloud_cents,
+                                 local_calls=session.local_calls + by_tier.get("local", 0),
+                                 cloud_calls=session.cloud_calls + by_tier.get("cloud", 0),
+                                 offline_calls=session.offline_calls + by_tier.get("offline", 0))
+            for subject, payload in attempt.events:
+                events.emit(tx, subject, {**payload, "forced": True}, session.id)
+    runtime.calls.flush()
+    return attempt
 
 
 def review_crystal(runtime: Runtime, crystal_id: str, decision: str, notes: str | None = None,
                    reviewer: str | None = None) -> Crystal:
-    raise NotImplementedError
+    """A person's verdict: approve (human_approved), reject (invalidated) or archive."""
+    if decision not in REVIEW_DECISIONS:
+        raise InvalidRequest(f"review decision must be one of {', '.join(REVIEW_DECISIONS)}, not {decision!r}")
+    with runtime.db.connect() as con:
+        crystal = store.get_crystal(con, str(crystal_id))
+        if crystal is None:
+            raise NotFound(f"no crystal {crystal_id!r}; list crystals with `explorer wander show SESSION`")
+        now = utcnow()
+        who = (reviewer or "").strip() or "human"
+        values: dict[str, Any]
+        if decision == "approve":
+            values = {"human_approved": True, "human_approved_at": now, "human_approved_by": who,
+                      "status": "active" if crystal.status in ("invalidated", "archived") else crystal.status}
+        elif decision == "reject":
+            values = {"status": "invalidated", "human_approved": False, "human_approved_at": None, "human_approved_by": who}
+        else:
+            values = {"status": "archived"}
+        if notes is not None:
+            values["validation_notes"] = notes
+        with runtime.db.transaction() as tx:
+            store.update_crystal(tx, crystal.id, **values)
+            events.emit(tx, "wander.crystal.validated", {"crystal_id": crystal.id, "decision": decision,
+                                                         "validated_by": "human", "reviewer": who, "notes": notes},
+                        crystal.session_id)
+        return store.get_crystal(con, crystal.id)
 
 
 def invalidate_resonance(runtime: Runtime, resonance_id: str) -> Resonance:
-    raise NotImplementedError
+    with runtime.db.connect() as con:
+        resonance = store.get_resonance(con, str(resonance_id))
+        if resonance is None:
+            raise NotFound(f"no resonance {resonance_id!r}")
+        with runtime.db.transaction() as tx:
+            store.update_resonance(tx, resonance.id, status="invalidated")
+        return store.get_resonance(con, resonance.id)
 
 
-def search(runtime: Runtime, query: str, types: Sequence[str] = ("locus", "crystal", "resonance"),
-           limit: int = 10) -> list[SearchHit]:
-    raise NotImplementedError
+# -- reading -----------------------------------------------------------------------
+
+def search(runtime: Runtime, query: str, types: Sequence[str] = SEARCH_TYPES, limit: int = 10) -> list[SearchHit]:
+    """Loci, crystals and resonances nearest in meaning to ``query``, best first."""
+    query = (query or "").strip()
+    if not query:
+        raise InvalidRequest("search needs a query")
+    unknown = set(types) - set(SEARCH_TYPES)
+    if unknown:
+        raise InvalidRequest(f"unknown search types {sorted(unknown)}; use {', '.join(SEARCH_TYPES)}")
+    vector = _embed_one(runtime, query)
+    hits: list[SearchHit] = []
+    with runtime.db.connect() as con:
+        for kind in types:
+            hits += [SearchHit(kind, i, text, score, sid) for i, text, sid, score in store.nearest(con, kind, vector, limit)]
+    return sorted(hits, key=lambda h: -h.score)[:limit]
 
 
 def session_view(runtime: Runtime, session_id: str) -> SessionView:
-    raise NotImplementedError
+    with runtime.db.connect() as con:
+        session = _require_session(con, session_id)
+        return SessionView(
+            session=session,
+            loci=store.list_loci(con, session.id),
+            trace=store.list_traces(con, session.id),
+            residues=store.list_residues(con, session.id),
+            resonances=store.list_resonances(con, session_id=session.id, with_vectors=True),
+            crystals=store.list_crystals(con, session_id=session.id, with_vectors=True),
+            warm_memory=store.list_warm_memory(con, session.id),
+        )
 
 
 def list_crystals(runtime: Runtime, status: str | None = None, min_confidence: float | None = None,
                   session_id: str | None = None) -> list[Crystal]:
-    raise NotImplementedError
+    with runtime.db.connect() as con:
+        return store.list_crystals(con, status=status, min_confidence=min_confidence, session_id=session_id)
 
 
-def list_resonances(runtime: Runtime, session_id: str | None = None, status: str | None = None) -> list[tuple[Resonance, float]]:
-    raise NotImplementedError
+def list_resonances(runtime: Runtime, session_id: str | None = None, status: str | None = None) -> list[Resonance]:
+    """Resonances (a session's own and the cross-session ones it supports); ``current_strength()`` gives the decayed value."""
+    with runtime.db.connect() as con:
+        return store.list_resonances(con, session_id=session_id, status=status)
 
 
 def crystal_evidence(runtime: Runtime, crystal_id: str) -> CrystalEvidence:
-    raise NotImplementedError
+    """A crystal traced back: its residues, their loci, the corpus nodes behind them and those nodes' source chunks."""
+    with runtime.db.connect() as con:
+        crystal = store.get_crystal(con, str(crystal_id))
+        if crystal is None:
+            raise NotFound(f"no crystal {crystal_id!r}")
+        by_type: dict[str, list[str]] = {}
+        for item in crystal.supporting_evidence:
+            by_type.setdefault(item.get("type"), []).append(str(item.get("id")))
+        residues = store.get_residues(con, by_type.get("residue", []))
+        loci = store.get_loci(con, [*by_type.get("locus", []), *(r.to_locus_id for r in residues)], with_vectors=False)
+        node_ids = [*by_type.get("node", []), *(l.node_id for l in loci if l.node_id)]
+        nodes = corpus_store.get_nodes(con, node_ids, with_vectors=False)
+        parents = [p for n in nodes if n.type != "raw_chunk" for p in n.parent_ids]
+        chunks = [n for n in nodes if n.type == "raw_chunk"]
+        chunks += [n for n in corpus_store.get_nodes(con, parents, with_vectors=False)
+                   if n.type == "raw_chunk" and n.id not in {c.id for c in chunks}]
+        return CrystalEvidence(crystal, residues, loci, nodes, chunks)
+
+
+def session_events(runtime: Runtime, session_id: str, after_seq: int = 0, limit: int = 1000) -> list[events.Event]:
+    """The session's persisted events (what NATS subjects were in wander.md), oldest first."""
+    with runtime.db.connect() as con:
+        _require_session(con, session_id)
+        return events.list_events(con, session_id=session_id, subject_prefix="wander.", after_seq=after_seq, limit=limit)

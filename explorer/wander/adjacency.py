@@ -1,0 +1,227 @@
+"""Stage 1: where a step could go next, by wander.md's four strategies.
+
+- distance-band sampling: random items at a moderate cosine distance (0.3–0.7 by default);
+- cross-domain bridges: the nearest items in other domains;
+- analogical reasoning: the model proposes analogous concepts, which become new loci;
+- tension seeking: items near the current locus that pull against where the walk was heading
+  (or against their own neighbourhood), and nodes linked to it by an UPDATES relation.
+
+Candidates are corpus nodes (keeping ``node_id``) and the session's loci that are
+not nodes (seed, analogies, injected concepts). Node texts are filled in by the
+caller, which reads them for the few candidates that survive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from explorer.prompts import format_passages
+from explorer.prompts.wander import ANALOGY, Analogy
+from explorer.providers.gateway import Answer
+from explorer.wander.config import WanderTuning
+from explorer.wander.records import Adjacency, Locus, SourceType, Strategy
+from explorer.wander.space import NO_DOMAIN, CorpusSpace, LociSpace
+
+SAME_POINT = 0.98  # cosine above which an item is the current locus itself
+
+Ask = Callable[..., Answer]
+Embed = Callable[[Sequence[str]], np.ndarray]
+NodeText = Callable[[list[str]], dict[str, dict]]  # node id → {text, type, domain, …}
+
+
+@dataclass
+class Surroundings:
+    """The current locus and the space around it, with similarities computed once per step."""
+
+    here: Locus
+    corpus: CorpusSpace
+    loci: LociSpace
+    path: np.ndarray                      # embeddings of the loci visited just before this one, oldest first
+    tuning: WanderTuning
+    failures: list[str] = field(default_factory=list)
+
+    @cached_property
+    def node_sims(self) -> np.ndarray:
+        sims = self.corpus.index.similarities(self.here.embedding) if len(self.corpus) else np.zeros(0, np.float32)
+        row = self.corpus.row(self.here.node_id) if self.here.node_id else None
+        sims = sims.copy()
+        sims[sims > SAME_POINT] = -np.inf
+        if row is not None:
+            sims[row] = -np.inf
+        return sims
+
+    @cached_property
+    def free_sims(self) -> np.ndarray:
+        free = self.loci.free
+        sims = free.similarities(self.here.embedding).copy() if len(free) else np.zeros(0, np.float32)
+        if self.here.id in free:
+            sims[free._position[self.here.id]] = -np.inf
+        sims[sims > SAME_POINT] = -np.inf
+        return sims
+
+    @cached_property
+    def here_codes(self) -> np.ndarray:
+        return self.corpus.codes_of(self.here.domains)
+
+    def other_domain_mask(self) -> np.ndarray:
+        codes = self.corpus.domain_codes
+        return (codes != NO_DOMAIN) & ~np.isin(codes, self.here_codes)
+
+    def from_node(self, row: int, strategy: Strategy, source_type: SourceType, note: str | None = None) -> Adjacency:
+        node_id = self.corpus.index.ids[row]
+        existing = self.loci.locus_for_node(node_id)
+        domain = self.corpus.domain(row)
+        return Adjacency(concept=existing.concept if existing else "", embedding=self.corpus.index.matrix[row],
+                         strategy=strategy, source_type=source_type, domains=[domain] if domain else [],
+                         node_id=node_id, locus_id=existing.id if existing else None,
+                         similarity=float(self.node_sims[row]), note=note,
+                         abstraction_level=existing.abstraction_level if existing else 0.5)
+
+    def from_locus(self, position: int, strategy: Strategy, source_type: SourceType, note: str | None = None) -> Adjacency:
+        locus = self.loci.loci[self.loci.free.ids[position]]
+        return Adjacency(concept=locus.concept, embedding=locus.embedding, strategy=strategy, source_type=source_type,
+                         domains=list(locus.domains), locus_id=locus.id, similarity=float(self.free_sims[position]),
+                         note=note, abstraction_level=locus.abstraction_level)
+
+
+def _top(sims: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """Rows of the ``k`` highest finite similarities (within ``mask``), best first."""
+    if mask is not None:
+        sims = np.where(mask, sims, -np.inf)
+    k = min(k, int(np.isfinite(sims).sum()))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    best = np.argpartition(-sims, k - 1)[:k]
+    return best[np.argsort(-sims[best], kind="stable")]
+
+
+def distance_band(s: Surroundings, rng: np.random.Generator) -> list[Adjacency]:
+    """Items sampled at random from the band of moderate distance; the nearest-to-band ones when it is empty."""
+    t = s.tuning
+    low, high = 1.0 - t.band_high, 1.0 - t.band_low   # the band as similarities
+    nodes = np.flatnonzero((s.node_sims >= low) & (s.node_sims <= high))
+    free = np.flatnonzero((s.free_sims >= low) & (s.free_sims <= high))
+    pool = len(nodes) + len(free)
+    if pool == 0:
+        middle = (low + high) / 2
+        closeness = -np.abs(s.node_sims - middle)
+        return [s.from_node(int(r), "distance_band", "ADJACENT", "nearest to the distance band")
+                for r in _top(closeness, t.band_samples)]
+    picks = rng.choice(pool, size=min(t.band_samples, pool), replace=False)
+    return [s.from_node(int(nodes[p]), "distance_band", "ADJACENT") if p < len(nodes)
+            else s.from_locus(int(free[p - len(nodes)]), "distance_band", "ADJACENT") for p in picks]
+
+
+def cross_domain(s: Surroundings) -> list[Adjacency]:
+    """The nearest item of each other domain, best bridges first."""
+    t = s.tuning
+    mask = s.other_domain_mask()
+    if not mask.any():
+        return []
+    seen: set[int] = set()
+    found = []
+    for row in _top(s.node_sims, 32 * t.bridge_candidates, mask):
+        code = int(s.corpus.domain_codes[row])
+        if code not in seen:
+            seen.add(code)
+            here = ", ".join(s.here.domains) or "here"
+            found.append(s.from_node(int(row), "cross_domain", "BRIDGED", f"{here} → {s.corpus.domain_names[code]}"))
+        if len(found) == t.bridge_candidates:
+            break
+    return found
+
+
+def seek_tensions(s: Surroundings, updates: Sequence[str] = ()) -> list[Adjacency]:
+    """Nodes linked to here by an UPDATES relation, then near items that pull against the recent path.
+
+    The pull of item x is sim(here, x) − sim(heading, x), where the heading is the
+    centroid of the path before here; at the start of a walk it is the
+    neighbourhood's centroid, so the pull finds the odd one out near here.
+    """
+    t = s.tuning
+    found = []
+    for node_id in updates:
+        row = s.corpus.row(node_id)
+        if row is not None and np.isfinite(s.node_sims[row]):
+            found.append(s.from_node(row, "tension", "ADJACENT", "an UPDATES relation: one revises the other"))
+    rows = _top(s.node_sims, t.tension_pool, s.node_sims >= 1.0 - t.band_high)
+    if len(rows) < 2:
+        return found[: t.tension_candidates]
+    pool = s.corpus.index.matrix[rows]
+    if len(s.path):
+        heading = s.path.mean(axis=0)
+        against = "the recent path"
+    else:
+        heading = pool.mean(axis=0)
+        against = "its neighbourhood"
+    heading = heading / (np.linalg.norm(heading) or 1.0)
+    pull = s.node_sims[rows] - pool @ heading
+    taken = {a.node_id for a in found}
+    for i in np.argsort(-pull, kind="stable"):
+        if len(found) >= t.tension_candidates:
+            break
+        row = int(rows[i])
+        if s.corpus.index.ids[row] not in taken and pull[i] > 0:
+            found.append(s.from_node(row, "tension", "ADJACENT",
+                                     f"near this locus yet pulling against {against} (pull {float(pull[i]):.2f})"))
+    return found
+
+
+def analogical_reason(s: Surroundings, rng: np.random.Generator, ask: Ask, embed: Embed,
+                      node_text: NodeText) -> list[Adjacency]:
+    """Analogous concepts the model proposes, shown passages from other domains for inspiration."""
+    t = s.tuning
+    mask = s.other_domain_mask()
+    low, high = 1.0 - t.band_high, 1.0 - t.band_low
+    if not mask.any():  # a one-domain corpus: the far side of the band stands in for elsewhere
+        mask = np.isfinite(s.node_sims)
+    inspiring = np.flatnonzero(mask & (s.node_sims >= low) & (s.node_sims <= high))
+    if len(inspiring) > t.analogy_sources:
+        inspiring = rng.choice(inspiring, size=t.analogy_sources, replace=False)
+    elif len(inspiring) == 0:
+        inspiring = _top(s.node_sims, t.analogy_sources, mask)
+    ids = [s.corpus.index.ids[int(r)] for r in inspiring]
+    texts = node_text(ids)
+    rows = [(texts[i]["text"], s.corpus.domain(int(r))) for i, r in zip(ids, inspiring) if i in texts]
+    answer = ask(ANALOGY, {
+        "concept": s.here.concept,
+        "domains": ", ".join(s.here.domains) or "unknown",
+        "elsewhere": format_passages([text for text, _ in rows], [domain for _, domain in rows]),
+        "count": t.analogies,
+    }, tier="local", purpose="wander_analogy")
+    if not answer.ok:
+        s.failures.append(f"analogical reasoning failed: {answer.error}")
+        return []
+    proposals: list[Analogy] = [a for a in answer.value if a.concept.strip().lower() != s.here.concept.strip().lower()]
+    proposals = proposals[: t.analogies]
+    if not proposals:
+        return []
+    vectors = embed([a.concept for a in proposals])
+    found = []
+    for analogy, vector in zip(proposals, vectors):
+        sim = float(vector @ s.here.embedding)
+        if sim > SAME_POINT:
+            continue
+        existing = s.loci.locus_for_concept(analogy.concept)
+        found.append(Adjacency(concept=analogy.concept, embedding=vector, strategy="analogy", source_type="SERENDIPITOUS",
+                               domains=[analogy.domain] if analogy.domain else [], similarity=sim,
+                               locus_id=existing.id if existing else None,
+                               note=analogy.rationale or None, abstraction_level=0.6))
+    return found
+
+
+def merge(*groups: list[Adjacency]) -> list[Adjacency]:
+    """All candidates once each (a node or locus proposed twice keeps its first, more specific, strategy)."""
+    seen: set[str] = set()
+    merged = []
+    for group in groups:
+        for candidate in group:
+            key = candidate.locus_id or candidate.node_id or f"concept:{candidate.concept.lower()}"
+            if key not in seen:
+                seen.add(key)
+                merged.append(candidate)
+    return merged

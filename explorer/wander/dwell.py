@@ -1,0 +1,66 @@
+"""Stage 5: dwell at the encounter between the current locus and the chosen one.
+
+The dwelling prompt (wander.md) is answered by the local model, or by the cloud
+model when the encounter scored high and the cloud's share and budget allow.
+Its answer becomes a residue; the themes are embedded together (the normalised
+mean of each theme's vector) so resonances can be matched by meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from explorer.prompts.wander import DWELLING, Dwelling
+from explorer.providers.gateway import Answer
+from explorer.wander.guards import Spending
+from explorer.wander.records import Adjacency, Locus, Residue, Resonance
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+def _domains(domains: Sequence[str]) -> str:
+    return ", ".join(domains) or "unknown"
+
+
+def dwelling_fields(here: Locus, there: Adjacency | Locus, recent_themes: Sequence[str],
+                    resonances: Sequence[Resonance]) -> dict[str, str]:
+    return {
+        "current_concept": here.concept,
+        "current_domains": _domains(here.domains),
+        "current_abstraction": f"{here.abstraction_level:.1f}",
+        "next_concept": there.concept,
+        "next_domains": _domains(there.domains),
+        "next_abstraction": f"{there.abstraction_level:.1f}",
+        "recent_themes": ", ".join(recent_themes) or "(none yet)",
+        "active_resonances": "\n".join(f"- {', '.join(r.themes)} (seen {r.occurrences}×, {r.status})"
+                                       for r in resonances) or "(none yet)",
+    }
+
+
+def themes_vector(themes: Sequence[str], embed: Embed) -> np.ndarray | None:
+    """One unit vector for a set of themes: the normalised mean of their embeddings."""
+    if not themes:
+        return None
+    mean = embed(list(themes)).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return (mean / norm).astype(np.float32) if norm else None
+
+
+def dwell(here: Locus, there: Adjacency, recent_themes: Sequence[str], resonances: Sequence[Resonance],
+          spending: Spending) -> Answer[Dwelling]:
+    tier = "cloud" if spending.wants_cloud(there.score) else "local"
+    return spending.ask(DWELLING, dwelling_fields(here, there, recent_themes, resonances), tier=tier,
+                        purpose="wander_dwell")
+
+
+def residue_from(dwelling: Dwelling, *, session_id: str, trace_id: str, from_locus_id: str | None, to_locus_id: str,
+                 model: str, embed: Embed) -> Residue:
+    return Residue(
+        session_id=session_id, trace_id=trace_id, from_locus_id=from_locus_id, to_locus_id=to_locus_id,
+        connection=dwelling.connection, tension=dwelling.tension, bridge=dwelling.bridge, surprise=dwelling.surprise,
+        possibility=dwelling.possibility, themes=list(dwelling.themes),
+        themes_embedding=themes_vector(dwelling.themes, embed), interestingness=dwelling.interestingness,
+        actionability=dwelling.actionability, model_used=model,
+    )

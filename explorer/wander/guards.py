@@ -1,0 +1,155 @@
+"""Guard rails: the status machine, the cloud budget, the circuit breaker and human checkpoints.
+
+Budget: before every call that would go to the cloud, the call's cost is
+estimated from above (prompt length at ~3 characters a token plus the prompt's
+whole ``max_tokens`` answer, at the model's price, times a safety factor); if
+what is left cannot cover it, the call goes to the local model, or to the
+offline provider when there is none. So spending never passes the budget, as
+long as a model is not dearer than its listed price.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.prompts import Prompt
+from explorer.providers.gateway import Answer, Gateway, Tier, Usage, _import_litellm
+from explorer.wander.config import WanderTuning
+from explorer.wander.errors import SessionStateError
+from explorer.wander.records import Session
+
+TRANSITIONS: dict[str, frozenset[str]] = {
+    "active": frozenset({"paused", "completed", "abandoned"}),
+    "paused": frozenset({"active", "completed", "abandoned"}),
+    "completed": frozenset(),
+    "abandoned": frozenset(),
+}
+_VERBS = {"active": "resume", "paused": "pause", "completed": "complete", "abandoned": "abandon"}
+CHARS_PER_TOKEN = 3.0  # English averages ~4; fewer characters per token over-estimates, as a bound should
+
+
+def require_transition(session: Session, target: str) -> None:
+    """Raise :class:`SessionStateError` unless ``session`` may move to ``target``."""
+    if target not in TRANSITIONS:
+        raise SessionStateError(f"unknown session status {target!r}; use one of {', '.join(TRANSITIONS)}")
+    if target not in TRANSITIONS[session.status]:
+        hint = {"active": "it is already running", "paused": "it is already paused; resume it first"}.get(
+            session.status, "it has ended; start a new session")
+        why = f" ({session.status_reason})" if session.status_reason else ""
+        raise SessionStateError(f"cannot {_VERBS[target]} session {session.id}: it is {session.status}{why}; {hint}")
+
+
+def require_active(session: Session) -> None:
+    if session.status != "active":
+        why = f" ({session.status_reason})" if session.status_reason else ""
+        hint = (f"resume it with `explorer wander resume {session.id}`" if session.status == "paused"
+                else "start a new session")
+        raise SessionStateError(f"session {session.id} is {session.status}{why}; {hint}")
+
+
+# -- budget --------------------------------------------------------------------
+
+def _prices(gateway: Gateway, model: str) -> tuple[float, float] | None:
+    """(input, output) dollars per token: the call's own pricing overrides, else litellm's price list."""
+    kwargs = gateway.completion_kwargs
+    if "input_cost_per_token" in kwargs or "output_cost_per_token" in kwargs:
+        return float(kwargs.get("input_cost_per_token", 0.0)), float(kwargs.get("output_cost_per_token", 0.0))
+    try:
+        info = _import_litellm().get_model_info(model)
+    except Exception:  # a model litellm cannot price is not charged by the gateway either
+        return None
+    return float(info.get("input_cost_per_token") or 0.0), float(info.get("output_cost_per_token") or 0.0)
+
+
+def estimate_cost_cents(gateway: Gateway, prompt: Prompt[Any], fields: dict[str, Any], model: str,
+                        tuning: WanderTuning) -> float:
+    """An upper estimate of one call's cost, in cents."""
+    prices = _prices(gateway, model)
+    if prices is None:
+        return tuning.min_cloud_estimate_cents
+    length = sum(len(m["content"]) for m in prompt.messages(fields))
+    dollars = (length / CHARS_PER_TOKEN + 16) * prices[0] + prompt.max_tokens * prices[1]
+    return max(tuning.min_cloud_estimate_cents, tuning.cost_safety * dollars * 100)
+
+
+class Spending:
+    """The model calls of one step, kept inside the session's cloud budget."""
+
+    def __init__(self, gateway: Gateway, session: Session, tuning: WanderTuning):
+        self.gateway = gateway
+        self.session = session
+        self.tuning = tuning
+        self.remaining = session.budget_remaining_cents
+        self.usage = Usage()
+        self.cloud_cents = 0.0
+        self.downgraded = 0
+        self.models: list[str] = []
+
+    @property
+    def has_local_model(self) -> bool:
+        return self.gateway.model_for("local")[1] == "local"
+
+    def affordable(self, prompt: Prompt[Any], fields: dict[str, Any], tier: Tier) -> Tier:
+        """``tier``, or a cheaper one when the cloud call it would make cannot be covered by what is left."""
+        model, resolved = self.gateway.model_for(tier)
+        if resolved != "cloud":
+            return tier
+        if estimate_cost_cents(self.gateway, prompt, fields, model, self.tuning) <= self.remaining:
+            return tier
+        self.downgraded += 1
+        return "local" if self.has_local_model else "offline"
+
+    def ask(self, prompt: Prompt[Any], fields: dict[str, Any], *, tier: Tier = "local", purpose: str | None = None) -> Answer[Any]:
+        tier = self.affordable(prompt, fields, tier)
+        answer = self.gateway.ask(prompt, fields, tier=tier, purpose=purpose, session_id=self.session.id)
+        self.usage.add(answer)
+        self.models.append(answer.model)
+        if answer.tier == "cloud":
+            self.cloud_cents += answer.cost_cents
+            self.remaining -= answer.cost_cents
+        return answer
+
+    def wants_cloud(self, value: float) -> bool:
+        """A high-value encounter earns a cloud call while the cloud's share stays near its target."""
+        if self.gateway.model_for("cloud")[1] != "cloud" or not self.has_local_model:
+            return False
+        s = self.session
+        dwellings = s.local_calls + s.cloud_calls + s.offline_calls
+        share = s.cloud_calls / dwellings if dwellings else 0.0
+        return value >= self.tuning.cloud_min_score and share < self.tuning.cloud_share
+
+
+def budget_warnings(before: float, after: float, budget: float, exhausted: bool, tuning: WanderTuning) -> dict[str, Any] | None:
+    """The ``wander.budget.low`` payload when this step crossed the warning line or ran the budget out."""
+    line = tuning.budget_low_share * budget
+    if budget > 0 and before < line <= after:
+        return {"spent_cents": round(after, 4), "budget_cents": budget, "share": round(after / budget, 3), "exhausted": exhausted}
+    if exhausted:
+        return {"spent_cents": round(after, 4), "budget_cents": budget, "share": round(after / budget, 3) if budget else 1.0,
+                "exhausted": True}
+    return None
+
+
+# -- circuit breaker and checkpoints -----------------------------------------------
+
+def circuit_reason(session: Session, recent_loci: list[str], tuning: WanderTuning, last_error: str | None = None) -> str | None:
+    """Why the circuit breaker trips after this step, or None.
+
+    ``recent_loci`` are the destinations of the steps since the breaker was last
+    reset (a resume resets it), most recent last.
+    """
+    if session.failure_streak >= tuning.failure_trip:
+        detail = f" (last: {last_error})" if last_error else ""
+        return f"circuit breaker: {session.failure_streak} steps in a row failed to dwell{detail}"
+    window = recent_loci[-tuning.loop_window:]
+    if len(window) >= tuning.loop_window and len(set(window)) < tuning.loop_distinct:
+        return f"circuit breaker: loop, the last {len(window)} steps visited only {len(set(window))} loci"
+    if session.fence_streak >= tuning.fence_trip:
+        return (f"circuit breaker: drift past the fence, {session.fence_streak} steps in a row with nowhere to go inside it; "
+                "widen it (fence include, a larger max drift) or inject a concept")
+    return None
+
+
+def checkpoint_due(session: Session) -> bool:
+    every = session.human_checkpoint_frequency
+    return every > 0 and session.step_count > 0 and session.step_count % every == 0

@@ -1,0 +1,95 @@
+"""Stage 9: compress hot memory into warm memory.
+
+Hot memory is the session's residues not yet compressed. When it holds more
+than ``hot_memory_limit``, all but the newest ``hot_memory_keep`` become warm
+rows: one ``theme_cluster`` per group of similar themes that recurred, one
+``failed_path`` per run of consecutive dull encounters (the walk is later steered
+away from them), and one ``summary`` whose ``through_step`` marks what is compressed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from explorer.offline.kit import shorten
+from explorer.wander.config import WanderTuning
+from explorer.wander.records import Locus, Residue, WarmMemory
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+def _unit(matrix: np.ndarray) -> np.ndarray | None:
+    if not len(matrix):
+        return None
+    mean = np.asarray(matrix, dtype=np.float32).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm else None
+
+
+def theme_clusters(themes: Sequence[str], vectors: np.ndarray, threshold: float) -> list[list[int]]:
+    """Greedy clusters of theme indices: each theme joins the first cluster whose centroid is close enough."""
+    clusters: list[list[int]] = []
+    centroids: list[np.ndarray] = []
+    for i in range(len(themes)):
+        sims = [float(c @ vectors[i]) for c in centroids]
+        best = int(np.argmax(sims)) if sims else -1
+        if best >= 0 and sims[best] >= threshold:
+            clusters[best].append(i)
+            centroids[best] = _unit(vectors[clusters[best]])
+        else:
+            clusters.append([i])
+            centroids.append(vectors[i])
+    return clusters
+
+
+def compress(hot: Sequence[tuple[int, Residue]], loci: dict[str, Locus], embed: Embed, *, session_id: str,
+             now: datetime, tuning: WanderTuning) -> list[WarmMemory]:
+    """Warm rows for the oldest hot residues, or nothing while hot memory is within its limit."""
+    if len(hot) <= tuning.hot_memory_limit:
+        return []
+    old = list(hot[: len(hot) - tuning.hot_memory_keep])
+    expires = now + timedelta(days=tuning.warm_ttl_days)
+    rows: list[WarmMemory] = []
+
+    def warm(kind: str, content: dict, vector: np.ndarray | None) -> None:
+        rows.append(WarmMemory(session_id=session_id, cluster_type=kind, content=content, embedding=vector,
+                               strength=1.0, last_accessed_at=now, created_at=now, expires_at=expires))
+
+    counts = Counter(t for _, r in old for t in dict.fromkeys(x.lower() for x in r.themes))
+    themes = [t for t, _ in counts.most_common()]
+    if themes:
+        vectors = embed(themes)
+        for members in theme_clusters(themes, vectors, tuning.theme_cluster_similarity):
+            residues = [r.id for _, r in old if {x.lower() for x in r.themes} & {themes[i] for i in members}]
+            if len(residues) >= 2:
+                warm("theme_cluster", {"themes": [themes[i] for i in members], "residue_ids": residues,
+                                       "count": len(residues)}, _unit(vectors[members]))
+
+    run: list[tuple[int, Residue]] = []
+    for item in [*old, None]:
+        dull = item is not None and (item[1].interestingness or 0.0) < tuning.failed_path_interest
+        if dull:
+            run.append(item)
+            continue
+        if run:
+            path = [loci[r.to_locus_id] for _, r in run if r.to_locus_id in loci]
+            warm("failed_path", {
+                "steps": [s for s, _ in run], "locus_ids": [l.id for l in path],
+                "concepts": [shorten(l.concept, 12) for l in path],
+                "mean_interestingness": round(float(np.mean([r.interestingness or 0.0 for _, r in run])), 4),
+            }, _unit(np.vstack([l.embedding for l in path if l.embedding is not None])) if path else None)
+            run = []
+
+    interests = [r.interestingness for _, r in old if r.interestingness is not None]
+    best = max(old, key=lambda item: item[1].interestingness or 0.0)[1]
+    vectors = [r.themes_embedding for _, r in old if r.themes_embedding is not None]
+    warm("summary", {
+        "from_step": old[0][0], "through_step": old[-1][0], "steps": len(old),
+        "top_themes": themes[:8], "mean_interestingness": round(float(np.mean(interests)), 4) if interests else None,
+        "best_possibility": best.possibility, "best_residue_id": best.id,
+    }, _unit(np.vstack(vectors)) if vectors else None)
+    return rows

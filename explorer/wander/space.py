@@ -1,0 +1,102 @@
+"""Idea space as a step sees it: corpus nodes and the session's loci, held in memory.
+
+Why in memory: a step searches the whole corpus several times, and at 100k
+nodes a SQL scan costs ~90 ms against a 20 ms budget for the step. The store
+stays the source of truth; these are rebuilt from it when its change counter
+moves (see ``service``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.vectors import VectorIndex
+from explorer.wander.records import Locus
+
+NO_DOMAIN = -1
+
+
+@dataclass
+class CorpusSpace:
+    """Embedded latest nodes: vectors in a :class:`VectorIndex`, domains as integer codes per row."""
+
+    index: VectorIndex
+    domain_codes: np.ndarray
+    domain_names: list[str]
+    importance: np.ndarray
+    confidence: np.ndarray
+    marker: tuple[int, int] = (0, 0)
+
+    @classmethod
+    def build(cls, dim: int, ids: list[str], vectors: np.ndarray, domains: list[str | None],
+              importance: np.ndarray, confidence: np.ndarray, marker: tuple[int, int] = (0, 0)) -> "CorpusSpace":
+        index = VectorIndex(dim, capacity=max(1, len(ids)))
+        if ids:
+            index.add(ids, vectors)
+        names = sorted({d for d in domains if d})
+        code = {name: i for i, name in enumerate(names)}
+        codes = np.asarray([code.get(d, NO_DOMAIN) if d else NO_DOMAIN for d in domains], dtype=np.int32)
+        return cls(index, codes, names, np.asarray(importance, dtype=np.float32).reshape(-1),
+                   np.asarray(confidence, dtype=np.float32).reshape(-1), marker)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def row(self, node_id: str) -> int | None:
+        return self.index._position.get(node_id)
+
+    def domain(self, row: int) -> str | None:
+        code = int(self.domain_codes[row])
+        return None if code == NO_DOMAIN else self.domain_names[code]
+
+    def codes_of(self, domains: list[str]) -> np.ndarray:
+        wanted = {d.lower() for d in domains}
+        return np.asarray([i for i, name in enumerate(self.domain_names) if name.lower() in wanted], dtype=np.int32)
+
+
+@dataclass
+class LociSpace:
+    """One session's loci. ``free`` indexes the loci that are not corpus nodes (seed, analogies, injected):
+    loci drawn from nodes are found through the corpus index and mapped back by ``by_node``."""
+
+    dim: int
+    loci: dict[str, Locus] = field(default_factory=dict)
+    by_node: dict[str, str] = field(default_factory=dict)
+    by_concept: dict[str, str] = field(default_factory=dict)
+    free: VectorIndex | None = None
+    visited: VectorIndex | None = None
+    marker: tuple[int, int] = (0, 0)
+
+    def __post_init__(self) -> None:
+        self.free = self.free or VectorIndex(self.dim, capacity=64)
+        self.visited = self.visited or VectorIndex(self.dim, capacity=64)
+
+    @classmethod
+    def build(cls, dim: int, loci: list[Locus], marker: tuple[int, int] = (0, 0)) -> "LociSpace":
+        space = cls(dim, marker=marker)
+        space.add(loci)
+        return space
+
+    def add(self, loci: list[Locus]) -> None:
+        for locus in loci:
+            self.loci[locus.id] = locus
+            if locus.node_id:
+                self.by_node[locus.node_id] = locus.id
+            elif locus.embedding is not None:
+                self.free.add([locus.id], locus.embedding[None, :])
+                self.by_concept.setdefault(locus.concept.strip().lower(), locus.id)
+            self.mark_visited(locus)
+
+    def mark_visited(self, locus: Locus) -> None:
+        if locus.visit_count > 0 and locus.embedding is not None:
+            self.visited.add([locus.id], locus.embedding[None, :])
+
+    def locus_for_node(self, node_id: str) -> Locus | None:
+        locus_id = self.by_node.get(node_id)
+        return None if locus_id is None else self.loci[locus_id]
+
+    def locus_for_concept(self, concept: str) -> Locus | None:
+        locus_id = self.by_concept.get(concept.strip().lower())
+        return None if locus_id is None else self.loci[locus_id]
