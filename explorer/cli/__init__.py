@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from explorer.cli import corpus, demo, dream
+from explorer.cli import corpus, demo, dream, wander
 from explorer.errors import ExplorerError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -16,6 +16,7 @@ app.command()(corpus.ingest)
 app.command()(corpus.stats)
 app.command()(demo.demo)
 app.add_typer(dream.app, name="dream")
+app.add_typer(wander.app, name="wander")
 
 
 def main() -> None:

@@ -25,11 +25,27 @@ _ACTION_WORDS = re.compile(
 _QUOTED = re.compile(r"“([^”]{12,})”")
 
 
+# Words of the offline provider's own connectives ("the new passage restates what is known", "what we learn
+# about X extends what we knew"): a theme made of them says nothing about the content.
+_CONNECTIVE_WORDS = frozenset(
+    "passage restates echoes loosely touches known extends adds knew learn note first consistent perhaps "
+    "unexpected beside meets pull apart stands carries seen turn similarity".split())
+
+
 def _content(text: str) -> str:
-    """The quoted material of an extractive text (offline syntheses and reflections quote their sources
-    inside fixed connectives); the text itself when it quotes nothing."""
+    """The quoted material of an extractive text (offline syntheses, insights and reflections quote their
+    sources inside fixed connectives) and what follows the last quote; the text itself when it quotes nothing."""
     quoted = [q.rstrip(" …") for q in _QUOTED.findall(text)]
-    return " ".join(q if q.endswith((".", "!", "?")) else q + "." for q in quoted) if quoted else text
+    if not quoted:
+        return text
+    tail = text[text.rfind("”") + 1:].lstrip(" ).:").strip()
+    parts = [*quoted, tail] if len(tail.split()) >= 4 else quoted
+    return " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts)
+
+
+def _phrases(text: str, top: int) -> list[str]:
+    found = [p for p in keyphrases(text, top + 3) if not set(p.lower().split()) & _CONNECTIVE_WORDS]
+    return found[:top]
 
 
 def _sentences(text: str) -> list[str]:
@@ -70,7 +86,7 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
     here, there = _content(str(fields["current_concept"])), _content(str(fields["next_concept"]))
     here_domains, there_domains = _domains(fields.get("current_domains")), _domains(fields.get("next_domains"))
     ours, theirs = _sentences(here), _sentences(there)
-    here_phrases, there_phrases = keyphrases(here, 4), keyphrases(there, 4)
+    here_phrases, there_phrases = _phrases(here, 4), _phrases(there, 4)
     whole = float(kit.similarity([here], [there])[0, 0])
     sims = kit.similarity(ours, theirs)
     i, j = divmod(int(sims.argmax()), sims.shape[1])
@@ -107,11 +123,11 @@ def analogy(fields: dict[str, Any], kit: OfflineKit) -> str:
     block = str(fields["elsewhere"])
     passages, labels = split_passages(block), _labels(block)
     count = int(fields.get("count", 3))
-    here_phrases = keyphrases(concept, 3) or [shorten(concept, 6)]
+    here_phrases = _phrases(concept, 3) or [shorten(concept, 6)]
     found = []
     for passage, label in list(zip(passages, labels + [None] * len(passages)))[:count]:
         passage = _content(passage)
-        there_phrases = keyphrases(passage, 3)
+        there_phrases = _phrases(passage, 3)
         sentences = _sentences(passage)
         if not there_phrases or not sentences:
             continue
