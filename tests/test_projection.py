@@ -1,0 +1,119 @@
+"""The stable map: fitted once, extended in place, refitted only on request."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer import projection
+from explorer.projection import ProjectionConfig, exact_knn, place_by_neighbours, update_projection
+from explorer.records import Node
+from explorer.store import corpus
+from explorer.store import events as event_store
+
+
+def _node_points(runtime) -> dict[str, tuple[float, float, str, int]]:
+    return {i: (p.x, p.y, p.placed_by, p.version) for (kind, i), p in projection.load_points(runtime, "node").items()}
+
+
+def test_exact_knn_matches_brute_force() -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(300, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[7] = vectors[8]  # a duplicate must still have itself first
+    indices, distances = exact_knn(vectors, 5, block_bytes=4096)  # several blocks
+    sims = vectors @ vectors.T
+    for row in (0, 7, 8, 150, 299):
+        assert indices[row, 0] == row and distances[row, 0] == 0
+        expected = set(np.argsort(-sims[row])[:6]) - {row}
+        assert set(indices[row, 1:]) <= expected
+        assert np.all(np.diff(distances[row]) >= -1e-6)
+
+
+def test_placement_is_deterministic_and_follows_the_nearest_anchor() -> None:
+    rng = np.random.default_rng(0)
+    anchors = rng.normal(size=(50, 8)).astype(np.float32)
+    anchors /= np.linalg.norm(anchors, axis=1, keepdims=True)
+    xy = rng.uniform(-10, 10, size=(50, 2))
+    queries = anchors[[4, 9]] + 0.01 * rng.normal(size=(2, 8)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    placed = place_by_neighbours(anchors, xy, queries, k=8, temperature=0.02)
+    np.testing.assert_array_equal(placed, place_by_neighbours(anchors, xy, queries, k=8, temperature=0.02))
+    # each query lands much nearer its own anchor than the anchors' typical spread
+    assert np.linalg.norm(placed[0] - xy[4]) < 1.0
+    assert np.linalg.norm(placed[1] - xy[9]) < 1.0
+    with pytest.raises(ValueError):
+        place_by_neighbours(anchors[:0], xy[:0], queries)
+
+
+def test_fit_is_stored_once_and_read_back_unchanged(corpus_runtime) -> None:
+    first = update_projection(corpus_runtime)
+    with corpus_runtime.db.connect() as con:
+        ids, _ = corpus.node_vectors(con)
+        fitted_events = event_store.list_events(con, subject_prefix="projection.fitted")
+    assert first.fitted == len(ids) > 30 and first.version == 1
+    assert len(fitted_events) == 1 and fitted_events[0].payload["nodes"] == len(ids)
+    points = _node_points(corpus_runtime)
+    assert set(points) == set(ids)
+    assert {p[2] for p in points.values()} == {"umap"}
+    xy = np.array([p[:2] for p in points.values()])
+    assert np.isfinite(xy).all() and xy.std(axis=0).min() > 0.1  # a spread-out map, not a point
+    # a second update fits nothing and moves nothing
+    again = update_projection(corpus_runtime)
+    assert again.fitted == 0 and again.version == 1 and not again.placed
+    assert _node_points(corpus_runtime) == points
+
+
+def test_new_nodes_are_placed_without_refit_and_refit_on_request(corpus_runtime, monkeypatch) -> None:
+    update_projection(corpus_runtime)
+    before = _node_points(corpus_runtime)
+    with corpus_runtime.db.connect() as con:
+        ids, vectors = corpus.node_vectors(con)
+        target = corpus.get_nodes(con, [ids[5]])[0]
+    # a new node that says almost what node 5 says: it must land near node 5
+    text = target.text + " Also noted again."
+    new = Node(type="raw_chunk", text=text, embedding=corpus_runtime.embedder.embed([text])[0], domain=target.domain)
+    with corpus_runtime.db.transaction() as con:
+        corpus.insert_nodes(con, [new])
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("placing a point must not fit UMAP")
+
+    monkeypatch.setattr(projection, "fit_layout", no_fit)
+    report = projection.place_new(corpus_runtime)
+    assert report.placed == {"node": 1} and not report.needs_fit and report.version == 1
+    after = _node_points(corpus_runtime)
+    assert {k: v for k, v in after.items() if k != new.id} == before  # nothing else moved
+    x, y, placed_by, version = after[new.id]
+    assert placed_by == "neighbours" and version == 1
+    xy = np.array([p[:2] for p in before.values()])
+    typical = np.median(np.linalg.norm(xy - xy.mean(axis=0), axis=1))
+    assert np.hypot(x - before[target.id][0], y - before[target.id][1]) < 0.25 * typical
+    status = projection.projection_status(corpus_runtime)
+    assert status.fitted_nodes == len(ids) and status.placed_nodes == 1 and not status.stale
+    assert status.missing == {"node": 0, "locus": 0, "crystal": 0, "resonance": 0}
+
+    monkeypatch.undo()
+    refit = update_projection(corpus_runtime, refit=True)
+    assert refit.version == 2 and refit.fitted == len(ids) + 1
+    assert {p[2:] for p in _node_points(corpus_runtime).values()} == {("umap", 2)}
+
+
+def test_fit_is_reproducible_for_a_seed(corpus_runtime) -> None:
+    with corpus_runtime.db.connect() as con:
+        _, vectors = corpus.node_vectors(con)
+    config = ProjectionConfig(seed=7)
+    np.testing.assert_allclose(projection.fit_layout(vectors, config), projection.fit_layout(vectors, config))
+
+
+def test_an_empty_database_asks_for_a_fit_and_tiny_corpora_still_get_a_map(runtime) -> None:
+    report = update_projection(runtime)
+    assert report.fitted == 0 and not report.placed
+    assert projection.place_new(runtime).version == 0
+    vectors = runtime.embedder.embed(["one thing", "another thing", "a third"])
+    with runtime.db.transaction() as con:
+        corpus.insert_nodes(con, [Node(type="raw_chunk", text=t, embedding=v) for t, v in
+                                  zip(["one thing", "another thing", "a third"], vectors)])
+    assert update_projection(runtime).fitted == 3
+    xy = np.array([(p.x, p.y) for p in projection.load_points(runtime, "node").values()])
+    assert len({tuple(np.round(row, 6)) for row in xy}) == 3
