@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+import numpy as np
+
 from explorer.offline import answers
 from explorer.offline.kit import OfflineKit, keyphrases, shorten, split_sentences
 from explorer.prompts import split_passages
@@ -48,8 +50,12 @@ def _phrases(text: str, top: int) -> list[str]:
     return found[:top]
 
 
+MAX_SENTENCES = 12  # per text: enough to choose from, few enough to embed quickly on a CPU
+
+
 def _sentences(text: str) -> list[str]:
-    return [s for s in split_sentences(text) if len(s.split()) >= 4] or ([text.strip()] if text.strip() else [])
+    found = [s for s in split_sentences(text) if len(s.split()) >= 4] or ([text.strip()] if text.strip() else [])
+    return found[:MAX_SENTENCES]
 
 
 def _labels(block: str) -> list[str | None]:
@@ -101,7 +107,8 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
     where = f"from {', '.join(here_domains)} to {', '.join(there_domains)}" if cross else \
         f"within {', '.join(there_domains or here_domains) or 'one domain'}"
     focus = " ".join(themes[:2])
-    possibility = kit.central_sentences([here, there], k=1, focus=focus) or [theirs[j]]
+    pool = ours + theirs
+    possibility = [pool[int(np.argmax(kit.similarity([focus], pool)[0]))]] if focus else [theirs[j]]
     answer = {
         "connection": f"Both turn on {a} and {b}: “{shorten(ours[i], 30)}” meets “{shorten(theirs[j], 30)}” "
                       f"(similarity {float(sims[i, j]):.2f}).",
@@ -132,7 +139,7 @@ def analogy(fields: dict[str, Any], kit: OfflineKit) -> str:
         if not there_phrases or not sentences:
             continue
         i, j, sim = kit.closest_pair(here_phrases, there_phrases)
-        best = kit.central_sentences([passage], k=1, focus=here_phrases[i]) or sentences[:1]
+        best = [s for s in sentences if there_phrases[j].lower() in s.lower()] or sentences[:1]
         found.append({
             "concept": f"{there_phrases[j]}, seen as {here_phrases[i]}: {shorten(best[0], 30)}",
             "domain": label,

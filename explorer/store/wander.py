@@ -305,6 +305,14 @@ def list_crystals(con: Connection, *, status: str | None = None, min_confidence:
     return _select(con, Crystal, where, params, "ORDER BY created_at DESC, confidence DESC", with_vectors=with_vectors)
 
 
+def last_crystal_attempt(con: Connection, resonance_id: str) -> int | None:
+    """The resonance's occurrences when it last crystallized or tried to (from the event log), None if never."""
+    row = con.execute(
+        "SELECT CAST(payload->>'occurrences' AS INTEGER) FROM events WHERE subject IN ('wander.crystal.formed', "
+        "'wander.crystal.rejected') AND payload->>'resonance_id' = ? ORDER BY seq DESC LIMIT 1", [str(resonance_id)]).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
 def crystal_vectors(con: Connection) -> tuple[list[str], np.ndarray]:
     """(ids, matrix) of every crystal not invalidated, for the near-duplicate check."""
     rows = con.execute("SELECT id, embedding FROM wander_crystals WHERE status <> 'invalidated' ORDER BY created_at, id").fetchall()

@@ -72,18 +72,29 @@ class CrystalAttempt:
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-def pick_resonance(touched: Sequence[Resonance], locus_interest: float | None, new_support: Callable[[Resonance], int],
-                   tuning: WanderTuning) -> Resonance | None:
+def pick_resonance(touched: Sequence[Resonance], locus_interest: float | None,
+                   last_attempt: Callable[[str], int | None], tuning: WanderTuning) -> Resonance | None:
     """The strongest confirmed resonance this step touched, if the locus is interesting enough and the
-    resonance gathered enough new support since its last crystal."""
+    resonance recurred ``crystal_new_support`` more times since it last crystallized (or tried to)."""
     if locus_interest is None or locus_interest < tuning.crystal_min_interest:
         return None
-    ready = [r for r in touched if r.status == "confirmed" and new_support(r) >= tuning.crystal_new_support]
-    return max(ready, key=lambda r: r.strength, default=None)
+
+    def ready(r: Resonance) -> bool:
+        if r.status != "confirmed":
+            return False
+        last = last_attempt(r.id)
+        return last is None or r.occurrences - last >= tuning.crystal_new_support
+
+    return max((r for r in touched if ready(r)), key=lambda r: r.strength, default=None)
 
 
 def crystallize(resonance: Resonance, locus: Locus, evidence: Evidence, *, session_id: str | None,
                 spending: Spending, embed: Embed, existing: np.ndarray, tuning: WanderTuning) -> CrystalAttempt:
+    attempt = {"resonance_id": resonance.id, "occurrences": resonance.occurrences, "locus_id": locus.id}
+
+    def rejected(reason: str) -> CrystalAttempt:
+        return CrystalAttempt(None, reason, [("wander.crystal.rejected", {**attempt, "reason": reason})])
+
     texts, labels = evidence.passages(tuning.crystal_evidence)
     block = format_passages(texts, labels)
     draft = spending.ask(CRYSTALLIZE, {
@@ -91,18 +102,18 @@ def crystallize(resonance: Resonance, locus: Locus, evidence: Evidence, *, sessi
         "domains": ", ".join(locus.domains) or "unknown", "evidence": block,
     }, tier="cloud", purpose="wander_crystallize")
     if not draft.ok:
-        return CrystalAttempt(None, f"crystallization failed: {draft.error}")
+        return rejected(f"crystallization failed: {draft.error}")
     vector = embed([draft.value.insight])[0]
     if len(existing):
         closest = float(np.max(existing @ vector))
         if closest > tuning.duplicate_crystal:
-            return CrystalAttempt(None, f"near-duplicate of an existing crystal (similarity {closest:.2f})")
+            return rejected(f"near-duplicate of an existing crystal (similarity {closest:.2f})")
     verdict = spending.ask(VALIDATE, {"insight": draft.value.insight, "evidence": block}, tier="cloud",
                            purpose="wander_validate")
     if not verdict.ok:
-        return CrystalAttempt(None, f"validation failed: {verdict.error}")
+        return rejected(f"validation failed: {verdict.error}")
     if not verdict.value.valid:
-        return CrystalAttempt(None, f"rejected by validation: {verdict.value.notes}")
+        return rejected(f"rejected by validation: {verdict.value.notes}")
     domains = list(dict.fromkeys([*draft.value.domains, *locus.domains,
                                   *(d for l in evidence.loci.values() for d in l.domains)]))
     crystal = Crystal(
@@ -113,8 +124,7 @@ def crystallize(resonance: Resonance, locus: Locus, evidence: Evidence, *, sessi
         supporting_evidence=evidence.supporting(tuning.crystal_evidence),
         validated_by=verdict.model, validation_notes=verdict.value.notes,
     )
-    payload = {"crystal_id": crystal.id, "insight": crystal.insight, "confidence": crystal.confidence,
-               "resonance_id": resonance.id, "locus_id": locus.id}
+    payload = {**attempt, "crystal_id": crystal.id, "insight": crystal.insight, "confidence": crystal.confidence}
     return CrystalAttempt(crystal, "formed", [
         ("wander.crystal.formed", payload),
         ("wander.crystal.validated", {**payload, "validated_by": verdict.model, "decision": "valid",

@@ -320,7 +320,7 @@ def _callbacks(runtime: Runtime, con: Connection, loci: LociSpace, tuning: Wande
         embed=runtime.embedder.embed,
         node_text=lambda ids: store.node_summaries(con, ids),
         evidence=_evidence(con, loci, tuning.crystal_evidence),
-        crystals_from=lambda resonance_id: store.list_crystals(con, source_resonance_ids=[resonance_id]),
+        last_attempt=lambda resonance_id: store.last_crystal_attempt(con, resonance_id),
         crystal_vectors=lambda: _crystal_matrix(con),
     )
 

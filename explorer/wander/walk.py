@@ -63,7 +63,7 @@ class StepCallbacks:
     embed: Embed
     node_text: adjacency.NodeText
     evidence: Callable[[Resonance, Residue], crystals.Evidence]
-    crystals_from: Callable[[str], list[Crystal]]      # crystals already formed from a resonance
+    last_attempt: Callable[[str], int | None]          # a resonance's occurrences when it last tried to crystallize
     crystal_vectors: Callable[[], np.ndarray]
 
 
@@ -254,11 +254,7 @@ def take_step(inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuni
     # 7: crystallize
     formed = None
     if residue is not None:
-        def new_support(r: Resonance) -> int:
-            used = {e["id"] for c in calls.crystals_from(r.id) for e in c.supporting_evidence if e.get("type") == "residue"}
-            return sum(rid not in used for rid in r.supporting_residue_ids)
-
-        resonance = crystals.pick_resonance(outcome.touched, residue.interestingness, new_support, tuning)
+        resonance = crystals.pick_resonance(outcome.touched, residue.interestingness, calls.last_attempt, tuning)
         if resonance is not None:
             attempt = crystals.crystallize(resonance, target, calls.evidence(resonance, residue), session_id=session.id,
                                            spending=spending, embed=calls.embed, existing=calls.crystal_vectors(),
