@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from explorer.cli import corpus, demo, dream, wander
+from explorer.cli import corpus, demo, dream, export, projection, wander
 from explorer.errors import ExplorerError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -15,6 +15,8 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_
 app.command()(corpus.ingest)
 app.command()(corpus.stats)
 app.command()(demo.demo)
+app.command()(export.export)
+app.command(name="map")(projection.map_)
 app.add_typer(dream.app, name="dream")
 app.add_typer(wander.app, name="wander")
 

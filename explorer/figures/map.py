@@ -162,14 +162,16 @@ def _halos(halos: list[MapHalo], scale: float) -> list[go.BaseTraceType]:
     r, g, b = HALO_COLOUR
     strengths = np.array([h.strength for h in halos], dtype=float)
     fade = np.array([0.0 if h.strength <= 0 else min(1.0, h.current_strength / h.strength) for h in halos])
-    alpha = 0.08 + 0.37 * fade   # a fresh resonance is clearly tinted, a decayed one barely
-    sizes = (26 + 16 * np.sqrt(np.clip(strengths, 0, None))) * scale * 1.4
+    # A fresh resonance is clearly tinted, a decayed one barely; halos stack where
+    # resonances share loci, so each one alone stays light.
+    alpha = 0.04 + 0.18 * fade
+    sizes = (16 + 9 * np.sqrt(np.clip(strengths, 0, None))) * scale * 1.3
     text = [f"<b>resonance</b> ({h.status})<br>themes: {hover_text(', '.join(h.themes), 120)}<br>"
             f"strength {h.strength:.2f}, now {h.current_strength:.2f}" for h in halos]
     return [go.Scatter(
         x=[h.x for h in halos], y=[h.y for h in halos], mode="markers", name="resonance halo",
         marker=dict(size=sizes, color=[f"rgba({r},{g},{b},{a:.3f})" for a in alpha],
-                    line=dict(width=1, color=[f"rgba({r},{g},{b},{min(1, a + 0.25):.3f})" for a in alpha])),
+                    line=dict(width=1.2, color=[f"rgba({r},{g},{b},{min(1, 2 * a + 0.2):.3f})" for a in alpha])),
         hovertext=text, hoverinfo="text", customdata=[["resonance", h.resonance_id] for h in halos],
         legendrank=5,
     )]

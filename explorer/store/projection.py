@@ -160,3 +160,13 @@ def missing_counts(con: Connection) -> dict[str, int]:
             [kind],
         ).fetchone()[0]
     return out
+
+
+def map_nodes(con: Connection, *, latest_only: bool = True, text_chars: int = 200) -> dict[str, np.ndarray]:
+    """Columns (id, x, y, type, domain, year, text) of the nodes on the map, for drawing."""
+    where = "WHERE n.is_latest" if latest_only else ""
+    return con.execute(
+        "SELECT n.id::VARCHAR AS id, p.x, p.y, n.type, n.domain, n.year, left(n.text, ?) AS text FROM nodes n "
+        f"JOIN projection_points p ON p.item_kind = 'node' AND p.item_id = n.id {where} ORDER BY n.created_at, n.id",
+        [text_chars],
+    ).fetchnumpy()
