@@ -9,6 +9,7 @@ import typer
 
 from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
 from explorer.dreaming import service
+from explorer.dreaming.exploration import ExplorationConfig
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Dream over the memory graph: REM dreams, REM exploration, fusion, or a whole night.")
@@ -44,11 +45,21 @@ def rem(
 
 
 @app.command()
-def explore(seed: SeedOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
+def explore(
+    seed: SeedOption = None,
+    result_threshold: Annotated[float, typer.Option(
+        "--result-threshold", min=0.0, max=1.0,
+        help="Least activation a memory needs to become a candidate. Activation is shared among a memory's "
+             "relations, so a densely linked graph may need less than the default to reach beyond neighbours.",
+    )] = ExplorationConfig.result_threshold,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """REM exploration: look for new links between distant, fading memories."""
     runtime = runtime_for(db)
+    config = ExplorationConfig(result_threshold=result_threshold)
     with progress_callback("exploring", "seed", enabled=not as_json) as progress:
-        report = service.run_exploration(runtime, seed=seed, progress=progress)
+        report = service.run_exploration(runtime, seed=seed, progress=progress, config=config)
     if as_json:
         print_json(report.to_json())
         return

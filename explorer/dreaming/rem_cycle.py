@@ -71,9 +71,9 @@ def sample_triad(pool: Sequence[Node], current: Sequence[Node], rng: np.random.G
     if not current or len(pool) < 3:
         return None
     first = current[int(rng.integers(len(current)))]
-    others = [n for n in pool if n.id != first.id]
-    picked = rng.choice(len(others), size=2, replace=False)
-    return [first, *(others[int(i)] for i in picked)]
+    # three distinct draws always hold two that are not ``first``
+    others = [pool[int(i)] for i in rng.choice(len(pool), size=3, replace=False) if pool[int(i)].id != first.id]
+    return [first, *others[:2]]
 
 
 def _ask(gateway: Gateway, prompt, fields: dict, usage: Usage) -> Answer:
@@ -107,7 +107,7 @@ def dream(triad: Sequence[Node], known: KnownNodes, gateway: Gateway, embedder: 
         return None
     text = relation_answer.value
     vector = embedder.embed([text])[0]
-    nearest = known.index.top_k(vector, 1)
+    nearest = known.index.top_k(vector, max(1, config.neighbours))
     if nearest and nearest[0][1] > config.duplicate_similarity:
         result.dropped += 1
         result.duplicates += 1
@@ -119,7 +119,7 @@ def dream(triad: Sequence[Node], known: KnownNodes, gateway: Gateway, embedder: 
                           "neighbour_ids": [i for i, _ in neighbours], "model": relation_answer.model})
     result.relations += [Relation(node.id, p, "DERIVES", created_by=CREATED_BY) for p in parents]
     result.relations += [Relation(node.id, other, "EXTENDS", created_by=CREATED_BY, confidence=round(sim, 4))
-                         for other, sim in known.index.top_k(vector, config.neighbours)
+                         for other, sim in nearest[: config.neighbours]
                          if sim >= config.relate_min_similarity and other not in parents]
     return node
 

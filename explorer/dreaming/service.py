@@ -181,10 +181,10 @@ def refresh_prominence(runtime: Runtime, now: datetime | None = None,
     return len(changed)
 
 
-def _graph(runtime: Runtime, *, with_vectors: bool) -> tuple[list[Node], list[Relation]]:
-    """Current nodes and every relation."""
+def _graph(runtime: Runtime) -> tuple[list[Node], list[Relation]]:
+    """Current nodes (without vectors) and every relation."""
     with runtime.db.connect() as con:
-        return corpus.list_nodes(con, latest_only=True, with_vectors=with_vectors), corpus.list_relations(con)
+        return corpus.list_nodes(con, latest_only=True), corpus.list_relations(con)
 
 
 def run_exploration(runtime: Runtime, seed: int | None = None, progress: Progress | None = None,
@@ -192,7 +192,7 @@ def run_exploration(runtime: Runtime, seed: int | None = None, progress: Progres
     """REM exploration: new EXTENDS relations between distant memories (prominence refreshed first)."""
     seed = _seed(seed)
     refresh_prominence(runtime)
-    nodes, relations = _graph(runtime, with_vectors=False)
+    nodes, relations = _graph(runtime)
     result = explore(nodes, relations_lookup(relations), runtime.gateway, config, rng=np.random.default_rng(seed),
                      progress=progress)
     found = [d.relation() for d in result.discoveries]
@@ -211,7 +211,7 @@ def run_fusion(runtime: Runtime, progress: Progress | None = None,
                config: FusionConfig = FusionConfig()) -> FusionReport:
     """Memory fusion over fading memories (prominence refreshed first); sources are superseded, never deleted."""
     refresh_prominence(runtime)
-    nodes, relations = _graph(runtime, with_vectors=False)
+    nodes, relations = _graph(runtime)
     result = fuse(nodes, relations_lookup(relations), runtime.gateway, runtime.embedder, config, progress=progress)
     report = FusionReport(eligible_memories=result.eligible, clusters_found=result.clusters_found,
                           clusters_rejected=result.rejected, failures=result.failures,
@@ -241,8 +241,8 @@ def run_rem(runtime: Runtime, dreams: int = 10, current_year: int | None = None,
     if dreams < 1:
         raise DreamingError(f"the number of dreams must be at least 1, not {dreams}")
     seed = _seed(seed)
-    nodes, _ = _graph(runtime, with_vectors=True)
-    pool = dreamable(nodes)
+    with runtime.db.connect() as con:
+        pool = dreamable(corpus.list_nodes(con, latest_only=True, with_vectors=True))
     if len(pool) < 3:
         raise DreamingError(f"the knowledge base holds {len(pool)} node(s) to dream over; dreaming needs at least 3 "
                             "(read documents first: explorer ingest PATH)")
@@ -252,7 +252,10 @@ def run_rem(runtime: Runtime, dreams: int = 10, current_year: int | None = None,
     elif current_year not in years:
         raise DreamingError(f"no nodes from {current_year} to dream from; years in the knowledge base: "
                             f"{_span(years) or 'none (leave the year out)'}")
-    result = rem_cycle(pool, runtime.gateway, runtime.embedder, replace(config, dreams=dreams),
+    # A dream's question, synthesis and text are new every time: the embedding cache would
+    # cost two database round trips per text and never be hit again (the dream keeps its vector).
+    embedder = getattr(runtime.embedder, "inner", runtime.embedder)
+    result = rem_cycle(pool, runtime.gateway, embedder, replace(config, dreams=dreams),
                        current_year=current_year, rng=np.random.default_rng(seed), progress=progress)
     report = RemReport(seed=seed, current_year=current_year, dreams_requested=dreams,
                        dreams_stored=len(result.nodes), dreams_dropped=result.dropped, duplicates=result.duplicates,
