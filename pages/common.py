@@ -1,0 +1,113 @@
+"""What every page shares: the runtime, the offline notice, the session picker,
+progress bars and the way model text is shown (as text, never HTML).
+
+Not a page: ``app.py`` lists the pages explicitly with ``st.navigation``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import streamlit as st
+
+from explorer.providers.embeddings import make_embedder
+from explorer.providers.gateway import OFFLINE_MODEL
+from explorer.runtime import Runtime, open_runtime
+from explorer.settings import load_settings
+from explorer.wander import service as wander
+from explorer.wander.records import Session
+
+OFFLINE_NOTICE = (
+    "**Offline provider.** No language model is configured, so every text the engine writes here comes from "
+    f"`{OFFLINE_MODEL}`: keyphrases and sentences of its input chosen by embedding similarity. It is extractive, "
+    "not a language model. Configure `EXPLORER_LOCAL_MODEL` or `EXPLORER_CLOUD_MODEL` for real reflection "
+    "(see Settings)."
+)
+CURRENT = "current_session"
+
+
+@st.cache_resource(show_spinner=False)
+def _embedder(name: str, api_base: str | None, timeout_s: float):
+    """The embedding model, once per process (loading it takes seconds); it loads on first use."""
+    return make_embedder(name, api_base, timeout_s)
+
+
+@st.cache_resource(show_spinner=False)
+def _runtime(key: str) -> Runtime:
+    settings = load_settings()
+    return open_runtime(settings, embedder=_embedder(settings.embedding_model, settings.api_base, settings.timeout_s))
+
+
+def runtime() -> Runtime:
+    """The runtime for the current settings (EXPLORER_DB and friends), shared by every page and visitor."""
+    return _runtime(repr(load_settings()))
+
+
+def offline_notice(rt: Runtime) -> None:
+    """Said plainly on every page that shows model output."""
+    if rt.settings.offline:
+        st.info(OFFLINE_NOTICE, icon=":material/info:")
+
+
+def model_text(label: str | None, text: str | None) -> None:
+    """Model (or corpus) text, shown as plain text: no Markdown, no HTML."""
+    if label:
+        st.caption(label)
+    st.text(text if text else "—")
+
+
+def session_label(session: Session) -> str:
+    return f"{session.name} · {session.status} · {session.step_count} steps · {session.id[:8]}"
+
+
+def pick_session(rt: Runtime, key: str, *, allow_none: str | None = None, label: str = "Session") -> Session | None:
+    """A session selectbox that remembers the choice across pages (``st.session_state[CURRENT]``)."""
+    sessions = wander.list_sessions(rt, limit=500)
+    if not sessions:
+        st.info("No wander session yet: create one on the Sessions page.", icon=":material/explore:")
+        return None
+    options: list[str | None] = ([None] if allow_none else []) + [s.id for s in sessions]
+    by_id = {s.id: s for s in sessions}
+    current = st.session_state.get(CURRENT)
+    index = options.index(current) if current in options else (0 if allow_none else 0)
+    chosen = st.selectbox(label, options, index=index, key=key,
+                          format_func=lambda sid: allow_none if sid is None else session_label(by_id[sid]))
+    if chosen is not None:
+        st.session_state[CURRENT] = chosen
+    return by_id.get(chosen) if chosen else None
+
+
+def waiting_for_review(session: Session) -> bool:
+    """Paused by the engine for a person: a human checkpoint or the circuit breaker."""
+    reason = session.status_reason or ""
+    return session.status == "paused" and (reason.startswith("checkpoint") or reason.startswith("circuit breaker"))
+
+
+def checkpoint_banner(session: Session) -> None:
+    if waiting_for_review(session):
+        kind = "a human checkpoint" if (session.status_reason or "").startswith("checkpoint") else "its circuit breaker"
+        st.warning(f"**{session.name} waits at {kind}** (step {session.step_count}). {session.status_reason}. "
+                   "Review its trace and crystals, then resume it on the Sessions page.", icon=":material/front_hand:")
+
+
+class ProgressBar:
+    """A ``(done, total, note)`` callback drawing a Streamlit progress bar, plus an optional
+    ``every`` callback throttled to once per ``interval_s`` (live map and counts)."""
+
+    def __init__(self, label: str, every: Callable[[int, int], None] | None = None, interval_s: float = 2.0):
+        self.label = label
+        self.bar = st.progress(0.0, text=f"{label}…")
+        self.every = every
+        self.interval_s = interval_s
+        self._last = time.monotonic()
+
+    def __call__(self, done: int, total: int, note: str) -> None:
+        fraction = 0.0 if total <= 0 else min(1.0, done / total)
+        self.bar.progress(fraction, text=f"{self.label}: {done}/{total} · {note}"[:200])
+        if self.every and (time.monotonic() - self._last >= self.interval_s or done >= total):
+            self._last = time.monotonic()
+            self.every(done, total)
+
+    def done(self, text: str) -> None:
+        self.bar.progress(1.0, text=text)

@@ -1,0 +1,88 @@
+"""Dreams: run the night's mechanisms (REM cycle, REM exploration, fusion, or all) and read what they made."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from explorer import projection
+from explorer.dreaming import service as dreaming
+from pages import common
+
+rt = common.runtime()
+st.title("Dreams")
+common.offline_notice(rt)
+
+MECHANISMS = {
+    "REM cycle": "Three distant nodes (one from the latest year) → the question that binds them → a dream node; "
+                 "dreams that add nothing are dropped.",
+    "REM exploration": "Noisy spreading activation over the relation graph from diverse seeds; a judge keeps "
+                       "the surprising links as EXTENDS relations.",
+    "Fusion": "Fading, related memories merged into one shorter summary; the sources are superseded, never deleted.",
+    "All (one night)": "Exploration, then fusion, then the REM cycle.",
+}
+
+with st.form("dream"):
+    mechanism = st.radio("Mechanism", list(MECHANISMS), horizontal=True, captions=list(MECHANISMS.values()))
+    dreams = st.number_input("Dreams (REM cycle)", 1, 200, 10, help="How many dreams the REM cycle attempts.")
+    started = st.form_submit_button("Dream", type="primary", icon=":material/bedtime:")
+
+if started:
+    bar = common.ProgressBar(mechanism)
+    if mechanism == "REM cycle":
+        report = dreaming.run_rem(rt, dreams=int(dreams), progress=bar)
+    elif mechanism == "REM exploration":
+        report = dreaming.run_exploration(rt, progress=bar)
+    elif mechanism == "Fusion":
+        report = dreaming.run_fusion(rt, progress=bar)
+    else:
+        report = dreaming.run_cycle(rt, dreams=int(dreams), progress=bar)
+    projection.place_new(rt)  # dream and fused nodes join the map where they belong
+    bar.done(f"{mechanism}: done")
+    st.session_state["last_dream_report"] = (mechanism, report.to_json())
+
+if "last_dream_report" in st.session_state:
+    mechanism, result = st.session_state["last_dream_report"]
+    with st.container(border=True):
+        st.markdown(f"**Last run: {mechanism}**")
+        parts = result if "rem" not in result else {k: result[k] for k in ("exploration", "fusion", "rem")}
+        flat = {k: v for k, v in parts.items() if isinstance(v, (int, float)) and v is not None}
+        for column, (key, value) in zip(st.columns(max(1, min(6, len(flat)))), list(flat.items())[:6]):
+            column.metric(key.replace("_", " "), value)
+        if any(isinstance(v, dict) for v in parts.values()):
+            st.json(parts, expanded=False)
+        errors = [e for e in (result.get("errors") or [])] + [
+            e for part in parts.values() if isinstance(part, dict) for e in part.get("errors", [])]
+        if errors:
+            st.warning(f"{len(errors)} item(s) failed (counted, not fatal).")
+            for error in errors[:10]:
+                st.text(str(error))
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Recent dreams")
+    recent = dreaming.recent_dreams(rt, limit=30)
+    if not recent:
+        st.caption("No dream yet.")
+    for view in recent:
+        with st.expander(" ".join(view.dream.text.split())[:110], icon=":material/bedtime:"):
+            common.model_text("question", view.question)
+            common.model_text("dream", view.dream.text)
+            st.caption(f"year {view.dream.year or '—'} · confidence {view.dream.confidence:.2f} · "
+                       f"model {(view.dream.metadata or {}).get('model', '—')}")
+            st.markdown(f"**Dreamt from** ({len(view.sources)})")
+            for source in view.sources:
+                common.model_text(f"{source.type} · {source.domain or '—'} · {source.year or '—'}",
+                                  " ".join(source.text.split())[:400])
+with right:
+    st.subheader("Discovered links")
+    found = dreaming.recent_discoveries(rt, limit=100)
+    if not found:
+        st.caption("No link discovered yet.")
+    else:
+        st.dataframe(pd.DataFrame({
+            "from": [" ".join(d.seed.text.split())[:80] for d in found],
+            "to": [" ".join(d.neighbor.text.split())[:80] for d in found],
+            "why": [d.relation.description or "" for d in found],
+            "confidence": [round(d.relation.confidence, 3) for d in found],
+        }), hide_index=True)

@@ -1,0 +1,126 @@
+"""Map: the corpus and a session's walk on the stable UMAP projection. Select points to see what they hold."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import projection
+from explorer.figures.map import LAYERS, session_map
+from explorer.views import map_data, node_provenance
+from explorer.wander import service as wander
+from pages import common
+
+LAYER_LABELS = {"corpus": "Corpus", "dreams": "Dreams", "links": "Discovered links", "halos": "Resonance halos",
+                "path": "Path", "loci": "Loci", "crystals": "Crystals"}
+
+rt = common.runtime()
+st.title("Map")
+common.offline_notice(rt)
+
+status = projection.projection_status(rt)
+if not status.fitted:
+    if sum(status.missing.values()) == 0:
+        st.info("Nothing to draw yet: add documents on the Corpus page.", icon=":material/upload:")
+        st.stop()
+    st.info("The map has not been fitted yet. It is fitted once (UMAP over every node), then new points are placed "
+            "on it without refitting.", icon=":material/scatter_plot:")
+    if st.button("Fit the map now", type="primary", key="fit"):
+        with st.spinner("Fitting the map (the first time in a process, UMAP compiles: up to a minute)…"):
+            report = projection.update_projection(rt)
+        st.success(f"Fitted {report.fitted} nodes in {report.seconds:.0f} s.")
+        st.rerun()
+    st.stop()
+
+top_left, top_right = st.columns([3, 2])
+with top_left:
+    session = common.pick_session(rt, "map_session", allow_none="(corpus only)")
+with top_right:
+    layers = st.pills("Layers", list(LAYERS), default=list(LAYERS), selection_mode="multi",
+                      format_func=LAYER_LABELS.get, key="map_layers")
+
+view = wander.session_view(rt, session.id) if session else None
+if session:
+    common.checkpoint_banner(session)
+data = map_data(rt, session.id if session else None, view=view)
+figure = session_map(data, layers=set(layers or []), height=760)
+event = st.plotly_chart(figure, on_select="rerun", selection_mode=("points", "box", "lasso"), key="map_chart",
+                        config={"scrollZoom": True, "displaylogo": False})
+
+caption = f"Map version {status.version}: {status.fitted_nodes} nodes fitted, {status.placed_nodes} placed since."
+if status.stale:
+    caption += " Many nodes arrived after the fit: a refit would draw the map around them."
+st.caption(caption + " Colour: domain · size: visits · ◆ dream node · ★ crystal · halo: resonance (fades with decay).")
+with st.expander("Refit the map", icon=":material/refresh:"):
+    st.caption("Fits UMAP again over every node. Every point moves, the version goes up; sessions keep their data.")
+    if st.button("Refit now", key="refit"):
+        with st.spinner("Refitting…"):
+            report = projection.update_projection(rt, refit=True)
+        st.success(f"Map version {report.version}: fitted {report.fitted} nodes in {report.seconds:.0f} s.")
+        st.rerun()
+
+# -- what is selected --------------------------------------------------------------------
+
+selected = []
+if event and event.selection and event.selection.points:
+    selected = [tuple(p["customdata"][:2]) for p in event.selection.points if p.get("customdata")]
+if view is not None:
+    by_step = sorted(view.trace, key=lambda t: t.step_number)
+    options = [None] + [t.to_locus_id for t in by_step]
+    loci = {l.id: l for l in view.loci}
+    pick = st.selectbox("Or inspect a step of the path", options, key="map_step",
+                        format_func=lambda lid: "—" if lid is None else
+                        f"step {next(t.step_number for t in by_step if t.to_locus_id == lid)} · "
+                        f"{' '.join(loci[lid].concept.split())[:90] if lid in loci else lid}")
+    if pick:
+        selected = [("locus", pick), *selected]
+
+if not selected:
+    st.caption("Click a point, or draw a box or lasso, to see what it holds.")
+    st.stop()
+
+st.subheader(f"Selected ({len(selected)})")
+residues_at: dict[str, list] = {}
+if view is not None:
+    for residue in view.residues:
+        residues_at.setdefault(residue.to_locus_id, []).append(residue)
+crystals = {c.id: c for c in view.crystals} if view else {}
+resonances = {r.id: r for r in view.resonances} if view else {}
+loci = {l.id: l for l in view.loci} if view else {}
+
+for kind, item_id in list(dict.fromkeys(selected))[:20]:
+    with st.container(border=True):
+        if kind == "node":
+            found = node_provenance(rt, item_id)
+            if found is None:
+                continue
+            st.markdown(f"**{found.node.type}** · `{found.node.domain or '—'}` · {found.node.year or '—'}"
+                        + (f" · from *{found.document.title}*" if found.document else ""))
+            common.model_text(None, found.node.text)
+            if found.parents:
+                st.caption("Made from: " + "; ".join(f"{p.type} {p.id[:8]}" for p in found.parents))
+        elif kind == "locus" and item_id in loci:
+            locus = loci[item_id]
+            st.markdown(f"**Locus** ({locus.source_type}, {locus.strategy}) · visits {locus.visit_count} · "
+                        f"domains {', '.join(locus.domains) or '—'} · interest {locus.interestingness:.2f} · "
+                        f"novelty {locus.novelty_score:.2f}")
+            common.model_text(None, locus.concept)
+            for residue in residues_at.get(item_id, []):
+                with st.expander(f"Residue · themes: {', '.join(residue.themes[:5])} · by {residue.model_used}"):
+                    for label in ("connection", "tension", "bridge", "surprise", "possibility"):
+                        common.model_text(label, getattr(residue, label))
+            if locus.node_id:
+                found = node_provenance(rt, locus.node_id)
+                if found is not None:
+                    st.caption(f"Stands on corpus node {found.node.type}"
+                               + (f" from *{found.document.title}*" if found.document else ""))
+        elif kind == "crystal" and item_id in crystals:
+            crystal = crystals[item_id]
+            st.markdown(f"**Crystal** · {crystal.status}{' · approved' if crystal.human_approved else ''} · "
+                        f"confidence {crystal.confidence:.2f}")
+            common.model_text(None, crystal.insight)
+            st.caption("Review it, with its evidence, on the Crystals page.")
+        elif kind == "resonance" and item_id in resonances:
+            resonance = resonances[item_id]
+            st.markdown(f"**Resonance** · {resonance.status} · {resonance.occurrences} occurrences · strength "
+                        f"{resonance.strength:.2f} (now {resonance.current_strength():.2f})")
+            common.model_text("themes", ", ".join(resonance.themes))
