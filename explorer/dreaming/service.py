@@ -243,9 +243,7 @@ def run_rem(runtime: Runtime, dreams: int = 10, current_year: int | None = None,
     seed = _seed(seed)
     with runtime.db.connect() as con:
         pool = dreamable(corpus.list_nodes(con, latest_only=True, with_vectors=True))
-    if len(pool) < 3:
-        raise DreamingError(f"the knowledge base holds {len(pool)} node(s) to dream over; dreaming needs at least 3 "
-                            "(read documents first: explorer ingest PATH)")
+    _require_dreamable(len(pool))
     years = sorted({n.year for n in pool if n.year is not None})
     if current_year is None:
         current_year = latest_year(pool)
@@ -269,6 +267,12 @@ def run_rem(runtime: Runtime, dreams: int = 10, current_year: int | None = None,
     return report
 
 
+def _require_dreamable(count: int) -> None:
+    if count < 3:
+        raise DreamingError(f"the knowledge base holds {count} node(s) to dream over; dreaming needs at least 3 "
+                            "(read documents first: explorer ingest PATH)")
+
+
 def _span(years: list[int]) -> str:
     if len(years) <= 6:
         return ", ".join(map(str, years))
@@ -284,6 +288,8 @@ def _phase(progress: Progress | None, name: str) -> Progress | None:
 def run_cycle(runtime: Runtime, dreams: int = 10, progress: Progress | None = None,
               seed: int | None = None) -> CycleReport:
     """One night: REM exploration, then fusion, then the REM cycle."""
+    with runtime.db.connect() as con:  # refuse before the night begins, not after two of its three parts
+        _require_dreamable(corpus.count_nodes(con, latest_only=True))
     seed = _seed(seed)
     exploration = run_exploration(runtime, seed=seed, progress=_phase(progress, "explore"))
     fusion = run_fusion(runtime, progress=_phase(progress, "fuse"))

@@ -173,3 +173,12 @@ def test_run_rem_needs_three_nodes(runtime) -> None:
     store(runtime, [memory("one", year=2000), memory("two", year=2000)])
     with pytest.raises(DreamingError, match="at least 3"):
         run_rem(runtime)
+
+
+def test_a_night_on_an_empty_store_is_refused_before_it_begins(runtime) -> None:
+    from explorer.dreaming.service import run_cycle
+
+    with pytest.raises(DreamingError, match="holds 0 node"):
+        run_cycle(runtime, dreams=1)
+    with runtime.db.connect() as con:
+        assert events.list_events(con, subject_prefix="dream.") == []  # neither exploration nor fusion ran
