@@ -2,7 +2,10 @@
 
 Synchronous (double-buffered) propagation from one seed: at every step each
 node above ``activation_threshold`` keeps ``1 - decay`` of its activation and
-passes ``decay × edge weight / degree`` to each neighbour. Edge weights depend
+passes ``decay × edge weight`` to each neighbour (capped at 1). Activation is not
+divided by a node's degree: with the spec's thresholds (0.005 to spread, 0.02 to
+count) a fan-out division starved every seed of more than a few relations, so
+exploration on a real corpus found nothing two hops out. Edge weights depend
 on the relation type and the direction of travel, times the relation's
 confidence. Multiplicative Gaussian noise on the final scores is what makes
 REM exploration wander; with ``noise_sigma = 0`` the result is deterministic,
@@ -64,11 +67,9 @@ def spread_activation(seed_id: str, get_relations: GetRelations, config: Activat
             if activation < config.activation_threshold:
                 continue
             following[node_id] = min(1.0, following.get(node_id, 0.0) + activation * retention)
-            relations = get_relations(node_id)
-            degree = len(relations) or 1
-            for relation in relations:
+            for relation in get_relations(node_id):
                 neighbour = other_end(relation, node_id)
-                spread = activation * edge_weight(relation, node_id) * config.decay / degree
+                spread = activation * edge_weight(relation, node_id) * config.decay
                 following[neighbour] = min(1.0, following.get(neighbour, 0.0) + spread)
         current = following
     current.pop(seed_id, None)

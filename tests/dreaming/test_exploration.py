@@ -229,14 +229,19 @@ def test_an_unparseable_judge_answer_is_a_failure(scripted) -> None:
 
 def test_errors_inside_the_algorithm_are_isolated_per_seed(scripted) -> None:
     memories, relations = two_seed_graph()
+    # a third seed on its own island, whose relations cannot be read
+    island = memory("island seed", id="island", category="q", prominence=0.3, importance=0.9)
+    shore = memory("shore", id="shore", category="q", prominence=0.9)
+    relations += [link(island, shore)]
 
     def get(node_id):
-        if node_id == "seed":
+        if node_id == "island":
             raise KeyError("relation store unavailable")
         return relations_lookup(relations)(node_id)
 
-    result = explore(memories, get, scripted(judge_all()), NO_NOISE, rng=rng())
-    assert result.failures == 1 and {d.seed_id for d in result.discoveries} == {"other"}
+    result = explore(memories + [island, shore], get, scripted(judge_all()), NO_NOISE, rng=rng())
+    assert result.failures == 1 and "relation store unavailable" in result.errors[0]
+    assert {d.seed_id for d in result.discoveries} == {"seed", "other"}
 
 
 def test_all_rejected_is_a_valid_empty_outcome(scripted) -> None:
