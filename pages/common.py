@@ -70,7 +70,8 @@ def pick_session(rt: Runtime, key: str, *, allow_none: str | None = None, label:
     options: list[str | None] = ([None] if allow_none else []) + [s.id for s in sessions]
     by_id = {s.id: s for s in sessions}
     current = st.session_state.get(CURRENT)
-    index = options.index(current) if current in options else (0 if allow_none else 0)
+    # with nothing chosen yet, the most recent session (sessions come newest first)
+    index = options.index(current) if current in options else (1 if allow_none else 0)
     chosen = st.selectbox(label, options, index=index, key=key,
                           format_func=lambda sid: allow_none if sid is None else session_label(by_id[sid]))
     if chosen is not None:

@@ -46,8 +46,8 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
     with st.form("ingest", clear_on_submit=True):
         files = st.file_uploader("Files", type=["txt", "md", "markdown", "jsonl"], accept_multiple_files=True)
         col1, col2 = st.columns(2)
-        domain = col1.text_input("Domain", help="For documents that do not name one (front matter or JSONL field).")
-        year = col2.number_input("Year", min_value=0, max_value=3000, value=None, step=1,
+        domain = col1.text_input("Domain", key="ingest_domain", help="For documents that do not name one (front matter or JSONL field).")
+        year = col2.number_input("Year", key="ingest_year", min_value=0, max_value=3000, value=None, step=1,
                                  help="For documents that do not name one. Leave empty for undated documents.")
         submitted = st.form_submit_button("Ingest", type="primary", icon=":material/play_arrow:")
     if submitted:

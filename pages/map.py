@@ -31,12 +31,9 @@ if not status.fitted:
         st.rerun()
     st.stop()
 
-top_left, top_right = st.columns([3, 2])
-with top_left:
-    session = common.pick_session(rt, "map_session", allow_none="(corpus only)")
-with top_right:
-    layers = st.pills("Layers", list(LAYERS), default=list(LAYERS), selection_mode="multi",
-                      format_func=LAYER_LABELS.get, key="map_layers")
+session = common.pick_session(rt, "map_session", allow_none="(corpus only)")
+layers = st.pills("Layers", list(LAYERS), default=list(LAYERS), selection_mode="multi", format_func=LAYER_LABELS.get,
+                  key="map_layers")
 
 view = wander.session_view(rt, session.id) if session else None
 if session:

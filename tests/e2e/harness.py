@@ -1,0 +1,127 @@
+"""Run the real app for a browser: ``streamlit run app.py`` on 127.0.0.1 and a free port, and
+Debian's Chromium driven by Playwright (never ``playwright install``).
+
+Used by the end-to-end tests and by ``python tests/e2e/harness.py`` (the README screenshots).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+PAGES = ("corpus", "sessions", "map", "crystals", "resonances", "trace", "dreams", "settings")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(db: Path, *, port: int | None = None, log: Path | None = None,
+                     timeout_s: float = 60.0) -> Iterator[str]:
+    """The app on ``db``; yields its URL and always stops the server (and its children)."""
+    port = port or free_port()
+    env = dict(os.environ, EXPLORER_DB=str(db), PYTHONUNBUFFERED="1")
+    command = [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
+               "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none"]
+    out = open(log, "wb") if log else subprocess.DEVNULL
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with status {process.returncode}" + (f"; see {log}" if log else ""))
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                    if answer.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not answer on {url} within {timeout_s:.0f} s")
+            time.sleep(0.3)
+        yield url
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        if log:
+            out.close()
+
+
+@contextmanager
+def chromium(width: int = 1400, height: int = 1000) -> Iterator:
+    """A Playwright page in Debian's Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+def settle(page, timeout_ms: float = 120_000) -> None:
+    """Wait until the app has finished running its script (the "running" widget is gone)."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout_ms)
+    page.wait_for_timeout(300)
+
+
+def open_page(page, url: str, name: str, timeout_ms: float = 120_000) -> None:
+    page.goto(url if name == "corpus" else f"{url}/{name}")
+    page.wait_for_selector("h1", timeout=timeout_ms)
+    settle(page, timeout_ms)
+
+
+def screenshots(db: Path, folder: Path, *, width: int = 1400, height: int = 1800) -> list[Path]:
+    """A PNG of every page (first session selected) into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    with streamlit_server(db, log=folder / "streamlit.log") as url, chromium(width, height) as page:
+        for name in PAGES:
+            open_page(page, url, name)
+            if page.locator('[data-testid="stPlotlyChart"]').count():
+                page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=60_000)
+            if page.locator('[data-testid="stDataFrame"]').count():
+                page.wait_for_selector('[data-testid="stDataFrame"] canvas', timeout=60_000)
+            page.wait_for_timeout(1500)  # WebGL points and fonts
+            path = folder / f"{name}.png"
+            page.screenshot(path=str(path))
+            written.append(path)
+    (folder / "streamlit.log").unlink(missing_ok=True)
+    return written
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Screenshots of every page of the app on a database.")
+    parser.add_argument("db", type=Path)
+    parser.add_argument("--out", type=Path, default=REPO / "assets" / "screenshots")
+    args = parser.parse_args()
+    for written in screenshots(args.db, args.out):
+        print(written)

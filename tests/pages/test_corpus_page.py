@@ -1,0 +1,74 @@
+"""The Corpus page: counts, search and filters, provenance, upload and ingest."""
+
+from __future__ import annotations
+
+import json
+
+from explorer import projection
+from explorer.store import corpus
+from explorer.views import corpus_overview
+
+
+def charts(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def test_counts_and_charts_match_the_database(open_app, app_runtime, page_text) -> None:
+    at = open_app("corpus")
+    overview = corpus_overview(app_runtime)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Documents"] == str(overview.documents) and metrics["Nodes"] == str(overview.nodes)
+    assert metrics["Domains"] == str(len(overview.domains))
+    figures = charts(at)
+    assert [f["layout"]["title"]["text"] for f in figures][:2] == ["Nodes by type", "Nodes by domain"]
+    by_type = dict(zip(figures[0]["data"][0]["y"], figures[0]["data"][0]["x"]))
+    assert by_type == overview.by_type
+    assert f"{overview.nodes} node(s) match" in page_text(at)
+
+
+def test_search_and_filters_narrow_the_table_and_open_provenance(open_app, app_runtime, page_text) -> None:
+    at = open_app("corpus")
+    at.text_input(key="node_search").input("unicode").run()
+    with app_runtime.db.connect() as con:
+        expected = corpus.count_nodes(con, search="unicode")
+    assert 0 < expected < corpus_overview(app_runtime).nodes
+    assert f"{expected} node(s) match" in page_text(at)
+    assert len(at.dataframe[0].value) == min(expected, 25)
+    at.multiselect(key="node_types").set_value(["synthesis"]).run()
+    with app_runtime.db.connect() as con:
+        syntheses = corpus.count_nodes(con, search="unicode", types=["synthesis"])
+        first = corpus.list_nodes(con, search="unicode", types=["synthesis"], limit=1)[0]
+    assert f"{syntheses} node(s) match" in page_text(at)
+    assert set(at.dataframe[0].value["type"]) == {"synthesis"}
+    # the first row's provenance: a synthesis has parents, and its text is shown as plain text
+    said = page_text(at)
+    assert f"Parents ({len(first.parent_ids)})" in said and len(first.parent_ids) > 0
+    assert first.text in [t.value for t in at.text]
+
+
+def test_domain_and_year_filters(open_app, app_runtime, page_text) -> None:
+    at = open_app("corpus")
+    overview = corpus_overview(app_runtime)
+    at.selectbox(key="node_domain").select("python").run()
+    at.selectbox(key="node_year").select(overview.years[0]).run()
+    with app_runtime.db.connect() as con:
+        expected = corpus.count_nodes(con, domain="python", year=overview.years[0])
+    assert expected > 0 and f"{expected} node(s) match" in page_text(at)
+    assert set(at.dataframe[0].value["year"]) == {overview.years[0]}
+
+
+def test_upload_ingests_with_progress_and_places_new_nodes_on_the_map(open_app, app_runtime, page_text) -> None:
+    before = corpus_overview(app_runtime)
+    at = open_app("corpus")
+    note = ("---\ntitle: Tea notes\nyear: 2021\n---\n\nGreen tea is steamed or pan-fired soon after picking, which "
+            "stops oxidation. Black tea is fully oxidised before drying, and oolong sits between the two.\n")
+    at.file_uploader[0].set_value(("tea.md", note.encode(), "text/markdown"))
+    at.text_input(key="ingest_domain").input("tea")
+    at.form_submit_button[0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "1 document(s) added" in page_text(at)
+    assert at.get("progress")  # the reading progress bar was drawn
+    after = corpus_overview(app_runtime)
+    assert after.documents == before.documents + 1 and after.by_domain.get("tea", 0) > 0
+    status = projection.projection_status(app_runtime)
+    assert status.missing["node"] == 0 and status.placed_nodes == after.nodes - before.nodes
