@@ -143,7 +143,7 @@ def delete_session(con: Connection, session_id: str) -> None:
     con.execute("UPDATE wander_crystals SET session_id = NULL WHERE session_id = ?", params)
     if residues:
         con.execute(
-            "UPDATE wander_resonances SET supporting_residue_ids = list_filter(supporting_residue_ids, r -> NOT list_contains(?::UUID[], r)) "
+            "UPDATE wander_resonances SET supporting_residue_ids = list_filter(supporting_residue_ids, lambda r: NOT list_contains(?::UUID[], r)) "
             "WHERE session_id IS NULL AND list_has_any(supporting_residue_ids, ?::UUID[])", [residues, residues])
     for table in ("wander_warm_memory", "wander_resonances", "wander_residues", "wander_traces", "wander_loci"):
         con.execute(f"DELETE FROM {table} WHERE session_id = ?", params)

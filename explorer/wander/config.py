@@ -47,7 +47,7 @@ class WanderTuning:
     failed_path_radius: float = 0.1        # cosine distance counted as "near"
     # 2. scope
     exclude_radius: float = 0.35           # cosine distance around an exclude anchor that is cut out
-    fence_warning: float = 0.85            # share of the drift limit at which the fence is "approached"
+    fence_warning: float = 0.95            # share of the drift limit at which the fence is "approached"
     attractor_weight: float = 0.15
     # 3. composite score (wander.md)
     w_interestingness: float = 0.3

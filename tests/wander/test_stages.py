@@ -215,11 +215,11 @@ def test_resonance_detected_strengthened_confirmed_and_decayed(runtime) -> None:
 def test_hot_memory_compresses_to_warm(runtime) -> None:
     loci = {}
     hot = []
+    vectors = runtime.embedder.embed([f"locus {step}" for step in range(TUNING.hot_memory_limit + 2)])
+    kinds = [residue(runtime, ["garbage collection", "memory"]), residue(runtime, ["lemon cake", "baking"])]
     for step in range(1, TUNING.hot_memory_limit + 2):
-        themes = ["garbage collection", "memory"] if step % 2 else ["lemon cake", "baking"]
-        r = residue(runtime, themes)
-        r.interestingness = 0.1 if step in (3, 4) else 0.7
-        loci[r.to_locus_id] = Locus("s", f"locus {step}", unit(runtime, f"locus {step}"), "ADJACENT")
+        r = replace(kinds[step % 2], id=new_id(), to_locus_id=new_id(), interestingness=0.1 if step in (3, 4) else 0.7)
+        loci[r.to_locus_id] = Locus("s", f"locus {step}", vectors[step], "ADJACENT")
         hot.append((step, r))
     assert memory.compress(hot[:-1], loci, runtime.embedder.embed, session_id="s", now=utcnow(), tuning=TUNING) == []
     warm = memory.compress(hot, loci, runtime.embedder.embed, session_id="s", now=utcnow(), tuning=TUNING)
@@ -232,6 +232,7 @@ def test_hot_memory_compresses_to_warm(runtime) -> None:
     assert failed.content["steps"] == [3, 4] and failed.embedding is not None
     clusters = [set(c.content["themes"]) for c in by_type["theme_cluster"]]
     assert any({"garbage collection"} <= c for c in clusters) and any({"lemon cake"} <= c for c in clusters)
+    assert all(c.content["count"] >= 2 for c in by_type["theme_cluster"])
     assert all(w.expires_at > utcnow() for w in warm)
 
 

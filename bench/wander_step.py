@@ -1,0 +1,176 @@
+"""Cost of one wander step over 1k, 10k and 100k synthetic nodes (and a tenth as many loci), model time excluded.
+
+    python -m bench.wander_step [--sizes 1000 10000 100000] [--steps 30]
+
+Nodes are clustered random unit vectors (two nodes of a cluster sit at cosine
+~0.5, inside the distance band); a hashing embedder stands in for the model, so
+answers come from the offline provider at little cost. Time spent inside
+``gateway.ask`` and ``embedder.embed`` is measured and subtracted anyway. Per
+size it prints the index build, then per step (median / p90 over the measured
+steps): the whole step, model time, the step without model time, and that split
+into store reads, the in-memory stages and the one write transaction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from explorer.runtime import open_runtime
+from explorer.settings import Settings
+from explorer.wander import service
+from explorer.wander.config import SessionConfig
+
+DIM = 384
+CLUSTERS = 50
+DOMAINS = ("art", "biology", "law", "music", "physics", "python", "cooking", "history")
+WORDS = ("memory cache garbage collector cycle reference lifetime object graph queue tensor melody rhythm statute "
+         "verdict enzyme protein recipe flour empire treaty orbit photon lens brush canvas").split()
+
+
+def _centres() -> np.ndarray:
+    centres = np.random.default_rng(0).normal(size=(CLUSTERS, DIM)).astype(np.float32)
+    return centres / np.linalg.norm(centres, axis=1, keepdims=True)
+
+
+class ClusterEmbedder:
+    """Unit vectors from a text's hash; ``cluster-K …`` texts land near cluster K, like the nodes."""
+
+    name = "bench:cluster-hash"
+    dim = DIM
+
+    def __init__(self) -> None:
+        self.centres = _centres()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows = []
+        for text in texts:
+            rng = np.random.default_rng(int(hashlib.sha1(text.encode()).hexdigest()[:12], 16))
+            vector = rng.normal(size=DIM).astype(np.float32)
+            if text.startswith("cluster-"):
+                vector = self.centres[int(text.split()[0].split("-")[1]) % CLUSTERS] + 0.051 * vector
+            rows.append(vector / np.linalg.norm(vector))
+        return np.asarray(rows, dtype=np.float32)
+
+
+def _vectors(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    clusters = rng.integers(0, CLUSTERS, n)
+    vectors = _centres()[clusters] + 0.051 * rng.normal(size=(n, DIM)).astype(np.float32)
+    return clusters, (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _texts(rng: np.random.Generator, clusters: np.ndarray) -> list[str]:
+    return [f"cluster-{c} " + " ".join(rng.choice(WORDS, 12)) + ". " + " ".join(rng.choice(WORDS, 10)) + "."
+            for c in clusters]
+
+
+def _fixed(vectors: np.ndarray) -> pa.Array:
+    return pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1), type=pa.float32()), DIM)
+
+
+def populate(runtime, nodes: int, loci: int, session_id: str) -> None:
+    """Bulk rows straight into DuckDB: inserting 100k nodes a row at a time would take minutes."""
+    rng = np.random.default_rng(nodes)
+    clusters, vectors = _vectors(rng, nodes)
+    table = pa.table({
+        "id": [f"{i:08x}-0000-4000-8000-{nodes:012x}" for i in range(nodes)],
+        "type": ["raw_chunk"] * nodes, "text": _texts(rng, clusters), "embedding": _fixed(vectors),
+        "domain": [DOMAINS[c % len(DOMAINS)] for c in clusters],
+    })
+    lclusters, lvectors = _vectors(rng, loci)
+    ltable = pa.table({
+        "id": [f"{i:08x}-0000-4000-9000-{loci:012x}" for i in range(loci)], "session_id": [session_id] * loci,
+        "concept": _texts(rng, lclusters), "embedding": _fixed(lvectors), "source_type": ["SERENDIPITOUS"] * loci,
+        "strategy": ["analogy"] * loci, "domains": [[DOMAINS[c % len(DOMAINS)]] for c in lclusters],
+    })
+    with runtime.db.transaction() as con:
+        con.register("synthetic_nodes", table)
+        con.execute(f"INSERT INTO nodes (id, type, text, embedding, domain) "
+                    f"SELECT id::UUID, type, text, embedding::FLOAT[{DIM}], domain FROM synthetic_nodes")
+        con.register("synthetic_loci", ltable)
+        con.execute(f"INSERT INTO wander_loci (id, session_id, concept, embedding, source_type, strategy, domains) "
+                    f"SELECT id::UUID, session_id::UUID, concept, embedding::FLOAT[{DIM}], source_type, strategy, domains "
+                    f"FROM synthetic_loci")
+
+
+class Timed:
+    """Adds up the seconds spent in the callables it wraps (a call inside another one is not counted twice)."""
+
+    def __init__(self):
+        self.seconds, self._depth = 0.0, 0
+
+    def wrap(self, fn):
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            self._depth += 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self._depth -= 1
+                if not self._depth:
+                    self.seconds += time.perf_counter() - started
+
+        timed.inner = fn
+        return timed
+
+
+def bench(nodes: int, steps: int, folder: Path) -> None:
+    runtime = open_runtime(replace(Settings(), db_path=folder / f"bench-{nodes}.duckdb"), embedder=ClusterEmbedder())
+    session = service.create_session(runtime, SessionConfig(seed_concept="cluster-3 seed concept", random_seed=1,
+                                                            human_checkpoint_frequency=0, max_steps=10 * steps))
+    populate(runtime, nodes, nodes // 10, session.id)
+    model, reads, write = Timed(), Timed(), Timed()
+    runtime.gateway.ask = model.wrap(runtime.gateway.ask)
+    runtime.embedder.embed = model.wrap(runtime.embedder.embed)
+    service._read_inputs, service._write_plan = reads.wrap(service._read_inputs), write.wrap(service._write_plan)
+    try:
+        started = time.perf_counter()
+        with runtime.db.connect() as con:
+            service.corpus_space(runtime, con)
+        build_s = time.perf_counter() - started
+        rows = []
+        with runtime.db.connect():  # as run() does: one connection for a slice of steps
+            for number in range(steps + 2):
+                before = (model.seconds, reads.seconds, write.seconds)
+                started = time.perf_counter()
+                service.step(runtime, session.id)
+                total = time.perf_counter() - started
+                thinking = model.seconds - before[0]
+                read, wrote = reads.seconds - before[1], write.seconds - before[2]
+                if number >= 2:  # the first steps build the session's loci index
+                    rows.append((total, thinking, total - thinking, read, total - thinking - read - wrote, wrote))
+    finally:
+        service._read_inputs, service._write_plan = service._read_inputs.inner, service._write_plan.inner
+    runtime.calls.flush()
+
+    def stat(i: int) -> str:
+        values = sorted(r[i] * 1000 for r in rows)
+        return f"{statistics.median(values):7.1f} / {values[int(0.9 * (len(values) - 1))]:7.1f}"
+
+    print(f"\n{nodes:>7} nodes, {nodes // 10} loci: index build {build_s * 1000:.0f} ms")
+    for i, label in enumerate(["step", "model time", "step without model", "  store reads", "  in-memory stages",
+                               "  write transaction"]):
+        print(f"  {label:<22} {stat(i)} ms (median / p90)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--steps", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        for size in args.sizes:
+            bench(size, args.steps, Path(folder))
+
+
+if __name__ == "__main__":
+    main()

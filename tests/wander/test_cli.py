@@ -1,0 +1,87 @@
+"""The `explorer wander` contract: JSON fields, --db, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from explorer.cli import app
+from explorer.records import new_id
+from explorer.store import wander as store
+from explorer.wander.records import Crystal
+
+runner = CliRunner()
+
+
+def cli(*args: str) -> dict | list:
+    result = runner.invoke(app, ["wander", *args, "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def explorer(*args: str, db: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer", "wander", *args], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "EXPLORER_DB": str(db)})
+
+
+def test_session_commands_speak_json(corpus_copy: Path) -> None:
+    db = str(corpus_copy)
+    created = cli("new", "--seed-concept", "garbage collection of reference cycles", "--seed", "5", "--name", "gc",
+                  "--max-steps", "20", "--checkpoint-every", "0", "--forbidden-domains", "love, politics", "--db", db)
+    assert set(created) == {"session_id"}
+    sid = created["session_id"]
+    ran = cli("run", sid, "--steps", "2", "--db", db)
+    assert ran == {"steps_completed": 2, "crystals_formed": 0, "stopped_reason": None}
+    stepped = cli("step", sid, "--db", db)
+    assert stepped["step_number"] == 3 and stepped["residue"]["themes"] and stepped["status"] == "active"
+    shown = cli("show", sid, "--db", db)
+    assert set(shown) == {"session", "loci", "trace", "residues", "resonances", "crystals", "warm_memory"}
+    assert [t["step_number"] for t in shown["trace"]] == [1, 2, 3]
+    assert shown["session"]["name"] == "gc" and shown["session"]["forbidden_domains"] == ["love", "politics"]
+    assert shown["session"]["random_seed"] == 5 and shown["session"]["max_steps"] == 20
+    assert not {l["domains"][0] for l in shown["loci"] if l["domains"]} & {"love", "politics"}
+    assert cli("pause", sid, "--reason", "tea", "--db", db)["status_reason"] == "tea"
+    assert cli("resume", sid, "--db", db)["status"] == "active"
+    assert cli("inject", sid, "the walrus operator", "--db", db)["force_visit"] is True
+    assert cli("fence", sid, "jokes", "--exclude", "--db", db)["fence"] == [{"concept": "jokes", "action": "exclude"}]
+    assert [s["id"] for s in cli("list", "--db", db)] == [sid]
+    hits = cli("search", "walrus operator", "--type", "locus", "--db", db)
+    assert hits[0]["type"] == "locus" and hits[0]["text"] == "the walrus operator"
+    assert cli("stop", sid, "--db", db)["status"] == "completed"
+    assert cli("delete", sid, "--db", db) == {"deleted": sid}
+    assert cli("list", "--db", db) == []
+
+
+def test_review_a_crystal(corpus_copy: Path, runtime) -> None:
+    from explorer.runtime import open_runtime
+    from explorer.settings import load_settings
+
+    rt = open_runtime(load_settings().with_db(corpus_copy), embedder=runtime.embedder)
+    crystal = Crystal(insight="Cycles need a collector.", embedding=rt.embedder.embed(["Cycles need a collector."])[0],
+                      confidence=0.7, actionability=0.4, domains=["python"], validated_by="offline/extractive")
+    with rt.db.transaction() as con:
+        store.insert_crystal(con, crystal)
+    approved = cli("review", crystal.id, "--approve", "--notes", "read the chunks", "--by", "ann", "--db", str(corpus_copy))
+    assert approved["human_approved"] is True and approved["human_approved_by"] == "ann"
+    assert approved["validation_notes"] == "read the chunks" and approved["validated_by"] == "offline/extractive"
+    assert cli("review", crystal.id, "--reject", "--db", str(corpus_copy))["status"] == "invalidated"
+    assert [c["id"] for c in cli("crystals", "--status", "invalidated", "--db", str(corpus_copy))] == [crystal.id]
+
+
+def test_user_errors_are_one_line_and_exit_non_zero(tmp_path: Path) -> None:
+    db = tmp_path / "empty.duckdb"
+    missing = new_id()
+    for args, message in [
+        (("step", missing), f"error: no wander session '{missing}'; list sessions with `explorer wander list`"),
+        (("run", missing, "--steps", "0"), "error: the number of steps must be at least 1"),
+        (("review", missing), "error: say exactly one of --approve, --reject, --archive"),
+        (("review", missing, "--approve"), f"error: no crystal '{missing}'; list crystals with `explorer wander show SESSION`"),
+    ]:
+        out = explorer(*args, db=db)
+        assert out.returncode == 1, out
+        assert out.stderr.splitlines() == [message] and "Traceback" not in out.stderr
