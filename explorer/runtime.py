@@ -9,17 +9,22 @@ from __future__ import annotations
 import atexit
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+import numpy as np
 
 from explorer.offline import OfflineProvider
 from explorer.offline.kit import OfflineKit
 from explorer.providers.embeddings import CachedEmbedder, Embedder, make_embedder
 from explorer.providers.gateway import Gateway
 from explorer.settings import Settings
-from explorer.store import Database, StoreError
+from explorer.store import Connection, Database, StoreError
 from explorer.store import calls as call_log
 from explorer.store import corpus
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -28,7 +33,13 @@ class Runtime:
     db: Database
     embedder: Embedder
     gateway: Gateway
-    calls: "CallLogBuffer"
+    calls: "WriteBuffer[call_log.CallRecord]"
+    vectors: "WriteBuffer[tuple[str, np.ndarray]]"
+
+    def flush(self) -> None:
+        """Write what the buffers hold (call log, new embeddings)."""
+        self.calls.flush()
+        self.vectors.flush()
 
 
 def open_runtime(settings: Settings, *, embedder: Embedder | None = None,
@@ -36,39 +47,46 @@ def open_runtime(settings: Settings, *, embedder: Embedder | None = None,
     inner = embedder or make_embedder(settings.embedding_model, settings.api_base, settings.timeout_s)
     db = Database(settings.db_path, embedding_model=inner.name, embedding_dim=inner.dim, lock_wait_s=settings.lock_wait_s)
 
-    def load(hashes: list[str]):
+    def load(hashes: list[str]) -> dict[str, np.ndarray]:
+        vectors.flush()
         with db.connect() as con:
             return corpus.cached_embeddings(con, inner.name, hashes)
 
-    def save(vectors):
-        with db.transaction() as con:
-            corpus.cache_embeddings(con, inner.name, vectors)
+    def stored_hashes() -> set[str]:
+        with db.connect() as con:
+            return corpus.cached_hashes(con, inner.name)
 
-    cached = CachedEmbedder(inner, load, save)
-
-    calls = CallLogBuffer(db)
+    vectors: WriteBuffer[tuple[str, np.ndarray]] = WriteBuffer(
+        db, lambda con, items: corpus.cache_embeddings(con, inner.name, dict(items)), size=256)
+    cached = CachedEmbedder(inner, load, lambda fresh: vectors.extend(fresh.items()), stored_hashes)
+    calls: WriteBuffer[call_log.CallRecord] = WriteBuffer(db, call_log.log_calls)
     gateway = Gateway(settings, OfflineProvider(OfflineKit(cached, settings.seed)), log=calls.append,
                       completion_kwargs=completion_kwargs)
-    return Runtime(settings, db, cached, gateway, calls)
+    return Runtime(settings, db, cached, gateway, calls, vectors)
 
 
-class CallLogBuffer:
-    """Writes call records in batches: a write per call would reopen the file
-    for every prompt. Flushed when it holds ``size`` records or is ``max_age_s``
-    old, when a surface calls :meth:`flush`, and at exit."""
+class WriteBuffer(Generic[T]):
+    """Writes rows in batches: a write per item would reopen the file each time.
+    Flushed when it holds ``size`` items or is ``max_age_s`` old, when a surface
+    calls :meth:`flush`, and at exit."""
 
-    def __init__(self, db: Database, size: int = 32, max_age_s: float = 2.0):
+    def __init__(self, db: Database, write: Callable[[Connection, list[T]], None], size: int = 32,
+                 max_age_s: float = 2.0):
         self.db = db
+        self.write = write
         self.size = size
         self.max_age_s = max_age_s
-        self._pending: list[call_log.CallRecord] = []
+        self._pending: list[T] = []
         self._oldest = 0.0
         atexit.register(self.flush)
 
-    def append(self, record: call_log.CallRecord) -> None:
+    def append(self, item: T) -> None:
+        self.extend([item])
+
+    def extend(self, items: Iterable[T]) -> None:
         if not self._pending:
             self._oldest = time.monotonic()
-        self._pending.append(record)
+        self._pending.extend(items)
         if len(self._pending) >= self.size or time.monotonic() - self._oldest >= self.max_age_s:
             self.flush()
 
@@ -78,7 +96,7 @@ class CallLogBuffer:
         pending, self._pending = self._pending, []
         try:
             with self.db.transaction() as con:
-                call_log.log_calls(con, pending)
+                self.write(con, pending)
         except StoreError:
             if not sys.is_finalizing():
                 self._pending = pending + self._pending

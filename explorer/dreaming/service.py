@@ -29,7 +29,7 @@ from explorer.dreaming.prominence import ProminenceConfig, prominence
 from explorer.dreaming.rem_cycle import RemConfig, dreamable, latest_year, rem_cycle
 from explorer.errors import ExplorerError
 from explorer.reading.cycle import ReadingConfig
-from explorer.reading.ingest import IngestReport, collect_sources, content_hash, load_known
+from explorer.reading.ingest import IngestReport, collect_sources, ingest_sources
 from explorer.reading.loaders import DEFAULT_MAX_MB
 from explorer.records import Node, Relation
 from explorer.runtime import Runtime
@@ -203,7 +203,7 @@ def run_exploration(runtime: Runtime, seed: int | None = None, progress: Progres
         corpus.insert_relations(con, found)
         store.touch_nodes(con, [end for r in found for end in (r.source_id, r.target_id)])
         events.emit(con, "dream.exploration.completed", {"config": asdict(config), **report.to_json()})
-    runtime.calls.flush()
+    runtime.flush()
     return report
 
 
@@ -230,7 +230,7 @@ def run_fusion(runtime: Runtime, progress: Progress | None = None,
             report.clusters_fused += 1
             report.memories_superseded += len(node.parent_ids)
         events.emit(con, "dream.fusion.completed", {"config": asdict(config), **report.to_json()})
-    runtime.calls.flush()
+    runtime.flush()
     return report
 
 
@@ -250,10 +250,7 @@ def run_rem(runtime: Runtime, dreams: int = 10, current_year: int | None = None,
     elif current_year not in years:
         raise DreamingError(f"no nodes from {current_year} to dream from; years in the knowledge base: "
                             f"{_span(years) or 'none (leave the year out)'}")
-    # A dream's question, synthesis and text are new every time: the embedding cache would
-    # cost two database round trips per text and never be hit again (the dream keeps its vector).
-    embedder = getattr(runtime.embedder, "inner", runtime.embedder)
-    result = rem_cycle(pool, runtime.gateway, embedder, replace(config, dreams=dreams),
+    result = rem_cycle(pool, runtime.gateway, runtime.embedder, replace(config, dreams=dreams),
                        current_year=current_year, rng=np.random.default_rng(seed), progress=progress)
     report = RemReport(seed=seed, current_year=current_year, dreams_requested=dreams,
                        dreams_stored=len(result.nodes), dreams_dropped=result.dropped, duplicates=result.duplicates,
@@ -263,7 +260,7 @@ def run_rem(runtime: Runtime, dreams: int = 10, current_year: int | None = None,
         corpus.insert_relations(con, result.relations)
         store.touch_nodes(con, [p for node in result.nodes for p in node.parent_ids])
         events.emit(con, "dream.rem.completed", {"config": asdict(replace(config, dreams=dreams)), **report.to_json()})
-    runtime.calls.flush()
+    runtime.flush()
     return report
 
 
@@ -301,10 +298,6 @@ def run_chrono(runtime: Runtime, paths: Sequence[str | Path], every: Literal["ye
                dreams: int = 10, progress: Progress | None = None, seed: int | None = None,
                max_mb: float = DEFAULT_MAX_MB, reading: ReadingConfig = ReadingConfig()) -> ChronoReport:
     """Read a dated corpus in date order, dreaming ``dreams`` times at the end of each year or month."""
-    # The per-document steps of ingestion; they are private to the ingest module, which offers
-    # only "ingest these paths" publicly.
-    from explorer.reading.ingest import _embed_chunks_in_batches, _ingest_one
-
     if every not in ("year", "month"):
         raise DreamingError(f"--every must be year or month, not {every!r}")
     if dreams < 1:
@@ -318,22 +311,14 @@ def run_chrono(runtime: Runtime, paths: Sequence[str | Path], every: Literal["ye
         raise DreamingError("none of these documents has a year: the chronological loop needs dated documents "
                             "(a year in Markdown front matter or in each JSONL record)")
     periods = plan_periods(sources, every)
-    _embed_chunks_in_batches(runtime, sources, reading)
-    known = load_known(runtime)
     total, done = len(sources), 0
     for number, period in enumerate(periods):
-        read = IngestReport()
-        for source in period.sources:
+        def period_progress(index: int, count: int, title: str, key: str = period.key, base: int = done) -> None:
             if progress:
-                progress(done, total, f"{period.key}: {source.title}")
-            done += 1
-            digest = content_hash(source)
-            with runtime.db.connect() as con:
-                present = corpus.find_document_by_hash(con, digest) is not None
-            if present:
-                read.documents_skipped += 1
-                continue
-            known = _ingest_one(runtime, source, digest, known, reading, read)
+                progress(base + index, total, f"{key}: {title}")
+
+        read = ingest_sources(runtime, period.sources, config=reading, progress=period_progress)
+        done += len(period.sources)
         summary = PeriodReport(period.key, documents_added=read.documents_added,
                                documents_skipped=read.documents_skipped)
         report.documents_added += read.documents_added
@@ -342,7 +327,7 @@ def run_chrono(runtime: Runtime, paths: Sequence[str | Path], every: Literal["ye
         report.errors += read.errors
         if period.dated and read.documents_added:
             with runtime.db.connect() as con:
-                enough = len(corpus.list_nodes(con, latest_only=True)) >= 3
+                enough = corpus.count_nodes(con, latest_only=True) >= 3
             if enough:
                 rem = run_rem(runtime, dreams=dreams, current_year=period.year, seed=seed + number)
                 summary.dreamt = True
@@ -352,9 +337,8 @@ def run_chrono(runtime: Runtime, paths: Sequence[str | Path], every: Literal["ye
                 report.dreams_dropped += rem.dreams_dropped
                 report.failures += rem.failures
                 report.model_calls += rem.model_calls
-                known = load_known(runtime)  # the dreams are known to the next period's reading
         report.periods.append(summary)
-    runtime.calls.flush()
+    runtime.flush()
     _record(runtime, "dream.chrono.completed", {"seed": seed, **report.to_json()})
     if progress:
         progress(total, total, "done")

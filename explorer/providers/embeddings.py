@@ -118,15 +118,24 @@ def make_embedder(name: str, api_base: str | None = None, timeout_s: float = 60.
 
 
 class CachedEmbedder:
-    """Wraps an embedder with a (model, text hash) cache kept by two callbacks
-    (the store's cache queries), so this module speaks no SQL."""
+    """Wraps an embedder with a (model, text hash) cache kept by callbacks (the
+    store's cache queries), so this module speaks no SQL.
+
+    Why the set of stored hashes: most texts are new, and asking the database
+    about each one would cost a round trip per call; the set, read once, tells
+    which misses are worth a lookup. Writes go through ``save``, which may buffer.
+    """
+
+    MEMORY_LIMIT = 100_000
 
     def __init__(self, inner: Embedder, load: Callable[[list[str]], dict[str, np.ndarray]],
-                 save: Callable[[dict[str, np.ndarray]], None]):
+                 save: Callable[[dict[str, np.ndarray]], None], stored_hashes: Callable[[], set[str]]):
         self.inner = inner
         self.name = inner.name
         self._load = load
         self._save = save
+        self._stored_hashes = stored_hashes
+        self._stored: set[str] | None = None
         self._memory: dict[str, np.ndarray] = {}
 
     @property
@@ -139,10 +148,20 @@ class CachedEmbedder:
         hashes = [text_hash(t) for t in texts]
         missing = [h for h in dict.fromkeys(hashes) if h not in self._memory]
         if missing:
-            self._memory.update(self._load(missing))
+            if self._stored is None:
+                self._stored = self._stored_hashes()
+            in_store = [h for h in missing if h in self._stored]
+            if in_store:
+                self._remember(self._load(in_store))
         todo = {h: t for h, t in zip(hashes, texts) if h not in self._memory}
         if todo:
             fresh = dict(zip(todo, self.inner.embed(list(todo.values()))))
             self._save(fresh)
-            self._memory.update(fresh)
+            self._stored.update(fresh)
+            self._remember(fresh)
         return np.vstack([self._memory[h] for h in hashes])
+
+    def _remember(self, vectors: dict[str, np.ndarray]) -> None:
+        if len(self._memory) + len(vectors) > self.MEMORY_LIMIT:
+            self._memory.clear()
+        self._memory.update(vectors)

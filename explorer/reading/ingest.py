@@ -75,8 +75,16 @@ def collect_sources(paths: Iterable[str | Path], *, year: int | None, domain: st
 def ingest_paths(runtime: Runtime, paths: Iterable[str | Path], *, year: int | None = None, domain: str | None = None,
                  max_mb: float = DEFAULT_MAX_MB, config: ReadingConfig = ReadingConfig(),
                  progress: Progress | None = None) -> IngestReport:
+    """Load every file under ``paths`` and read each document into the knowledge base."""
     report = IngestReport()
     sources = collect_sources(paths, year=year, domain=domain, max_mb=max_mb, report=report)
+    return ingest_sources(runtime, sources, config=config, progress=progress, report=report)
+
+
+def ingest_sources(runtime: Runtime, sources: list[SourceText], *, config: ReadingConfig = ReadingConfig(),
+                   progress: Progress | None = None, report: IngestReport | None = None) -> IngestReport:
+    """Read loaded documents in order; documents already present are skipped."""
+    report = report or IngestReport()
     known = load_known(runtime)
     _embed_chunks_in_batches(runtime, sources, config)
     seen: set[str] = set()
@@ -97,18 +105,10 @@ def ingest_paths(runtime: Runtime, paths: Iterable[str | Path], *, year: int | N
                     continue
                 seen.add(digest)
                 known = _ingest_one(runtime, source, digest, known, config, report)
-    runtime.calls.flush()
+    runtime.flush()
     if progress:
         progress(len(sources), len(sources), "done")
     return report
-
-
-def _embed_chunks_in_batches(runtime: Runtime, sources: list[SourceText], config: ReadingConfig) -> None:
-    """Embed every chunk up front in large batches (the cache then serves the cycle):
-    one text at a time costs several times more per text on a CPU."""
-    texts = [chunk for source in sources for chunk in chunk_text(source.text, config.chunk_words)]
-    for start in range(0, len(texts), 256):
-        runtime.embedder.embed(texts[start : start + 256])
 
 
 def _ingest_one(runtime: Runtime, source: SourceText, digest: str, known: KnownNodes, config: ReadingConfig,
@@ -135,3 +135,11 @@ def _ingest_one(runtime: Runtime, source: SourceText, digest: str, known: KnownN
     for failure in result.failures:
         report.add_error(LoadError(source.path, failure, source.line))
     return known
+
+
+def _embed_chunks_in_batches(runtime: Runtime, sources: list[SourceText], config: ReadingConfig) -> None:
+    """Embed every chunk up front in large batches (the cache then serves the cycle):
+    one text at a time costs several times more per text on a CPU."""
+    texts = [chunk for source in sources for chunk in chunk_text(source.text, config.chunk_words)]
+    for start in range(0, len(texts), 256):
+        runtime.embedder.embed(texts[start : start + 256])

@@ -205,6 +205,10 @@ def cached_embeddings(con: Connection, model: str, hashes: Sequence[str]) -> dic
     return {h: np.asarray(v, dtype=np.float32) for h, v in rows}
 
 
+def cached_hashes(con: Connection, model: str) -> set[str]:
+    return {row[0] for row in con.execute("SELECT text_hash FROM embedding_cache WHERE model = ?", [model]).fetchall()}
+
+
 def cache_embeddings(con: Connection, model: str, vectors: dict[str, np.ndarray]) -> None:
     if vectors:  # one statement: executemany costs ~8 ms a row in DuckDB
         con.execute(

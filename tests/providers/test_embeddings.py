@@ -35,15 +35,23 @@ def test_cache_serves_repeated_texts(embedder, runtime) -> None:
             return embedder.embed(texts)
 
     stored: dict[str, np.ndarray] = {}
-    cached = CachedEmbedder(Counting(), lambda hashes: {h: stored[h] for h in hashes if h in stored}, stored.update)
+    lookups: list[list[str]] = []
+
+    def load(hashes):
+        lookups.append(list(hashes))
+        return {h: stored[h] for h in hashes if h in stored}
+
+    cached = CachedEmbedder(Counting(), load, stored.update, lambda: set(stored))
     first = cached.embed(["alpha", "beta", "alpha"])
     second = cached.embed(["beta", "gamma"])
     assert calls == [["alpha", "beta"], ["gamma"]]
+    assert lookups == []  # nothing was stored before: no lookup worth making
     np.testing.assert_allclose(first[1], second[0])
     assert set(stored) == {text_hash(t) for t in ("alpha", "beta", "gamma")}
     # a second process (new CachedEmbedder) finds them in the database
     runtime.embedder.embed(["persisted text"])
-    fresh = CachedEmbedder(Counting(), runtime.embedder._load, runtime.embedder._save)
+    runtime.flush()
+    fresh = CachedEmbedder(Counting(), runtime.embedder._load, runtime.embedder._save, runtime.embedder._stored_hashes)
     calls.clear()
     fresh.embed(["persisted text"])
     assert calls == []
