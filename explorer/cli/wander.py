@@ -203,7 +203,7 @@ def step(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
     """Take one step."""
     runtime = runtime_for(db)
     result = service.step(runtime, session_id)
-    runtime.calls.flush()
+    runtime.flush()
     if as_json:
         print_json(step_json(result))
         return

@@ -69,15 +69,25 @@ def _from_db(name: str, value: Any) -> Any:
 
 
 def _insert(con: Connection, records: Sequence[Any]) -> None:
+    """One INSERT statement for all the records (a statement costs DuckDB about a millisecond)."""
     if not records:
         return
     kind = type(records[0])
+    groups: dict[tuple[str, ...], list[Any]] = {}
     for record in records:
-        columns = [c for c in _columns(kind) if not (c in _DEFAULTED and getattr(record, c) is None)]
+        columns = tuple(c for c in _columns(kind) if not (c in _DEFAULTED and getattr(record, c) is None))
+        groups.setdefault(columns, []).append(record)
+    for columns, group in groups.items():
+        row = f"({', '.join('?' for _ in columns)})"
         con.execute(
-            f"INSERT INTO {_TABLES[kind]} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
-            [_to_db(c, getattr(record, c)) for c in columns],
+            f"INSERT INTO {_TABLES[kind]} ({', '.join(columns)}) VALUES {', '.join(row for _ in group)}",
+            [_to_db(c, getattr(record, c)) for record in group for c in columns],
         )
+
+
+def _in(ids: Sequence[str]) -> str:
+    """``(?, ?, …)`` for an IN list: the primary-key index answers it, where a join on unnest() scans the table."""
+    return f"({', '.join('?' for _ in ids)})"
 
 
 def _select(con: Connection, kind: type[R], where: str = "", params: Sequence[Any] = (), order: str = "",
@@ -130,8 +140,9 @@ def update_session(con: Connection, session_id: str, **values: Any) -> None:
 
 
 def delete_session(con: Connection, session_id: str) -> None:
-    """The session and everything it owns. Crystals outlive it (session_id NULL, as wander.md says);
-    cross-session resonances lose its residues from their support."""
+    """The session and everything it owns, its events included. Crystals outlive it (session_id NULL, as
+    wander.md says); cross-session resonances lose its residues from their support. The model-call log keeps
+    its rows: it is the record of what was spent."""
     params = [session_id]
     loci = "SELECT id FROM wander_loci WHERE session_id = ?"
     resonances = "SELECT id FROM wander_resonances WHERE session_id = ?"
@@ -145,7 +156,7 @@ def delete_session(con: Connection, session_id: str) -> None:
         con.execute(
             "UPDATE wander_resonances SET supporting_residue_ids = list_filter(supporting_residue_ids, lambda r: NOT list_contains(?::UUID[], r)) "
             "WHERE session_id IS NULL AND list_has_any(supporting_residue_ids, ?::UUID[])", [residues, residues])
-    for table in ("wander_warm_memory", "wander_resonances", "wander_residues", "wander_traces", "wander_loci"):
+    for table in ("events", "wander_warm_memory", "wander_resonances", "wander_residues", "wander_traces", "wander_loci"):
         con.execute(f"DELETE FROM {table} WHERE session_id = ?", params)
     con.execute("DELETE FROM wander_sessions WHERE id = ?", params)
 
@@ -164,7 +175,7 @@ def get_loci(con: Connection, ids: Iterable[str], *, with_vectors: bool = True) 
     ids = _ids(ids)
     if not ids:
         return []
-    found = {l.id: l for l in _select(con, Locus, "WHERE id IN (SELECT unnest(?::UUID[]))", [ids], with_vectors=with_vectors)}
+    found = {l.id: l for l in _select(con, Locus, f"WHERE id IN {_in(ids)}", ids, with_vectors=with_vectors)}
     return [found[i] for i in ids if i in found]
 
 
@@ -210,7 +221,7 @@ def get_residues(con: Connection, ids: Iterable[str], *, with_vectors: bool = Fa
     ids = _ids(ids)
     if not ids:
         return []
-    found = {r.id: r for r in _select(con, Residue, "WHERE id IN (SELECT unnest(?::UUID[]))", [ids], with_vectors=with_vectors)}
+    found = {r.id: r for r in _select(con, Residue, f"WHERE id IN {_in(ids)}", ids, with_vectors=with_vectors)}
     return [found[i] for i in ids if i in found]
 
 
@@ -243,7 +254,7 @@ def get_resonances(con: Connection, ids: Iterable[str]) -> list[Resonance]:
     ids = _ids(ids)
     if not ids:
         return []
-    found = {r.id: r for r in _select(con, Resonance, "WHERE id IN (SELECT unnest(?::UUID[]))", [ids])}
+    found = {r.id: r for r in _select(con, Resonance, f"WHERE id IN {_in(ids)}", ids)}
     return [found[i] for i in ids if i in found]
 
 
@@ -348,8 +359,9 @@ def compressed_through_step(con: Connection, session_id: str) -> int:
 # -- the corpus, as Wander sees it -------------------------------------------------
 
 def corpus_marker(con: Connection) -> tuple[int, int]:
-    """A cheap change counter for the in-memory corpus index: (embedded latest nodes, all nodes)."""
-    row = con.execute("SELECT count(*) FILTER (WHERE is_latest AND embedding IS NOT NULL), count(*) FROM nodes").fetchone()
+    """A cheap change counter for the in-memory corpus index: (latest nodes, all nodes). (Counting the
+    embedded ones too would read every vector: 20 ms at 100k nodes.)"""
+    row = con.execute("SELECT count(*) FILTER (WHERE is_latest), count(*) FROM nodes").fetchone()
     return int(row[0]), int(row[1])
 
 
@@ -366,11 +378,19 @@ def node_summaries(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, A
     ids = _ids(ids)
     if not ids:
         return {}
-    rows = con.execute(
-        "SELECT id, text, type, domain, entity, parent_ids, document_id FROM nodes WHERE id IN (SELECT unnest(?::UUID[]))",
-        [ids]).fetchall()
+    rows = con.execute(f"SELECT id, text, type, domain, entity, parent_ids, document_id FROM nodes WHERE id IN {_in(ids)}",
+                       ids).fetchall()
     return {str(i): {"text": t, "type": ty, "domain": d, "entity": e, "parent_ids": [str(p) for p in (ps or [])],
                      "document_id": None if doc is None else str(doc)} for i, t, ty, d, e, ps, doc in rows}
+
+
+# -- events ------------------------------------------------------------------------
+
+def emit_events(con: Connection, session_id: str, items: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """A step's events in one statement, in order (the event log of :mod:`explorer.store.events`)."""
+    if items:
+        con.execute(f"INSERT INTO events (subject, session_id, payload) VALUES {', '.join('(?, ?, ?)' for _ in items)}",
+                    [v for subject, payload in items for v in (subject, session_id, json.dumps(payload, default=str))])
 
 
 # -- search ------------------------------------------------------------------------

@@ -67,7 +67,9 @@ class Surroundings:
     def here_codes(self) -> np.ndarray:
         return self.corpus.codes_of(self.here.domains)
 
-    def other_domain_mask(self) -> np.ndarray:
+    @cached_property
+    def other_domains(self) -> np.ndarray:
+        """Rows of nodes in a known domain other than here's."""
         codes = self.corpus.domain_codes
         return (codes != NO_DOMAIN) & ~np.isin(codes, self.here_codes)
 
@@ -119,7 +121,7 @@ def distance_band(s: Surroundings, rng: np.random.Generator) -> list[Adjacency]:
 def cross_domain(s: Surroundings) -> list[Adjacency]:
     """The nearest item of each other domain, best bridges first."""
     t = s.tuning
-    mask = s.other_domain_mask()
+    mask = s.other_domains
     if not mask.any():
         return []
     seen: set[int] = set()
@@ -175,7 +177,7 @@ def analogical_reason(s: Surroundings, rng: np.random.Generator, ask: Ask, embed
                       node_text: NodeText) -> list[Adjacency]:
     """Analogous concepts the model proposes, shown passages from other domains for inspiration."""
     t = s.tuning
-    mask = s.other_domain_mask()
+    mask = s.other_domains
     low, high = 1.0 - t.band_high, 1.0 - t.band_low
     if not mask.any():  # a one-domain corpus: the far side of the band stands in for elsewhere
         mask = np.isfinite(s.node_sims)

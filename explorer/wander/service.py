@@ -15,8 +15,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from datetime import datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, Se
 from explorer.wander.guards import Spending, require_active, require_transition
 from explorer.wander.records import (
     Crystal, CrystalEvidence, FenceAnchor, Locus, Residue, Resonance, RunResult, SearchHit, Session, SessionView,
-    StepResult, utcnow,
+    StepResult, Trace, utcnow,
 )
 from explorer.wander.space import CorpusSpace, LociSpace
 from explorer.wander.walk import StepCallbacks, StepInputs, StepPlan, take_step
@@ -52,7 +51,8 @@ EDITABLE = {"name", "attractor", "allowed_domains", "forbidden_domains", "max_dr
 
 _cache_lock = threading.Lock()
 _corpus_cache: dict[str, CorpusSpace] = {}
-_loci_cache: dict[tuple[str, str], LociSpace] = {}
+_memory_cache: dict[tuple[str, str], "SessionMemory"] = {}
+_RECENT_STEPS = 32   # trace rows kept in memory: enough for the loop window and the recent path
 
 
 # -- in-memory spaces ----------------------------------------------------------
@@ -81,22 +81,47 @@ def corpus_space(runtime: Runtime, con: Connection) -> CorpusSpace:
     return space
 
 
-def _loci_space(runtime: Runtime, con: Connection, session: Session) -> LociSpace:
+@dataclass
+class SessionMemory:
+    """What a step needs of its session's past, kept between steps in this process: the loci, the
+    recent trace, hot memory and the paths that led nowhere. Valid while ``marker`` (loci, steps) holds."""
+
+    loci: LociSpace
+    recent: list[Trace]
+    hot: list[tuple[int, Residue]]
+    failed_paths: list[np.ndarray]
+
+    @property
+    def marker(self) -> tuple[int, int]:
+        return self.loci.marker
+
+
+def _session_memory(runtime: Runtime, con: Connection, session: Session, tuning: WanderTuning = TUNING) -> SessionMemory:
     key = (_db_key(runtime), session.id)
     marker = (store.count_loci(con, session.id), session.step_count)
     with _cache_lock:
-        cached = _loci_cache.get(key)
+        cached = _memory_cache.get(key)
     if cached is not None and cached.marker == marker:
         return cached
-    space = LociSpace.build(runtime.db.embedding_dim, store.list_loci(con, session.id), marker)
+    memory = SessionMemory(
+        loci=LociSpace.build(runtime.db.embedding_dim, store.list_loci(con, session.id), marker),
+        recent=store.list_traces(con, session.id, last=_RECENT_STEPS),
+        hot=store.residue_steps(con, session.id, after_step=store.compressed_through_step(con, session.id)),
+        failed_paths=[w.embedding for w in store.list_warm_memory(con, session.id, cluster_type="failed_path",
+                                                                  with_vectors=True) if w.embedding is not None],
+    )
     with _cache_lock:
-        _loci_cache[key] = space
-    return space
+        _memory_cache[key] = memory
+    return memory
+
+
+def _loci_space(runtime: Runtime, con: Connection, session: Session) -> LociSpace:
+    return _session_memory(runtime, con, session).loci
 
 
 def _forget_loci(runtime: Runtime, session_id: str) -> None:
     with _cache_lock:
-        _loci_cache.pop((_db_key(runtime), session_id), None)
+        _memory_cache.pop((_db_key(runtime), session_id), None)
 
 
 def _infer_domains(space: CorpusSpace, vector: np.ndarray) -> list[str]:
@@ -286,27 +311,25 @@ def _crystal_matrix(con: Connection) -> np.ndarray:
     return store.crystal_vectors(con)[1]
 
 
-def _read_inputs(runtime: Runtime, con: Connection, session: Session, tuning: WanderTuning) -> StepInputs:
+def _read_inputs(runtime: Runtime, con: Connection, session: Session, memory: SessionMemory,
+                 tuning: WanderTuning) -> StepInputs:
     corpus = corpus_space(runtime, con)
-    loci = _loci_space(runtime, con, session)
+    loci = memory.loci
     here = loci.loci.get(session.current_locus_id or "")
     if here is None:
         raise WanderError(f"session {session.id} has lost its current locus; delete it and start a new one")
-    recent = store.list_traces(con, session.id, last=max(tuning.loop_window, tuning.path_memory + 1))
+    recent = memory.recent[-max(tuning.loop_window, tuning.path_memory + 1):]
     path = [loci.loci[t.to_locus_id] for t in recent[-(tuning.path_memory + 1):]
             if t.to_locus_id in loci.loci and t.to_locus_id != here.id]
     since_reset = [t.to_locus_id for t in recent if t.step_number > session.circuit_reset_step]
-    hot = store.residue_steps(con, session.id, after_step=store.compressed_through_step(con, session.id))
-    failed = [w.embedding for w in store.list_warm_memory(con, session.id, cluster_type="failed_path", with_vectors=True)
-              if w.embedding is not None]
     updates = []
     if here.node_id:
         updates = [r.target_id if r.source_id == here.node_id else r.source_id
                    for r in corpus_store.list_relations(con, [here.node_id]) if r.type == "UPDATES"]
     return StepInputs(
         session=session, here=here, corpus=corpus, loci=loci, path=path[-tuning.path_memory:], since_reset=since_reset,
-        hot=hot, resonances=store.resonances_in_reach(con, session.id),
-        failed_paths=np.vstack(failed) if failed else np.zeros((0, runtime.db.embedding_dim), np.float32),
+        hot=list(memory.hot), resonances=store.resonances_in_reach(con, session.id),
+        failed_paths=np.vstack(memory.failed_paths) if memory.failed_paths else np.zeros((0, runtime.db.embedding_dim), np.float32),
         visited_domains={d for l in loci.loci.values() if l.visit_count > 0 for d in l.domains},
         pending=loci.loci.get(session.pending_locus_id) if session.pending_locus_id else None,
         updates=updates,
@@ -343,8 +366,7 @@ def _write_plan(con: Connection, plan: StepPlan) -> None:
         store.insert_crystal(con, plan.crystal)
     store.insert_warm_memory(con, plan.warm)
     store.update_session(con, session_id, **plan.session_updates)
-    for subject, payload in plan.events:
-        events.emit(con, subject, payload, session_id)
+    store.emit_events(con, session_id, plan.events)
 
 
 def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:
@@ -357,7 +379,8 @@ def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> St
                         "wander.session.completed")
             raise SessionStateError(f"session {session.id} has reached its max steps ({session.max_steps}) and is "
                                     "now completed; raise max steps to go on")
-        inputs = _read_inputs(runtime, con, session, tuning)
+        memory = _session_memory(runtime, con, session, tuning)
+        inputs = _read_inputs(runtime, con, session, memory, tuning)
         spending = Spending(runtime.gateway, session, tuning)
         plan = take_step(inputs, spending, _callbacks(runtime, con, inputs.loci, tuning), tuning, utcnow())
         try:
@@ -366,18 +389,28 @@ def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> St
         except BaseException:
             _forget_loci(runtime, session.id)
             raise
-        _remember(inputs.loci, plan)
+        _remember(memory, plan)
     return plan.result
 
 
-def _remember(loci: LociSpace, plan: StepPlan) -> None:
-    """Bring the cached loci up to date with what the step wrote (after its commit)."""
+def _remember(memory: SessionMemory, plan: StepPlan) -> None:
+    """Bring the session's memory in this process up to date with what the step wrote (after its commit)."""
+    loci = memory.loci
     loci.add(plan.new_loci)
     for locus_id, values in plan.locus_updates.items():
         if locus_id in loci.loci:
             loci.loci[locus_id] = replace(loci.loci[locus_id], **values)
     loci.loci[plan.visited.id] = plan.visited
     loci.mark_visited(plan.visited)
+    memory.recent = [*memory.recent, plan.trace][-_RECENT_STEPS:]
+    if plan.residue is not None:
+        memory.hot.append((plan.trace.step_number, plan.residue))
+    for warm in plan.warm:
+        if warm.cluster_type == "summary":
+            through = warm.content["through_step"]
+            memory.hot = [(number, r) for number, r in memory.hot if number > through]
+        elif warm.cluster_type == "failed_path" and warm.embedding is not None:
+            memory.failed_paths.append(warm.embedding)
     loci.marker = (len(loci.loci), plan.trace.step_number)
 
 
@@ -403,7 +436,7 @@ def run(runtime: Runtime, session_id: str, steps: int, progress: Progress | None
                     if progress:
                         progress(done, steps, shorten(result.to_locus.concept, 6))
     finally:
-        runtime.calls.flush()
+        runtime.flush()
     return RunResult(done, formed, stopped)
 
 
@@ -484,7 +517,7 @@ def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING
                                  offline_calls=session.offline_calls + by_tier.get("offline", 0))
             for subject, payload in attempt.events:
                 events.emit(tx, subject, {**payload, "forced": True}, session.id)
-    runtime.calls.flush()
+    runtime.flush()
     return attempt
 
 

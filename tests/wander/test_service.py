@@ -318,9 +318,7 @@ def test_delete_cascades_but_crystals_stay(mock_runtime) -> None:
     service.delete_session(rt, s.id)
     with pytest.raises(SessionNotFound):
         service.session_view(rt, s.id)
-    left = counts(rt, s.id)
-    assert left == {"wander_loci": 0, "wander_traces": 0, "wander_residues": 0, "wander_resonances": 0,
-                    "events": left["events"]}
+    assert set(counts(rt, s.id).values()) == {0}
     kept = {c.id: c for c in service.list_crystals(rt)}[crystals[0].id]
     assert kept.session_id is None and kept.source_locus_id is None
     assert service.get_session(rt, keep.id).step_count == 2 and service.session_view(rt, keep.id).trace

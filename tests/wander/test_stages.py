@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import string
 from dataclasses import replace
 from datetime import timedelta
 
@@ -19,7 +18,7 @@ from explorer.wander.errors import SessionStateError
 from explorer.wander.guards import (
     TRANSITIONS, Spending, checkpoint_due, circuit_reason, estimate_cost_cents, require_transition,
 )
-from explorer.wander.records import Adjacency, FenceAnchor, Locus, Residue, Resonance, Session, utcnow
+from explorer.wander.records import Adjacency, FenceAnchor, Locus, Residue, Session, utcnow
 from explorer.wander.resonance import check_resonances
 from explorer.wander.service import corpus_space
 from explorer.wander.space import LociSpace
