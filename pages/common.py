@@ -62,7 +62,8 @@ def session_label(session: Session) -> str:
 
 
 def pick_session(rt: Runtime, key: str, *, allow_none: str | None = None, label: str = "Session") -> Session | None:
-    """A session selectbox that remembers the choice across pages (``st.session_state[CURRENT]``)."""
+    """A session selectbox that remembers the choice across pages (``st.session_state[CURRENT]``);
+    with nothing chosen yet, the most recent session."""
     sessions = wander.list_sessions(rt, limit=500)
     if not sessions:
         st.info("No wander session yet: create one on the Sessions page.", icon=":material/explore:")
@@ -70,9 +71,16 @@ def pick_session(rt: Runtime, key: str, *, allow_none: str | None = None, label:
     options: list[str | None] = ([None] if allow_none else []) + [s.id for s in sessions]
     by_id = {s.id: s for s in sessions}
     current = st.session_state.get(CURRENT)
-    # with nothing chosen yet, the most recent session (sessions come newest first)
-    index = options.index(current) if current in options else (1 if allow_none else 0)
-    chosen = st.selectbox(label, options, index=index, key=key,
+    if current is None or current not in options:
+        current = sessions[0].id  # sessions come newest first
+    if key not in st.session_state or st.session_state[key] not in options or (
+            st.session_state[key] is not None and st.session_state[key] != current):
+        st.session_state[key] = current  # another page (or a new session) changed the choice
+
+    def remember() -> None:
+        st.session_state[CURRENT] = st.session_state[key]
+
+    chosen = st.selectbox(label, options, key=key, on_change=remember,
                           format_func=lambda sid: allow_none if sid is None else session_label(by_id[sid]))
     if chosen is not None:
         st.session_state[CURRENT] = chosen

@@ -58,8 +58,8 @@ def app_runtime(app_db: Path, embedder) -> Runtime:
 
 
 @pytest.fixture
-def open_app() -> Callable[[str], AppTest]:
-    """``open_app("sessions")`` → an AppTest that has run app.py and switched to that page."""
+def open_app(app_db: Path) -> Callable[[str], AppTest]:
+    """``open_app("sessions")`` → an AppTest on the test's database that has run app.py and switched to that page."""
 
     def open_page(name: str = "corpus") -> AppTest:
         at = AppTest.from_file(str(APP), default_timeout=180)

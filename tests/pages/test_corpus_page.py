@@ -42,7 +42,7 @@ def test_search_and_filters_narrow_the_table_and_open_provenance(open_app, app_r
     assert set(at.dataframe[0].value["type"]) == {"synthesis"}
     # the first row's provenance: a synthesis has parents, and its text is shown as plain text
     said = page_text(at)
-    assert f"Parents ({len(first.parent_ids)})" in said and len(first.parent_ids) > 0
+    assert f"**Parents** ({len(first.parent_ids)})" in said and len(first.parent_ids) > 0
     assert first.text in [t.value for t in at.text]
 
 

@@ -1,0 +1,104 @@
+"""Across the app: navigation, the offline notice, Settings (keys present, never shown), Dreams,
+model text shown as text, and a busy database as one line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.dreaming import service as dreaming
+from explorer.records import Node
+from explorer.store import corpus
+
+MODEL_PAGES = ("sessions", "map", "crystals", "resonances", "trace", "dreams")
+
+
+def test_navigation_lists_every_page_and_each_renders(open_app, page_text) -> None:
+    at = open_app("corpus")
+    # the session paused at its checkpoint is announced in the shared sidebar
+    assert any("Unicode walk** waits for review at step 3" in w.value for w in at.sidebar.warning)
+    for name in ("corpus", "sessions", "map", "crystals", "resonances", "trace", "dreams", "settings"):
+        at.switch_page(f"pages/{name}.py").run()
+        assert not at.exception, (name, [e.value for e in at.exception])
+        assert at.title[0].value == name.capitalize()
+
+
+@pytest.mark.parametrize("name", MODEL_PAGES)
+def test_pages_with_model_output_say_plainly_when_it_is_the_offline_provider(open_app, page_text, name) -> None:
+    assert "It is extractive, not a language model" in page_text(open_app(name))
+
+
+def test_with_a_model_configured_the_offline_notice_goes(open_app, page_text, monkeypatch) -> None:
+    monkeypatch.setenv("EXPLORER_LOCAL_MODEL", "ollama/llama3.1")
+    at = open_app("trace")
+    assert "not a language model" not in page_text(at)
+    at.switch_page("pages/settings.py").run()
+    assert "ollama/llama3.1" in at.dataframe[0].value["model"].tolist()
+
+
+def test_settings_say_whether_a_key_is_set_and_never_show_it(open_app, page_text, monkeypatch, app_db) -> None:
+    secret = "sk-ant-secret-value-123"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("EXPLORER_CLOUD_MODEL", "anthropic/claude-sonnet-4-5")
+    at = open_app("settings")
+    keys = at.dataframe[1].value.set_index("variable")
+    assert keys.loc["ANTHROPIC_API_KEY", "set"] == "yes" and keys.loc["OPENAI_API_KEY", "set"] == "no"
+    assert keys.loc["ANTHROPIC_API_KEY", "needed by the configured models"] == "yes"
+    everything = page_text(at) + "".join(df.value.to_csv() for df in at.dataframe)
+    assert secret not in everything and str(app_db) in everything
+
+
+def test_dreaming_from_the_page_reports_and_lists_the_dreams(open_app, app_runtime, page_text) -> None:
+    at = open_app("dreams")
+    at.radio[0].set_value("REM cycle")
+    at.number_input[0].set_value(1)
+    at.form_submit_button[0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    stored = dreaming.recent_dreams(app_runtime, limit=50)
+    assert "Last run: REM cycle" in page_text(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["dreams requested"] == "1" and metrics["dreams stored"] == str(len(stored))
+    assert len([e for e in at.expander if e.label]) >= len(stored)
+    for dream in stored:
+        assert dream.dream.text in [t.value for t in at.text]
+
+
+def test_model_and_corpus_text_is_shown_as_text_never_html(open_app, app_runtime) -> None:
+    hostile = "<img src=x onerror=alert(1)> **not bold** <script>alert(2)</script>"
+    vector = app_runtime.embedder.embed([hostile])[0]
+    with app_runtime.db.transaction() as con:
+        corpus.insert_nodes(con, [Node(type="synthesis", text=hostile, embedding=vector, domain="zzz")])
+    at = open_app("corpus")
+    at.selectbox(key="node_domain").select("zzz").run()
+    assert hostile in [t.value for t in at.text]
+    assert not any(m.allow_html for m in at.markdown)
+    assert not at.get("html")
+
+
+def test_a_busy_database_is_one_line_not_a_traceback(open_app, app_db, monkeypatch) -> None:
+    monkeypatch.setenv("EXPLORER_LOCK_WAIT", "0.5")
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); print('held', flush=True); time.sleep(60)"),
+        str(app_db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        at = _run_app()
+        assert not at.exception, [e.value for e in at.exception]
+        assert len(at.error) == 1 and "is busy" in at.error[0].value and "\n" not in at.error[0].value
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def _run_app():
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60)
+    started = time.monotonic()
+    at.run()
+    assert time.monotonic() - started < 30
+    return at

@@ -1,0 +1,90 @@
+"""The review pages: Crystals (approve, reject, archive with notes; evidence), Resonances and Trace."""
+
+from __future__ import annotations
+
+import json
+
+from explorer.store import events
+from explorer.wander import service as wander
+
+
+def test_approving_a_crystal_stores_who_when_and_why(open_app, app_runtime, page_text) -> None:
+    (crystal, *_) = wander.list_crystals(app_runtime, status="active")
+    at = open_app("crystals")
+    assert "Offline provider" in page_text(at)
+    assert crystal.insight in [t.value for t in at.text]
+    at.text_input(key="crystal_reviewer").input("Ada")
+    at.text_input(key=f"notes_{crystal.id}").input("holds up against the sources")
+    at.button(key=f"approve_{crystal.id}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    stored = next(c for c in wander.list_crystals(app_runtime) if c.id == crystal.id)
+    assert stored.human_approved and stored.human_approved_by == "Ada" and stored.human_approved_at is not None
+    assert stored.validation_notes == "holds up against the sources"
+    with app_runtime.db.connect() as con:
+        decisions = [e.payload for e in events.list_events(con, subject_prefix="wander.crystal.validated")
+                     if e.payload.get("validated_by") == "human"]
+    assert decisions == [{"crystal_id": crystal.id, "decision": "approve", "validated_by": "human", "reviewer": "Ada",
+                          "notes": "holds up against the sources"}]
+    # no longer awaiting review; listed under "approved"
+    assert f"approve_{crystal.id}" not in [b.key for b in at.button if not b.disabled]
+    at.selectbox(key="crystal_status").select("approved").run()
+    assert crystal.insight in [t.value for t in at.text]
+
+
+def test_reject_and_archive(open_app, app_runtime) -> None:
+    (crystal, *_) = wander.list_crystals(app_runtime, status="active")
+    at = open_app("crystals")
+    at.button(key=f"reject_{crystal.id}").click().run()
+    assert next(c for c in wander.list_crystals(app_runtime) if c.id == crystal.id).status == "invalidated"
+    at.selectbox(key="crystal_status").select("rejected").run()
+    at.button(key=f"archive_{crystal.id}").click().run()
+    assert next(c for c in wander.list_crystals(app_runtime) if c.id == crystal.id).status == "archived"
+
+
+def test_every_crystal_opens_its_evidence(open_app, app_runtime) -> None:
+    (crystal, *_) = wander.list_crystals(app_runtime)
+    evidence = wander.crystal_evidence(app_runtime, crystal.id)
+    assert evidence.residues and evidence.chunks
+    at = open_app("crystals")
+    shown = [t.value for t in at.text]
+    assert all(r.connection in shown for r in evidence.residues if r.connection)
+    assert all(c.text in shown for c in evidence.chunks)
+    assert f"**Source chunks** ({len(evidence.chunks)})" in [m.value for m in at.markdown]
+
+
+def test_the_confidence_filter(open_app, app_runtime, page_text) -> None:
+    crystals = wander.list_crystals(app_runtime)
+    at = open_app("crystals")
+    at.slider(key="crystal_confidence").set_value(1.0).run()
+    expected = sum(c.confidence >= 1.0 and c.status == "active" and not c.human_approved for c in crystals)
+    assert f"{expected} crystal(s) shown" in page_text(at)
+
+
+def test_resonances_table_chart_and_invalidation(open_app, app_runtime) -> None:
+    (session,) = wander.list_sessions(app_runtime)
+    live = [r for r in wander.list_resonances(app_runtime, session_id=session.id) if r.status != "invalidated"]
+    at = open_app("resonances")
+    table = at.dataframe[0].value
+    assert sorted(table["id"]) == sorted(r.id for r in live)
+    (chart,) = at.get("plotly_chart")
+    spec = json.loads(chart.proto.spec)
+    assert spec["layout"]["title"]["text"] == "Resonance strength by step" and spec["data"]
+    strongest = max(live, key=lambda r: r.current_strength())
+    assert at.selectbox(key="resonance_pick").value == strongest.id
+    at.button(key="invalidate").click().run()
+    assert next(r for r in wander.list_resonances(app_runtime) if r.id == strongest.id).status == "invalidated"
+
+
+def test_trace_lists_every_step_and_shows_its_residue(open_app, app_runtime) -> None:
+    (session,) = wander.list_sessions(app_runtime)
+    view = wander.session_view(app_runtime, session.id)
+    at = open_app("trace")
+    assert list(at.dataframe[0].value["step"]) == sorted(t.step_number for t in view.trace)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    score = next(t for t in spec["data"] if t["name"] == "score")
+    assert score["y"] == [t.selection_scores["score"] for t in sorted(view.trace, key=lambda t: t.step_number)]
+    first = min(view.trace, key=lambda t: t.step_number)
+    at.selectbox(key="trace_step").select(first.step_number).run()
+    residue = next(r for r in view.residues if r.trace_id == first.id)
+    shown = [t.value for t in at.text]
+    assert residue.connection in shown and residue.possibility in shown

@@ -1,0 +1,102 @@
+"""The Sessions page: the creation form, stepping and running with progress, the checkpoint banner,
+pause / resume / stop / delete."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from explorer import projection
+from explorer.wander import service as wander
+from explorer.wander.config import SessionConfig
+
+FORM = {"new_seed_concept": "seed_concept", "new_name": "name", "new_attractor": "attractor",
+        "new_allowed": "allowed_domains", "new_forbidden": "forbidden_domains", "new_max_drift": "max_drift_distance",
+        "new_temperature": "temperature", "new_max_steps": "max_steps", "new_budget": "cloud_budget_cents",
+        "new_checkpoint": "human_checkpoint_frequency", "new_seed": "random_seed"}
+
+
+def widget(at, key):
+    for kind in ("text_area", "text_input", "multiselect", "number_input"):
+        for element in getattr(at, kind):
+            if element.key == key:
+                return element
+    raise KeyError(key)
+
+
+def test_the_form_has_every_configuration_field_with_its_default_and_help(open_app, app_runtime) -> None:
+    at = open_app("sessions")
+    assert set(FORM.values()) == {f.name for f in fields(SessionConfig)}
+    defaults = {f.name: f.default for f in fields(SessionConfig)}
+    for key, name in FORM.items():
+        element = widget(at, key)
+        assert element.help, f"{name} has no help text"
+        if name in ("max_drift_distance", "temperature", "max_steps", "human_checkpoint_frequency", "random_seed"):
+            assert element.value == defaults[name], name
+    assert widget(at, "new_budget").value == app_runtime.settings.cloud_budget_cents
+
+
+def test_creating_a_session_stores_what_the_form_says(open_app, app_runtime, page_text) -> None:
+    at = open_app("sessions")
+    widget(at, "new_seed_concept").input("how jokes about work change with the times")
+    widget(at, "new_name").input("Work jokes")
+    widget(at, "new_forbidden").set_value(["python"])
+    widget(at, "new_temperature").set_value(0.4)
+    widget(at, "new_checkpoint").set_value(0)
+    widget(at, "new_seed").set_value(11)
+    next(b for b in at.form_submit_button if b.label == "Create session").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    created = wander.list_sessions(app_runtime)[0]
+    assert (created.name, created.seed_concept, created.forbidden_domains, created.temperature,
+            created.human_checkpoint_frequency, created.random_seed) == (
+        "Work jokes", "how jokes about work change with the times", ["python"], 0.4, 0, 11)
+    assert "Created “Work jokes”" in page_text(at)
+    # the new session is the one opened, and its seed locus is already on the map
+    assert at.subheader[1].value == "Work jokes"
+    assert projection.projection_status(app_runtime).missing["locus"] == 0
+
+
+def test_checkpoint_banner_resume_step_and_run_with_progress(open_app, app_runtime, page_text) -> None:
+    (session,) = wander.list_sessions(app_runtime)
+    at = open_app("sessions")
+    assert "waits at a human checkpoint" in page_text(at)
+    assert at.button(key="step_once").disabled and at.button(key="run_n").disabled
+    at.button(key="resume").click().run()
+    assert wander.get_session(app_runtime, session.id).status == "active"
+    assert "waits at a human checkpoint" not in page_text(at)
+
+    at.button(key="step_once").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert wander.get_session(app_runtime, session.id).step_count == session.step_count + 1
+    assert {m.label: m.value for m in at.metric}["Steps"] == str(session.step_count + 1)
+    assert at.get("progress") and "1 step(s) taken" in at.get("progress")[0].proto.text
+
+    at.number_input(key="run_steps").set_value(5)
+    at.button(key="run_n").click().run()
+    after = wander.get_session(app_runtime, session.id)
+    # the checkpoint (every 3 steps) stops the run at step 6 and says so
+    assert after.step_count == 6 and after.status == "paused"
+    assert "stopped: paused: checkpoint" in at.get("progress")[0].proto.text
+    assert "waits at a human checkpoint" in page_text(at)
+    metrics = {m.label: m.value for m in at.metric}
+    view = wander.session_view(app_runtime, session.id)
+    assert metrics["Steps"] == "6" and metrics["Loci"] == str(len(view.loci))
+    assert projection.projection_status(app_runtime).missing["locus"] == 0  # new loci placed as they came
+
+
+def test_pause_stop_and_delete(open_app, app_runtime) -> None:
+    (session,) = wander.list_sessions(app_runtime)
+    crystals = wander.list_crystals(app_runtime, session_id=session.id)
+    at = open_app("sessions")
+    at.button(key="resume").click().run()
+    at.button(key="pause").click().run()
+    assert wander.get_session(app_runtime, session.id).status_reason == "paused by a person"
+    at.button(key="stop").click().run()
+    assert wander.get_session(app_runtime, session.id).status == "completed"
+    assert at.button(key="stop").disabled and at.button(key="step_once").disabled
+    at.button(key="delete").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert wander.list_sessions(app_runtime) == []
+    # the crystals stay, without a session; the deleted loci left the map
+    assert {c.id for c in wander.list_crystals(app_runtime)} == {c.id for c in crystals}
+    assert all(k != "locus" for k, _ in projection.load_points(app_runtime))
