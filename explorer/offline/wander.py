@@ -138,7 +138,15 @@ def analogy(fields: dict[str, Any], kit: OfflineKit) -> str:
         sentences = _sentences(passage)
         if not there_phrases or not sentences:
             continue
-        i, j, sim = kit.closest_pair(here_phrases, there_phrases)
+        sims = kit.similarity(here_phrases, there_phrases)
+        for a, x in enumerate(here_phrases):   # a phrase is no analogy of itself
+            for b, y in enumerate(there_phrases):
+                if x.lower() == y.lower():
+                    sims[a, b] = -np.inf
+        if not np.isfinite(sims).any():
+            continue
+        i, j = divmod(int(np.argmax(sims)), sims.shape[1])
+        sim = float(sims[i, j])
         best = [s for s in sentences if there_phrases[j].lower() in s.lower()] or sentences[:1]
         found.append({
             "concept": f"{there_phrases[j]}, seen as {here_phrases[i]}: {shorten(best[0], 30)}",

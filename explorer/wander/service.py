@@ -13,6 +13,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -137,6 +138,14 @@ def _embed_one(runtime: Runtime, text: str) -> np.ndarray:
 
 
 # -- sessions ------------------------------------------------------------------
+
+def _is_uuid(value: object) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
 
 def _require_session(con: Connection, session_id: str) -> Session:
     session = store.get_session(con, str(session_id))
@@ -590,6 +599,23 @@ def session_view(runtime: Runtime, session_id: str) -> SessionView:
             crystals=store.list_crystals(con, session_id=session.id, with_vectors=True),
             warm_memory=store.list_warm_memory(con, session.id),
         )
+
+
+def list_loci(runtime: Runtime, session_id: str, visited: bool | None = None,
+              min_interestingness: float | None = None) -> list[Locus]:
+    """A session's loci (``visited`` True: only those the walk stood on; False: only those it saw)."""
+    with runtime.db.connect() as con:
+        session = _require_session(con, session_id)
+        return store.list_loci(con, session.id, visited=visited, min_interestingness=min_interestingness)
+
+
+def get_locus(runtime: Runtime, locus_id: str) -> Locus:
+    """One locus with its connections (adjacent_to, bridges_to, contradicts)."""
+    with runtime.db.connect() as con:
+        found = store.get_loci(con, [str(locus_id)]) if _is_uuid(locus_id) else []
+        if not found:
+            raise NotFound(f"no locus {locus_id!r}")
+        return found[0]
 
 
 def list_crystals(runtime: Runtime, status: str | None = None, min_confidence: float | None = None,

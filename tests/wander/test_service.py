@@ -69,6 +69,11 @@ def test_one_step_writes_every_stage_offline(corpus_runtime) -> None:
     seed = {l.id: l for l in view.loci}[session.current_locus_id]
     assert {a["locus_id"] for a in seed.adjacent_to} >= {result.to_locus.id}
     assert view.resonances[0].supporting_residue_ids == [residue.id]
+    assert {l.id for l in service.list_loci(corpus_runtime, session.id, visited=True)} == {seed.id, visited.id}
+    assert len(service.list_loci(corpus_runtime, session.id, visited=False)) == len(view.loci) - 2
+    assert service.get_locus(corpus_runtime, seed.id).adjacent_to == seed.adjacent_to
+    with pytest.raises(NotFound):
+        service.get_locus(corpus_runtime, "nope")
     # (a step may also warn that the fence is near; this one is about the stages)
     assert [x for x in subjects(corpus_runtime, session.id)[1:] if x != "wander.fence.approached"] == [
         "wander.step.started", "wander.adjacencies.found", "wander.locus.visited", "wander.resonance.detected",
