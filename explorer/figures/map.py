@@ -124,12 +124,13 @@ def session_map(data: MapData, *, layers: frozenset[str] | set[str] | tuple[str,
         traces += _nodes(data.nodes, colours, scale, webgl, corpus="corpus" in layers, dreams="dreams" in layers)
     if "links" in layers:
         traces += _links(data.links, scale)
-    if "path" in layers:
-        traces += _path(data.path, scale)
+    path = _path(data.path, scale) if "path" in layers else []
+    traces += path[:-1]
     if "loci" in layers:
         traces += _loci(data.loci, colours, scale)
     if "crystals" in layers:
         traces += _crystals(data.crystals, scale)
+    traces += path[-1:]  # step numbers on top of everything, so they stay readable
     figure = go.Figure(traces)
     title = f"<b>{hover_text(data.title, 90)}</b>"
     if data.subtitle:
@@ -224,7 +225,7 @@ def _links(links: list[MapLink], scale: float) -> list[go.BaseTraceType]:
 
 
 def _path(steps: list[MapStep], scale: float) -> list[go.BaseTraceType]:
-    """The walk as one line with an arrow at each segment's midpoint.
+    """The walk as one line with an arrow at each segment's midpoint, its start, and its step numbers (last).
 
     Arrows use ``angleref="previous"``: each midpoint's arrow points away from the
     vertex before it, i.e. along its segment in screen space, whatever the zoom.

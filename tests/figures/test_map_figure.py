@@ -1,0 +1,113 @@
+"""The session map figure: what each layer draws, from data alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from explorer.figures.map import (
+    MapCrystal, MapData, MapHalo, MapLink, MapLocus, MapStep, NodePoints, session_map,
+)
+from explorer.figures.palette import APPROVED_LINE, domain_colours
+
+
+def sample(steps: int = 6) -> MapData:
+    rng = np.random.default_rng(1)
+    n = 60
+    nodes = NodePoints(ids=[f"n{i}" for i in range(n)], x=rng.normal(size=n), y=rng.normal(size=n),
+                       types=["raw_chunk"] * (n - 3) + ["rem_dream"] * 3,
+                       domains=[("python", "art", None)[i % 3] for i in range(n)], years=[2000] * n,
+                       texts=["chunk <b>text</b>"] * n)
+    loci = [MapLocus(f"l{i}", float(i), float(i % 2), f"concept {i}", "python", visit_count=i) for i in range(4)]
+    # the walk goes 0 → 1 → 2 → 1 → 3 …, revisiting locus 1
+    order = [0, 1, 2, 1, 3, 2, 1][: steps + 1]
+    path = [MapStep(k, loci[i].id, loci[i].x, loci[i].y) for k, i in enumerate(order)]
+    return MapData(nodes=nodes, loci=loci, path=path,
+                   crystals=[MapCrystal("c1", 2.0, 0.0, "pending insight", confidence=0.7),
+                             MapCrystal("c2", 3.0, 1.0, "approved insight", approved=True, confidence=0.9),
+                             MapCrystal("c3", 1.0, 1.0, "rejected insight", status="invalidated")],
+                   halos=[MapHalo("r1", 1.0, 1.0, strength=4.0, current_strength=4.0, themes=("<i>a</i>", "b")),
+                          MapHalo("r2", 2.0, 0.0, strength=1.0, current_strength=0.25)],
+                   links=[MapLink(0, 0, 1, 1, "found")], title="A <walk>", subtitle="six steps")
+
+
+def by_name(figure: go.Figure) -> dict[str, go.BaseTraceType]:
+    return {trace.name: trace for trace in figure.data}
+
+
+def test_path_is_ordered_with_an_arrow_per_move_and_step_numbers() -> None:
+    data = sample()
+    traces = by_name(session_map(data))
+    path = traces["trace (path)"]
+    vertices = [(x, y) for x, y, s in zip(path.x, path.y, path.marker.symbol) if s == "circle"]
+    assert vertices == [(s.x, s.y) for s in data.path]
+    arrows = [i for i, s in enumerate(path.marker.symbol) if s == "arrow"]
+    assert len(arrows) == len(data.path) - 1 and path.marker.angleref == "previous"
+    for i in arrows:  # each arrow sits halfway along its move
+        assert (path.x[i], path.y[i]) == ((path.x[i - 1] + path.x[i + 1]) / 2, (path.y[i - 1] + path.y[i + 1]) / 2)
+    labels = dict(zip(zip(traces["step numbers"].x, traces["step numbers"].y), traces["step numbers"].text))
+    assert labels[(data.loci[1].x, data.loci[1].y)] == "1·3·6"  # a revisited locus lists its steps
+    assert labels[(data.loci[0].x, data.loci[0].y)] == "start"
+
+
+def test_long_walks_label_every_nth_step_and_always_the_last() -> None:
+    loci = [MapLocus(f"l{i}", float(i), 0.0, "c") for i in range(200)]
+    data = MapData(loci=loci, path=[MapStep(i, l.id, l.x, l.y) for i, l in enumerate(loci)])
+    labels = by_name(session_map(data))["step numbers"].text
+    assert 30 <= len(labels) <= 45 and "199" in labels and "start" in labels
+
+
+def test_crystals_are_stars_and_rejected_ones_are_not_drawn() -> None:
+    crystals = by_name(session_map(sample()))["crystal"]
+    assert crystals.marker.symbol == "star"
+    assert [c[1] for c in crystals.customdata] == ["c1", "c2"]
+    assert list(crystals.marker.line.color) == ["#7a5800", APPROVED_LINE]
+
+
+def test_halos_grow_with_strength_and_fade_with_decay() -> None:
+    halos = by_name(session_map(sample()))["resonance halo"]
+    strong, weak = halos.marker.size
+    assert strong > weak
+    alpha = [float(c.rsplit(",", 1)[1].rstrip(")")) for c in halos.marker.color]
+    assert alpha[0] > alpha[1] > 0  # fresh vs decayed to a quarter
+
+
+def test_colour_is_domain_size_is_visits_and_dreams_are_diamonds() -> None:
+    data = sample()
+    figure = session_map(data)
+    traces = by_name(figure)
+    colours = domain_colours(data.nodes.domains)
+    assert traces["python"].marker.color == colours["python"] and traces["art"].marker.color == colours["art"]
+    assert traces["(no domain)"].marker.color == colours["(no domain)"]
+    dreams = [t for t in figure.data if t.name.endswith("(dream)")]
+    assert dreams and all(t.marker.symbol == "diamond" and not t.showlegend for t in dreams)
+    assert sum(len(t.x) for t in dreams) == 3
+    loci = traces["locus (size: visits)"]
+    assert list(loci.marker.size) == sorted(loci.marker.size) and loci.marker.size[0] < loci.marker.size[-1]
+
+
+def test_every_point_names_its_item_and_hover_text_is_escaped() -> None:
+    figure = session_map(sample())
+    kinds = {c[0] for trace in figure.data if trace.customdata is not None for c in trace.customdata}
+    assert kinds == {"node", "locus", "crystal", "resonance"}
+    hover = " ".join(t for trace in figure.data if trace.hovertext is not None for t in trace.hovertext)
+    assert "&lt;b&gt;text&lt;/b&gt;" in hover and "<b>text</b>" not in hover
+    assert "&lt;i&gt;a&lt;/i&gt;" in hover
+    assert figure.layout.title.text.startswith("<b>A &lt;walk&gt;</b>")
+
+
+def test_layers_webgl_and_static_size() -> None:
+    data = sample()
+    only = by_name(session_map(data, layers={"path", "crystals"}))
+    assert set(only) == {"trace (path)", "start", "step numbers", "crystal"}
+    interactive = session_map(data)
+    static = session_map(data, webgl=False, width=512, height=512)
+    assert isinstance(by_name(interactive)["python"], go.Scattergl)
+    assert isinstance(by_name(static)["python"], go.Scatter)
+    assert (static.layout.width, static.layout.height) == (512, 512)
+    assert static.layout.yaxis.scaleanchor == "x"  # distances on the map read the same both ways
+
+
+def test_an_empty_map_says_so() -> None:
+    figure = session_map(MapData())
+    assert not figure.data and figure.layout.annotations[0].text == "nothing on the map yet"
