@@ -1,0 +1,119 @@
+"""Session archives: two PNG maps, a compressed summary, the full JSON; from the library and the CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from explorer.export import (
+    OFFLINE_NOTE, archive_zip, estimate_tokens, export_session, session_record, session_summary,
+)
+from explorer.figures.palette import CRYSTAL_FILL, PATH_COLOUR
+from explorer.projection import update_projection
+from explorer.runtime import open_runtime
+from explorer.settings import Settings
+from explorer.wander import service as wander
+from explorer.wander.config import SessionConfig
+
+STEPS = 8
+
+
+@pytest.fixture(scope="module")
+def explored(corpus_template: Path, tmp_path_factory: pytest.TempPathFactory, embedder) -> tuple[Path, str]:
+    """A copy of the small corpus with the map fitted and one session of a few steps holding a crystal."""
+    path = tmp_path_factory.mktemp("export") / "export.duckdb"
+    shutil.copy(corpus_template, path)
+    runtime = open_runtime(replace(Settings(), db_path=path), embedder=embedder)
+    update_projection(runtime)
+    session = wander.create_session(runtime, SessionConfig(
+        seed_concept="what changed in how Python handles text", name="Text in Python", random_seed=3,
+        human_checkpoint_frequency=0))
+    assert wander.run(runtime, session.id, STEPS).steps_completed == STEPS
+    if not wander.list_crystals(runtime, session_id=session.id):
+        assert wander.crystallize(runtime, session.id).crystal is not None
+    runtime.calls.flush()
+    return path, session.id
+
+
+@pytest.fixture
+def runtime(explored, embedder):
+    return open_runtime(replace(Settings(), db_path=explored[0]), embedder=embedder)
+
+
+def near(image: np.ndarray, colour: str, tolerance: int = 40) -> int:
+    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    return int((np.abs(image.astype(np.int16) - rgb).max(axis=2) <= tolerance).sum())
+
+
+def test_export_writes_two_maps_a_summary_and_the_json(runtime, explored, tmp_path) -> None:
+    _, session_id = explored
+    archive = export_session(runtime, session_id, tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(Path(p).name for p in archive.to_json().values())
+    for path, size in ((archive.png_1024, 1024), (archive.png_512, 512)):
+        image = np.asarray(Image.open(path).convert("RGB"))
+        assert image.shape == (size, size, 3)
+        assert (image.min(axis=2) < 235).mean() > 0.01  # not blank
+        assert near(image, PATH_COLOUR) > 100 * size // 512  # the path
+        assert near(image, CRYSTAL_FILL) > 40 * size // 512  # the crystal's star
+    record = json.loads(archive.json.read_text(encoding="utf-8"))
+    view = wander.session_view(runtime, session_id)
+    assert record["session"]["id"] == session_id and record["session"]["step_count"] == STEPS
+    assert [t["step_number"] for t in record["trace"]] == list(range(1, STEPS + 1))
+    assert {l["id"] for l in record["loci"]} == {l.id for l in view.loci}
+    assert {c["id"] for c in record["crystals"]} == {c.id for c in view.crystals}
+    assert all("embedding" not in json.dumps(section) for section in (record["loci"], record["crystals"]))
+    assert any(e["subject"] == "wander.step.completed" for e in record["events"])
+    summary = archive.summary.read_text(encoding="utf-8")
+    assert summary.startswith("# Wander session: Text in Python")
+    assert 500 <= estimate_tokens(summary) <= 2000
+    assert all(c.insight.split()[0] in summary for c in view.crystals)
+    assert OFFLINE_NOTE in summary
+
+
+def test_the_summary_sheds_detail_to_fit_its_budget(runtime, explored) -> None:
+    view = wander.session_view(runtime, explored[1])
+    full = session_summary(view, max_tokens=10_000)
+    short = session_summary(view, max_tokens=400)
+    assert estimate_tokens(short) <= 400 < estimate_tokens(full)
+    assert "## Crystals" in short and f"## Path ({STEPS} steps)" in full
+
+
+def test_the_json_record_is_the_whole_session_without_vectors(runtime, explored) -> None:
+    record = session_record(runtime, explored[1])
+    text = json.dumps(record)
+    assert "seed_embedding" not in text and "themes_embedding" not in text
+    assert record["format"] == "dream-explorer session archive, version 1"
+    assert {"session", "loci", "trace", "residues", "resonances", "crystals", "warm_memory", "events"} <= set(record)
+
+
+def test_the_zip_holds_the_same_four_files(runtime, explored) -> None:
+    with zipfile.ZipFile(io.BytesIO(archive_zip(runtime, explored[1]))) as archive:
+        names = sorted(archive.namelist())
+        assert [n.rsplit("-", 1)[-1] for n in names] == ["1024.png", "512.png", "session.json", "summary.md"]
+        assert Image.open(io.BytesIO(archive.read(names[0]))).size == (1024, 1024)
+
+
+def test_cli_export_json_prints_the_written_paths(explored, tmp_path) -> None:
+    db, session_id = explored
+    out = subprocess.run([sys.executable, "-m", "explorer", "export", session_id, "--png", str(tmp_path / "a"),
+                          "--db", str(db), "--json"], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "EXPLORER_DB": ""})
+    assert out.returncode == 0, out.stderr
+    paths = json.loads(out.stdout)
+    assert set(paths) == {"png_1024", "png_512", "summary", "json"}
+    assert all(Path(p).is_file() and Path(p).parent == tmp_path / "a" for p in paths.values())
+    missing = subprocess.run([sys.executable, "-m", "explorer", "export", "no-such-session", "--png", str(tmp_path),
+                              "--db", str(db)], capture_output=True, text=True, timeout=300)
+    assert missing.returncode == 1 and missing.stderr.startswith("error: no wander session")
+    assert len(missing.stderr.strip().splitlines()) == 1
