@@ -373,6 +373,13 @@ def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:
     return table
 
 
+def updates_of(con: Connection, node_id: str) -> list[str]:
+    """Nodes linked to ``node_id`` by an UPDATES relation, either way (tension seeking)."""
+    rows = con.execute("SELECT CASE WHEN source_id = ? THEN target_id ELSE source_id END FROM relations "
+                       "WHERE type = 'UPDATES' AND (source_id = ? OR target_id = ?)", [node_id, node_id, node_id]).fetchall()
+    return [str(r[0]) for r in rows]
+
+
 def node_summaries(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """id → {text, type, domain, entity, parent_ids, document_id} for the nodes that exist."""
     ids = _ids(ids)

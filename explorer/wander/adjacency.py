@@ -24,7 +24,7 @@ from explorer.prompts.wander import ANALOGY, Analogy
 from explorer.providers.gateway import Answer
 from explorer.wander.config import WanderTuning
 from explorer.wander.records import Adjacency, Locus, SourceType, Strategy
-from explorer.wander.space import NO_DOMAIN, CorpusSpace, LociSpace
+from explorer.wander.space import NO_DOMAIN, CorpusSpace, LociSpace, cosines
 
 SAME_POINT = 0.98  # cosine above which an item is the current locus itself
 
@@ -46,9 +46,8 @@ class Surroundings:
 
     @cached_property
     def node_sims(self) -> np.ndarray:
-        sims = self.corpus.index.similarities(self.here.embedding) if len(self.corpus) else np.zeros(0, np.float32)
+        sims = cosines(self.corpus.index.matrix, self.here.embedding)
         row = self.corpus.row(self.here.node_id) if self.here.node_id else None
-        sims = sims.copy()
         sims[sims > SAME_POINT] = -np.inf
         if row is not None:
             sims[row] = -np.inf
@@ -57,7 +56,7 @@ class Surroundings:
     @cached_property
     def free_sims(self) -> np.ndarray:
         free = self.loci.free
-        sims = free.similarities(self.here.embedding).copy() if len(free) else np.zeros(0, np.float32)
+        sims = cosines(free.matrix, self.here.embedding)
         if self.here.id in free:
             sims[free._position[self.here.id]] = -np.inf
         sims[sims > SAME_POINT] = -np.inf
@@ -71,7 +70,10 @@ class Surroundings:
     def other_domains(self) -> np.ndarray:
         """Rows of nodes in a known domain other than here's."""
         codes = self.corpus.domain_codes
-        return (codes != NO_DOMAIN) & ~np.isin(codes, self.here_codes)
+        mask = codes != NO_DOMAIN
+        for code in self.here_codes:  # a locus has a domain or two: comparisons beat np.isin
+            mask &= codes != code
+        return mask
 
     def from_node(self, row: int, strategy: Strategy, source_type: SourceType, note: str | None = None) -> Adjacency:
         node_id = self.corpus.index.ids[row]

@@ -331,10 +331,7 @@ def _read_inputs(runtime: Runtime, con: Connection, session: Session, memory: Se
     path = [loci.loci[t.to_locus_id] for t in recent[-(tuning.path_memory + 1):]
             if t.to_locus_id in loci.loci and t.to_locus_id != here.id]
     since_reset = [t.to_locus_id for t in recent if t.step_number > session.circuit_reset_step]
-    updates = []
-    if here.node_id:
-        updates = [r.target_id if r.source_id == here.node_id else r.source_id
-                   for r in corpus_store.list_relations(con, [here.node_id]) if r.type == "UPDATES"]
+    updates = store.updates_of(con, here.node_id) if here.node_id else []
     return StepInputs(
         session=session, here=here, corpus=corpus, loci=loci, path=path[-tuning.path_memory:], since_reset=since_reset,
         hot=list(memory.hot), resonances=store.resonances_in_reach(con, session.id),
@@ -378,6 +375,12 @@ def _write_plan(con: Connection, plan: StepPlan) -> None:
     store.emit_events(con, session_id, plan.events)
 
 
+def _commit(runtime: Runtime, plan: StepPlan) -> None:
+    """All of a step's rows and events, in one transaction."""
+    with runtime.db.transaction() as tx:
+        _write_plan(tx, plan)
+
+
 def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:
     """Take one step of an active session (wander.md's wander_step)."""
     with runtime.db.connect() as con:
@@ -393,8 +396,7 @@ def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> St
         spending = Spending(runtime.gateway, session, tuning)
         plan = take_step(inputs, spending, _callbacks(runtime, con, inputs.loci, tuning), tuning, utcnow())
         try:
-            with runtime.db.transaction() as tx:
-                _write_plan(tx, plan)
+            _commit(runtime, plan)
         except BaseException:
             _forget_loci(runtime, session.id)
             raise

@@ -18,6 +18,12 @@ from explorer.wander.records import Locus
 NO_DOMAIN = -1
 
 
+def cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """``matrix @ query`` on one thread. Why not BLAS: on two cores its threads contend with the embedding
+    model's and with each other (measured here: 8 ms against 1 ms for 10k rows, 17 against 12 for 100k)."""
+    return np.einsum("ij,j->i", matrix, np.asarray(query, dtype=np.float32))
+
+
 @dataclass
 class CorpusSpace:
     """Embedded latest nodes: vectors in a :class:`VectorIndex`, domains as integer codes per row."""

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from explorer.prompts.wander import ANALOGY, DWELLING, DWELLING_PROMPT, parse_crystal, parse_dwelling, parse_validation
-from explorer.records import new_id
+from explorer.records import Relation, new_id
+from explorer.store.corpus import insert_relations
+from explorer.store.wander import updates_of
 from explorer.wander import adjacency, memory, scope, selection
 from explorer.wander.config import WanderTuning
 from explorer.wander.dwell import themes_vector
@@ -134,6 +136,14 @@ def test_four_strategies_on_the_corpus(surroundings, corpus_runtime) -> None:
     assert all(c.source_type == "BRIDGED" for c in bridges)
     tensions = adjacency.seek_tensions(s)
     assert tensions and all(c.similarity >= 1 - TUNING.band_high and "pulling against" in c.note for c in tensions)
+    # a node that revises here (an UPDATES relation) is a tension first
+    revised = band[0].node_id
+    with corpus_runtime.db.transaction() as con:
+        insert_relations(con, [Relation(revised, s.here.node_id, "UPDATES", created_by="test")])
+    with corpus_runtime.db.connect() as con:
+        assert updates_of(con, s.here.node_id) == [revised]
+    first = adjacency.seek_tensions(s, [revised])[0]
+    assert first.node_id == revised and "UPDATES" in first.note
     nodes = {}
 
     def node_text(ids):
