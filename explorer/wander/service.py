@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import numpy as np
 
 from explorer.offline.kit import shorten
@@ -377,8 +378,15 @@ def _write_plan(con: Connection, plan: StepPlan) -> None:
 
 def _commit(runtime: Runtime, plan: StepPlan) -> None:
     """All of a step's rows and events, in one transaction."""
-    with runtime.db.transaction() as tx:
-        _write_plan(tx, plan)
+    try:
+        with runtime.db.transaction() as tx:
+            _write_plan(tx, plan)
+    except duckdb.ConstraintException as exc:
+        if "wander_traces" not in str(exc) and "step_number" not in str(exc):
+            raise
+        # UNIQUE(session_id, step_number): another process took this step while we were thinking
+        raise SessionStateError(f"session {plan.trace.session_id} took step {plan.trace.step_number} in another "
+                                "process at the same time; this step was not kept, try again") from exc
 
 
 def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:

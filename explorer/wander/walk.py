@@ -34,6 +34,7 @@ Embed = Callable[[Sequence[str]], np.ndarray]
 NODE_ABSTRACTION = {"raw_chunk": 0.3, "synthesis": 0.5, "entity_insight": 0.5, "rem_dream": 0.7, "fused": 0.6,
                     "pattern": 0.8, "abstraction": 0.9}
 CONNECTIONS_KEPT = 20   # entries of a locus's adjacent_to / bridges_to / contradicts
+BACKTRACK_POOL = 200    # the most recently seen unexplored loci a walk stuck at the fence may go back to
 
 
 def step_rng(random_seed: int, step_number: int, purpose: int) -> np.random.Generator:
@@ -133,8 +134,8 @@ def _candidates(inputs: StepInputs, s: adjacency.Surroundings, calls: StepCallba
 def _backtrack(inputs: StepInputs, s: adjacency.Surroundings, fenced_out: int, tuning: WanderTuning) -> tuple[Adjacency, str]:
     """Nowhere inside the fence to go from here: go back to an unexplored locus inside it, or to the seed."""
     session, here = inputs.session, inputs.here
-    unexplored = [_as_adjacency(l, here, l.strategy, "an unexplored branch") for l in inputs.loci.loci.values()
-                  if l.visit_count == 0 and l.id != here.id and l.embedding is not None]
+    recent = [l for l in inputs.loci.loci.values() if l.visit_count == 0 and l.id != here.id and l.embedding is not None]
+    unexplored = [_as_adjacency(l, here, l.strategy, "an unexplored branch") for l in recent[-BACKTRACK_POOL:]]
     unexplored = [c for c in unexplored if scope.rejection(c, session, tuning) is None]
     if unexplored:
         selection.score(unexplored, s, session, inputs.visited_domains, inputs.failed_paths, tuning)

@@ -352,3 +352,21 @@ def test_resonances_carry_across_sessions(mock_runtime) -> None:
     assert shared.session_id is None and shared.occurrences == confirmed.occurrences + 1
     assert confirmed.id in {r.id for r in service.list_resonances(rt, session_id=second.id)}
     assert shared.current_strength() == pytest.approx(shared.strength, rel=1e-3)
+
+
+def test_a_step_taken_meanwhile_by_another_process_is_not_overwritten(mock_runtime, make_runtime, monkeypatch) -> None:
+    other = make_runtime(db=mock_runtime.db.path, completion_kwargs={"mock_response": mock_json()},
+                         local_model="ollama/llama3")
+    s = new_session(mock_runtime)
+    commit = service._commit
+
+    def racing(runtime, plan):
+        monkeypatch.setattr(service, "_commit", commit)
+        service.step(other, s.id)  # the other one wins the race for step 1
+        commit(runtime, plan)
+
+    monkeypatch.setattr(service, "_commit", racing)
+    with pytest.raises(SessionStateError, match="took step 1 in another process"):
+        service.step(mock_runtime, s.id)
+    assert service.get_session(mock_runtime, s.id).step_count == 1
+    assert service.step(mock_runtime, s.id).step_number == 2
