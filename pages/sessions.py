@@ -158,7 +158,7 @@ if step_once or run_n:
 view = wander.session_view(rt, session.id)
 draw(view, counts_box, map_box)
 
-with st.expander("Steer the walk", icon=":material/tune:"):
+with st.expander("Steer the walk", icon=":material/tune:", key="steer"):
     s1, s2, s3 = st.columns(3)
     with s1.form("inject", clear_on_submit=True):
         concept = st.text_input("Inject a concept", help="A new locus; the next step goes there.")

@@ -1,0 +1,41 @@
+"""One real app per module: ``streamlit run app.py`` on a prepared copy of the small corpus, and
+Debian's Chromium through Playwright. The server is always stopped, even when a test fails."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import harness  # noqa: E402
+
+from explorer.projection import update_projection  # noqa: E402
+from explorer.runtime import open_runtime  # noqa: E402
+from explorer.settings import Settings  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def e2e_db(corpus_template: Path, tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
+    """The small corpus with its map fitted (the app never fits on its own)."""
+    path = tmp_path_factory.mktemp("e2e") / "e2e.duckdb"
+    shutil.copy(corpus_template, path)
+    update_projection(open_runtime(replace(Settings(), db_path=path), embedder=embedder))
+    return path
+
+
+@pytest.fixture(scope="module")
+def app_url(e2e_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("e2e-log") / "streamlit.log"
+    with harness.streamlit_server(e2e_db, log=log) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def page(app_url: str) -> Iterator:
+    with harness.chromium(1400, 1400) as page:
+        yield page
