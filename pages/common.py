@@ -94,10 +94,14 @@ def waiting_for_review(session: Session) -> bool:
 
 
 def checkpoint_banner(session: Session) -> None:
-    if waiting_for_review(session):
-        kind = "a human checkpoint" if (session.status_reason or "").startswith("checkpoint") else "its circuit breaker"
-        st.warning(f"**{session.name} waits at {kind}** (step {session.step_count}). {session.status_reason}. "
-                   "Review its trace and crystals, then resume it on the Sessions page.", icon=":material/front_hand:")
+    if not waiting_for_review(session):
+        return
+    if (session.status_reason or "").startswith("checkpoint"):
+        st.warning(f"**{session.name} waits at a human checkpoint** after step {session.step_count}: review its "
+                   "trace and crystals, then resume it on the Sessions page.", icon=":material/front_hand:")
+    else:
+        st.warning(f"**{session.name} stopped: {session.status_reason}** (after step {session.step_count}). Review "
+                   "its trace, steer it if needed, then resume it on the Sessions page.", icon=":material/front_hand:")
 
 
 class ProgressBar:

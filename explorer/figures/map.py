@@ -134,9 +134,11 @@ def session_map(data: MapData, *, layers: frozenset[str] | set[str] | tuple[str,
     figure = go.Figure(traces)
     title = f"<b>{hover_text(data.title, 90)}</b>"
     if data.subtitle:
-        title += f"<br><span style='font-size:{max(9, round(13 * scale))}px'>{hover_text(data.subtitle, 140)}</span>"
+        title += f"<br><span style='font-size:{max(9, round(13 * scale))}px'>{hover_text(data.subtitle, 220)}</span>"
     axis = dict(showgrid=False, zeroline=False, showticklabels=False, title=None, showline=False)
     small = width is not None and width < 700
+    if width is None:
+        height = _fitting_height(data, height)
     figure.update_layout(
         template="plotly_white",
         title=dict(text=title, x=0.01, xanchor="left", font=dict(size=max(11, round(20 * scale)))),
@@ -155,6 +157,17 @@ def session_map(data: MapData, *, layers: frozenset[str] | set[str] | tuple[str,
     if not traces:
         figure.add_annotation(text="nothing on the map yet", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     return figure
+
+
+def _fitting_height(data: MapData, most: int) -> int:
+    """A height for the app's (container-wide, ~1000 px) chart that suits the map's aspect: the axes
+    keep one scale, so a wide map in a tall chart is mostly blank."""
+    xs = np.concatenate([data.nodes.x, [l.x for l in data.loci]]) if len(data.nodes) or data.loci else np.zeros(0)
+    ys = np.concatenate([data.nodes.y, [l.y for l in data.loci]]) if len(data.nodes) or data.loci else np.zeros(0)
+    if len(xs) < 2 or np.ptp(xs) <= 0:
+        return most
+    aspect = np.ptp(ys) / np.ptp(xs)
+    return int(np.clip(850 * aspect + 160, 380, most))
 
 
 def _halos(halos: list[MapHalo], scale: float) -> list[go.BaseTraceType]:

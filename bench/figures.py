@@ -1,0 +1,184 @@
+"""Figures: build, serialise and draw the session map at 1k, 10k and 50k points; export PNGs;
+and how new points are placed on the stable map (neighbour placement vs UMAP ``transform``).
+
+    python -m bench.figures [--sizes 1000,10000,50000] [--db DEMO.duckdb] [--no-browser] [--no-placement]
+
+Synthetic maps (nine domains, a 50-step walk, crystals, halos) measure the figure code;
+``--db`` (a database with a corpus, e.g. the demo's) measures placement on real vectors
+and the Map page's own script time (Streamlit AppTest, server side).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from explorer.export import render_png
+from explorer.figures.map import MapCrystal, MapData, MapHalo, MapLocus, MapStep, NodePoints, session_map
+
+DOMAINS = ("art", "education", "literature", "love", "politics", "python", "science", "wisdom", "work")
+
+
+def synthetic(n: int, steps: int = 50, seed: int = 0) -> MapData:
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-15, 15, size=(len(DOMAINS), 2))
+    labels = rng.integers(0, len(DOMAINS), size=n)
+    xy = centres[labels] + rng.normal(scale=2.0, size=(n, 2))
+    nodes = NodePoints(ids=[f"{i:08d}-0000-0000-0000-000000000000" for i in range(n)], x=xy[:, 0], y=xy[:, 1],
+                       types=["raw_chunk"] * (n - n // 50) + ["rem_dream"] * (n // 50),
+                       domains=[DOMAINS[k] for k in labels], years=[2000 + int(k) for k in labels],
+                       texts=["A chunk of text of about the length the map shows on hover, " * 3] * n)
+    picks = rng.choice(n, size=steps + 1, replace=False)
+    loci = [MapLocus(f"l{i}", float(xy[p, 0]), float(xy[p, 1]), "a concept " * 8, DOMAINS[labels[p]], 1 + i % 4)
+            for i, p in enumerate(picks)]
+    return MapData(nodes=nodes, loci=loci, path=[MapStep(i, l.id, l.x, l.y) for i, l in enumerate(loci)],
+                   crystals=[MapCrystal(f"c{i}", loci[i * 9].x, loci[i * 9].y, "insight " * 20) for i in range(5)],
+                   halos=[MapHalo(f"r{i % 4}", l.x, l.y, 1 + i % 5, 0.5 + i % 5) for i, l in enumerate(loci[::4])],
+                   title=f"Synthetic map of {n} nodes", subtitle=f"{steps} steps")
+
+
+def timed(fn, repeat: int = 3) -> tuple[float, object]:
+    """Median seconds of ``repeat`` calls, and the last result."""
+    times, result = [], None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), result
+
+
+HTML = """<!doctype html><html><head><meta charset="utf-8"><script src="{plotly}"></script></head>
+<body><div id="map" style="width:1200px;height:760px"></div></body></html>"""
+
+
+def browser_render_seconds(figure_json: str, page) -> float:
+    """Seconds for Plotly.js in Chromium to draw the figure (what the Map page's chart does in the browser)."""
+    return page.evaluate("""async (spec) => {
+        const fig = JSON.parse(spec);
+        const started = performance.now();
+        await Plotly.newPlot('map', fig.data, fig.layout);
+        await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const took = (performance.now() - started) / 1000;
+        Plotly.purge('map');
+        return took;
+    }""", figure_json)
+
+
+def figure_figures(sizes: list[int], browser: bool) -> None:
+    print("session map figure (median of 3)")
+    print(f"{'points':>8} {'build s':>8} {'to_json s':>9} {'JSON MB':>8} {'browser s':>9} {'PNG 1024 s':>10} {'PNG 512 s':>9}")
+    page = context = None
+    if browser:
+        import plotly
+        from playwright.sync_api import sync_playwright
+
+        plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+        folder = Path(tempfile.mkdtemp())
+        (folder / "map.html").write_text(HTML.format(plotly=plotly_js.as_uri()), encoding="utf-8")
+        context = sync_playwright().start()
+        chromium = context.chromium.launch(executable_path="/usr/bin/chromium", args=[
+            "--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--no-first-run", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"])
+        page = chromium.new_page()
+        page.goto((folder / "map.html").as_uri())
+    render_png(session_map(synthetic(100), webgl=False, width=512, height=512), 512, 512)  # start kaleido's browser
+    for n in sizes:
+        data = synthetic(n)
+        build, figure = timed(lambda: session_map(data))
+        serialise, spec = timed(lambda: figure.to_json())
+        drawn = timed(lambda: browser_render_seconds(spec, page))[0] if page else float("nan")
+        webgl = n > 5000  # as the archive does
+        png_1024 = timed(lambda: render_png(session_map(data, webgl=webgl, width=1024, height=1024), 1024, 1024),
+                         repeat=1 if n > 10000 else 3)[0]
+        png_512 = timed(lambda: render_png(session_map(data, webgl=webgl, width=512, height=512), 512, 512),
+                        repeat=1 if n > 10000 else 3)[0]
+        print(f"{n:>8} {build:>8.3f} {serialise:>9.3f} {len(spec) / 1e6:>8.1f} {drawn:>9.3f} {png_1024:>10.2f} {png_512:>9.2f}")
+    if context:
+        context.stop()
+
+
+def placement_figures(db: Path, held_out: float = 0.2, k: int = 10) -> None:
+    """Fit on most of the corpus, place the rest: by neighbours (ours) and by UMAP's transform."""
+    from explorer.projection import ProjectionConfig, exact_knn, fit_layout, import_umap, place_by_neighbours
+    from explorer.store import Database, projection as store
+
+    with Database(db, embedding_model="local:all-MiniLM-L6-v2", embedding_dim=384).connect() as con:
+        ids, vectors = store.all_node_vectors(con)
+    n = len(ids)
+    rng = np.random.default_rng(0)
+    order = rng.permutation(n)
+    cut = int(n * (1 - held_out))
+    fit_rows, new_rows = np.sort(order[:cut]), np.sort(order[cut:])
+    config = ProjectionConfig()
+    started = time.perf_counter()
+    import_umap()
+    import_s = time.perf_counter() - started
+    fit_s, fitted_xy = timed(lambda: fit_layout(vectors[fit_rows], config), repeat=1)
+    ours_s, ours = timed(lambda: place_by_neighbours(vectors[fit_rows], fitted_xy, vectors[new_rows],
+                                                     config.place_k, config.place_temperature))
+    umap = import_umap()
+    model = umap.UMAP(n_components=2, n_neighbors=config.n_neighbors, min_dist=config.min_dist, metric="cosine",
+                      random_state=config.seed)
+    refit_s = timed(lambda: model.fit(vectors[fit_rows]), repeat=1)[0]
+    first_transform_s, theirs = timed(lambda: model.transform(vectors[new_rows]), repeat=1)
+    transform_s, again = timed(lambda: model.transform(vectors[new_rows]))
+    model_xy = model.embedding_
+
+    def preserved(layout_fit: np.ndarray, placed: np.ndarray) -> float:
+        """Share of each new point's k nearest fitted neighbours (cosine, 384-d) that are also
+        among its k nearest fitted points on the map."""
+        high = np.argsort(-(vectors[new_rows] @ vectors[fit_rows].T), axis=1)[:, :k]
+        low = np.argsort(((placed[:, None, :] - layout_fit[None, :, :]) ** 2).sum(-1), axis=1)[:, :k]
+        return float(np.mean([len(set(a) & set(b)) / k for a, b in zip(high, low)]))
+
+    fitted_knn = exact_knn(vectors[fit_rows], k + 1)[0][:, 1:]
+    map_knn = np.argsort(((fitted_xy[:, None, :] - fitted_xy[None, :, :]) ** 2).sum(-1), axis=1)[:, 1:k + 1]
+    fit_quality = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(fitted_knn, map_knn)]))
+    print(f"\nplacing new points on a fitted map ({db.name}: {cut} nodes fitted, {len(new_rows)} placed; "
+          f"UMAP import {import_s:.1f} s, our fit {fit_s:.1f} s)")
+    print(f"{'method':<34} {'seconds':>8} {'kNN kept@10':>11} {'deterministic':>13}")
+    print(f"{'fitted points themselves':<34} {'':>8} {fit_quality:>11.3f} {'':>13}")
+    print(f"{'neighbour placement (ours)':<34} {ours_s:>8.4f} {preserved(fitted_xy, ours):>11.3f} {'yes':>13}")
+    print(f"{'UMAP transform, first call':<34} {first_transform_s:>8.2f} {preserved(model_xy, theirs):>11.3f} "
+          f"{str(bool(np.allclose(theirs, again))).lower():>13}")
+    print(f"{'UMAP transform, warm':<34} {transform_s:>8.3f}")
+    print(f"(UMAP's own fit with its search index, needed for transform: {refit_s:.1f} s)")
+
+
+def page_figures(db: Path) -> None:
+    """Server-side time of the Map page's script on a real database (AppTest, no browser)."""
+    from streamlit.testing.v1 import AppTest
+
+    os.environ["EXPLORER_DB"] = str(db)
+    app = Path(__file__).resolve().parents[1] / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=300)
+    at.run()
+    at.switch_page("pages/map.py")
+    first = timed(lambda: at.run(), repeat=1)[0]
+    warm = timed(lambda: at.run(), repeat=3)[0]
+    spec = at.get("plotly_chart")[0].proto.spec if at.get("plotly_chart") else ""
+    print(f"\nMap page script ({db.name}): first run {first:.2f} s, warm {warm:.2f} s; figure JSON {len(spec) / 1e6:.1f} MB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--db", type=Path, help="a database with a corpus (placement and Map page figures)")
+    parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--no-placement", action="store_true")
+    args = parser.parse_args()
+    figure_figures([int(s) for s in args.sizes.split(",")], browser=not args.no_browser)
+    if args.db:
+        if not args.no_placement:
+            placement_figures(args.db)
+        page_figures(args.db)
+
+
+if __name__ == "__main__":
+    main()
