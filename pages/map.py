@@ -105,6 +105,11 @@ for kind, item_id in list(dict.fromkeys(selected))[:20]:
                 with st.expander(f"Residue · themes: {', '.join(residue.themes[:5])} · by {residue.model_used}"):
                     for label in ("connection", "tension", "bridge", "surprise", "possibility"):
                         common.model_text(label, getattr(residue, label))
+            for crystal in (c for c in crystals.values() if c.source_locus_id == item_id):
+                # a crystal sits on its locus: clicking the star may pick either, so show both
+                st.markdown(f"**Crystal formed here** · {crystal.status}"
+                            f"{' · approved' if crystal.human_approved else ''} · confidence {crystal.confidence:.2f}")
+                common.model_text(None, crystal.insight)
             if locus.node_id:
                 found = node_provenance(rt, locus.node_id)
                 if found is not None:

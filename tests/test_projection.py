@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -117,3 +123,20 @@ def test_an_empty_database_asks_for_a_fit_and_tiny_corpora_still_get_a_map(runti
     assert update_projection(runtime).fitted == 3
     xy = np.array([(p.x, p.y) for p in projection.load_points(runtime, "node").values()])
     assert len({tuple(np.round(row, 6)) for row in xy}) == 3
+
+
+def test_cli_map_fits_once_then_places_and_refits_on_request(corpus_template, tmp_path) -> None:
+    db = tmp_path / "cli.duckdb"
+    shutil.copy(corpus_template, db)
+
+    def explorer_map(*args: str) -> dict:
+        out = subprocess.run([sys.executable, "-m", "explorer", "map", "--db", str(db), "--json", *args],
+                             capture_output=True, text=True, timeout=600, env={**os.environ, "EXPLORER_DB": ""})
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    first = explorer_map()
+    assert first["version"] == 1 and first["fitted"] > 30 and first["status"]["fitted"]
+    assert explorer_map()["fitted"] == 0
+    refit = explorer_map("--refit")
+    assert refit["version"] == 2 and refit["fitted"] == first["fitted"]

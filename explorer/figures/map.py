@@ -202,10 +202,12 @@ def _nodes(nodes: NodePoints, colours: dict[str, str], scale: float, webgl: bool
         if (is_dream and dreams) or (not is_dream and corpus):
             groups[(domain or UNKNOWN_DOMAIN, is_dream)].append(i)
     traces = []
+    # hover text is most of what the browser receives: shorter excerpts for big maps (selection shows all)
+    excerpt = 140 if len(nodes) <= 10_000 else 60
     for (domain, is_dream), rows in sorted(groups.items()):
         idx = np.array(rows)
         text = [f"<b>{nodes.types[i]}</b> · {hover_text(nodes.domains[i] or UNKNOWN_DOMAIN, 40)}"
-                f"{' · ' + str(nodes.years[i]) if nodes.years[i] else ''}<br>{hover_text(nodes.texts[i], 140)}"
+                f"{' · ' + str(nodes.years[i]) if nodes.years[i] else ''}<br>{hover_text(nodes.texts[i], excerpt)}"
                 for i in rows]
         marker = (dict(size=max(5, 9 * scale), symbol="diamond", color=colours[domain], opacity=0.9,
                        line=dict(width=1.2, color=DREAM_LINE))

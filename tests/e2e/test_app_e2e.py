@@ -61,6 +61,14 @@ def test_a_person_wanders_reviews_and_exports(page, app_url, e2e_db, embedder, t
     path_points = chart.locator(".scatterlayer .trace").filter(has=page.locator("path.point"))
     assert path_points.count() >= 2  # the path's arrows and the crystal's star are SVG markers
     assert "Browser walk" in chart.locator(".gtitle").first.text_content()  # the session chosen for us
+    # clicking the star selects the crystal and shows what it holds
+    uid = page.evaluate("""() => document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot')
+                                   ._fullData.find(trace => trace.name === 'crystal').uid""")
+    star = chart.locator(f".trace{uid} path.point").first.bounding_box()
+    page.mouse.click(star["x"] + star["width"] / 2, star["y"] + star["height"] / 2)
+    harness.settle(page)
+    page.get_by_role("heading", name="Selected (1)").wait_for()
+    assert page.get_by_text(crystal.insight[:60]).count() >= 1  # the star, or its locus with the crystal formed there
 
     # -- approve the crystal with a note ---------------------------------------------------
     harness.open_page(page, app_url, "crystals")
