@@ -14,7 +14,6 @@ from explorer.figures.map import session_map
 from explorer.views import corpus_overview, map_data
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
-from explorer.wander.records import Session
 from pages import common
 
 DEFAULTS = {f.name: f.default for f in fields(SessionConfig)}
