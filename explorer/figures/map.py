@@ -145,9 +145,10 @@ def session_map(data: MapData, *, layers: frozenset[str] | set[str] | tuple[str,
         width=width, height=height if width is None else (height or width),
         margin=dict(l=10, r=10, t=max(40, round(70 * scale)), b=10),
         showlegend=legend,
-        legend=(dict(orientation="h", yanchor="top", y=-0.01, xanchor="left", x=0, font=dict(size=8),
+        # under the map when space is short (a small image) or the width is the app's to choose
+        legend=(dict(orientation="h", yanchor="top", y=-0.01, xanchor="left", x=0, font=dict(size=8 if small else 11),
                      itemsizing="constant", itemwidth=30, tracegroupgap=0, bgcolor="rgba(255,255,255,0.8)")
-                if small else
+                if small or width is None else
                 dict(yanchor="top", y=1, xanchor="left", x=1.01, font=dict(size=max(9, round(12 * scale))),
                      itemsizing="constant", bgcolor="rgba(255,255,255,0.8)")),
         xaxis=axis, yaxis=dict(axis, scaleanchor="x", scaleratio=1),
@@ -160,14 +161,14 @@ def session_map(data: MapData, *, layers: frozenset[str] | set[str] | tuple[str,
 
 
 def _fitting_height(data: MapData, most: int) -> int:
-    """A height for the app's (container-wide, ~1000 px) chart that suits the map's aspect: the axes
+    """A height for the app's (container-wide, ~1000 px) chart, legend below, that suits the map's aspect: the axes
     keep one scale, so a wide map in a tall chart is mostly blank."""
     xs = np.concatenate([data.nodes.x, [l.x for l in data.loci]]) if len(data.nodes) or data.loci else np.zeros(0)
     ys = np.concatenate([data.nodes.y, [l.y for l in data.loci]]) if len(data.nodes) or data.loci else np.zeros(0)
     if len(xs) < 2 or np.ptp(xs) <= 0:
         return most
     aspect = np.ptp(ys) / np.ptp(xs)
-    return int(np.clip(850 * aspect + 160, 380, most))
+    return int(np.clip(1000 * aspect + 220, 480, most))
 
 
 def _halos(halos: list[MapHalo], scale: float) -> list[go.BaseTraceType]:
