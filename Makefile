@@ -1,4 +1,4 @@
-.PHONY: run test setup bench
+.PHONY: run test setup
 # The two commands of the README. Each one sets everything up first, idempotently.
 
 run: setup
@@ -10,5 +10,3 @@ test: setup
 setup:
 	@bash scripts/setup.sh
 
-bench: setup
-	.venv/bin/python -m bench

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
+from explorer.projection import place_new
 from explorer.reading.ingest import ingest_paths
 from explorer.reading.loaders import DEFAULT_MAX_MB
 from explorer.store.stats import database_stats
@@ -25,6 +26,8 @@ def ingest(
     runtime = runtime_for(db)
     with progress_callback("reading", "doc", enabled=not as_json) as progress:
         report = ingest_paths(runtime, paths, domain=domain, year=year, max_mb=max_mb, progress=progress)
+    if report.documents_added:
+        place_new(runtime)  # new nodes join a fitted map where their neighbours are (cheap; never fits)
     if as_json:
         print_json(report.to_json())
     else:
