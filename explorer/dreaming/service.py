@@ -43,8 +43,15 @@ class DreamingError(ExplorerError):
     """A dreaming run that cannot start as asked; the message says what to do."""
 
 
+class JsonReport:
+    """A report's counts as one JSON object (what ``--json`` prints)."""
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
 @dataclass
-class ExplorationReport:
+class ExplorationReport(JsonReport):
     seed: int | None = None
     eligible_memories: int = 0
     seeds_explored: int = 0
@@ -54,12 +61,9 @@ class ExplorationReport:
     model_calls: int = 0
     errors: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
-        return asdict(self)
-
 
 @dataclass
-class FusionReport:
+class FusionReport(JsonReport):
     eligible_memories: int = 0
     clusters_found: int = 0
     clusters_fused: int = 0
@@ -69,12 +73,9 @@ class FusionReport:
     model_calls: int = 0
     errors: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
-        return asdict(self)
-
 
 @dataclass
-class RemReport:
+class RemReport(JsonReport):
     seed: int | None = None
     current_year: int | None = None
     dreams_requested: int = 0
@@ -84,9 +85,6 @@ class RemReport:
     failures: int = 0
     model_calls: int = 0
     errors: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        return asdict(self)
 
 
 @dataclass
@@ -120,7 +118,7 @@ class PeriodReport:
 
 
 @dataclass
-class ChronoReport:
+class ChronoReport(JsonReport):
     every: str = "year"
     documents_added: int = 0
     documents_skipped: int = 0
@@ -131,9 +129,6 @@ class ChronoReport:
     model_calls: int = 0  # the dreams' calls; the READING cycle's are in the call log
     periods: list[PeriodReport] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
