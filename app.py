@@ -1,6 +1,6 @@
 """Dream Explorer's app: navigation, the shared sidebar and banner. Each page is a file in pages/.
 
-    streamlit run app.py        (or: explorer demo)
+streamlit run app.py        (or: explorer demo)
 """
 
 from __future__ import annotations
@@ -43,7 +43,9 @@ def sidebar() -> None:
             st.caption(f"Models: local `{rt.settings.local_model or '—'}`, cloud `{rt.settings.cloud_model or '—'}`")
         waiting = [s for s in wander.list_sessions(rt, status="paused", limit=200) if common.waiting_for_review(s)]
         for session in waiting[:5]:
-            st.warning(f"**{session.name}** waits for review at step {session.step_count}", icon=":material/front_hand:")
+            st.warning(
+                f"**{session.name}** waits for review at step {session.step_count}", icon=":material/front_hand:"
+            )
 
 
 try:

@@ -20,7 +20,7 @@ import json
 import tempfile
 import time
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +44,10 @@ class HashEmbedder:
     dim = DIM
 
     def embed(self, texts):
-        rows = [np.random.default_rng(int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little")).normal(size=DIM)
-                for t in texts]
+        rows = [
+            np.random.default_rng(int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little")).normal(size=DIM)
+            for t in texts
+        ]
         matrix = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
         return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
 
@@ -56,9 +58,21 @@ class InstantModel:
     def ask(self, prompt, fields, **_):
         if prompt.kind == "rem_judge":
             count = len(split_passages(fields["candidates"]))
-            text = json.dumps({"judgements": [
-                {"candidate": i, "novelty": 4 if i == 1 else 2, "plausibility": 4 if i == 1 else 2, "usefulness": 4,
-                 "connection": "linked" if i == 1 else "NO_CONNECTION", "confidence": 0.7} for i in range(1, count + 1)]})
+            text = json.dumps(
+                {
+                    "judgements": [
+                        {
+                            "candidate": i,
+                            "novelty": 4 if i == 1 else 2,
+                            "plausibility": 4 if i == 1 else 2,
+                            "usefulness": 4,
+                            "connection": "linked" if i == 1 else "NO_CONNECTION",
+                            "confidence": 0.7,
+                        }
+                        for i in range(1, count + 1)
+                    ]
+                }
+            )
         elif prompt.kind == "rem_question":
             text = "What binds " + " and ".join(p[:12] for p in split_passages(fields["passages"])) + "?"
         elif prompt.kind == "rem_synthesis":
@@ -90,21 +104,33 @@ class Timed:
             finally:
                 self.seconds += time.perf_counter() - started
                 self.calls += 1
+
         return timed
 
 
 def synthetic_graph(nodes: int, degree: float, rng: np.random.Generator) -> tuple[list[Node], list[Relation]]:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     vectors = rng.normal(size=(nodes, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    graph = [Node(type="raw_chunk", text=f"memory {i} on topic {i % 40}: " + " ".join(f"w{rng.integers(5000)}" for _ in range(30)),
-                  embedding=vectors[i], year=2000 + int(rng.integers(21)), domain=f"domain{i % 20}",
-                  importance=float(rng.uniform(0.1, 1.0)), created_at=now - timedelta(days=float(rng.uniform(0, 200))))
-             for i in range(nodes)]
+    graph = [
+        Node(
+            type="raw_chunk",
+            text=f"memory {i} on topic {i % 40}: " + " ".join(f"w{rng.integers(5000)}" for _ in range(30)),
+            embedding=vectors[i],
+            year=2000 + int(rng.integers(21)),
+            domain=f"domain{i % 20}",
+            importance=float(rng.uniform(0.1, 1.0)),
+            created_at=now - timedelta(days=float(rng.uniform(0, 200))),
+        )
+        for i in range(nodes)
+    ]
     kinds = rng.choice(["EXTENDS", "DERIVES", "UPDATES"], p=[0.6, 0.3, 0.1], size=int(nodes * degree / 2))
     pairs = rng.integers(nodes, size=(len(kinds), 2))
-    relations = [Relation(graph[a].id, graph[b].id, str(kind), created_by="bench", confidence=float(rng.uniform(0.5, 1)))
-                 for (a, b), kind in zip(pairs, kinds) if a != b]
+    relations = [
+        Relation(graph[a].id, graph[b].id, str(kind), created_by="bench", confidence=float(rng.uniform(0.5, 1)))
+        for (a, b), kind in zip(pairs, kinds)
+        if a != b
+    ]
     return graph, relations
 
 
@@ -129,12 +155,16 @@ def main() -> None:
             corpus.insert_relations(con, relations)
             for node in graph:
                 corpus.update_node_fields(con, node.id, created_at=node.created_at)
-        print(f"graph             {len(graph):8d} nodes, {len(relations)} relations "
-              f"(built and stored in {time.perf_counter() - started:.1f} s)")
+        print(
+            f"graph             {len(graph):8d} nodes, {len(relations)} relations "
+            f"(built and stored in {time.perf_counter() - started:.1f} s)"
+        )
 
-        for name, run in (("rem cycle", lambda: service.run_rem(runtime, dreams=args.dreams, seed=1)),
-                          ("exploration", lambda: service.run_exploration(runtime, seed=1)),
-                          ("fusion", lambda: service.run_fusion(runtime))):
+        for name, run in (
+            ("rem cycle", lambda: service.run_rem(runtime, dreams=args.dreams, seed=1)),
+            ("exploration", lambda: service.run_exploration(runtime, seed=1)),
+            ("fusion", lambda: service.run_fusion(runtime)),
+        ):
             gateway.seconds = embedder.seconds = 0.0
             gateway.calls = embedder.calls = 0
             started = time.perf_counter()
@@ -147,8 +177,10 @@ def main() -> None:
             print(f"  embedding       {embedder.seconds:8.2f} s   ({embedder.calls} calls to the embedding model)")
             print(f"  own time        {own:8.2f} s   (excluding model latency)")
             if name == "rem cycle":
-                print(f"  per dream       {own / args.dreams * 1000:8.1f} ms own time, "
-                      f"{gateway.calls / args.dreams:.1f} model calls")
+                print(
+                    f"  per dream       {own / args.dreams * 1000:8.1f} ms own time, "
+                    f"{gateway.calls / args.dreams:.1f} model calls"
+                )
 
 
 if __name__ == "__main__":

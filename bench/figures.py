@@ -30,17 +30,29 @@ def synthetic(n: int, steps: int = 50, seed: int = 0) -> MapData:
     centres = rng.uniform(-15, 15, size=(len(DOMAINS), 2))
     labels = rng.integers(0, len(DOMAINS), size=n)
     xy = centres[labels] + rng.normal(scale=2.0, size=(n, 2))
-    nodes = NodePoints(ids=[f"{i:08d}-0000-0000-0000-000000000000" for i in range(n)], x=xy[:, 0], y=xy[:, 1],
-                       types=["raw_chunk"] * (n - n // 50) + ["rem_dream"] * (n // 50),
-                       domains=[DOMAINS[k] for k in labels], years=[2000 + int(k) for k in labels],
-                       texts=["A chunk of text of about the length the map shows on hover, " * 3] * n)
+    nodes = NodePoints(
+        ids=[f"{i:08d}-0000-0000-0000-000000000000" for i in range(n)],
+        x=xy[:, 0],
+        y=xy[:, 1],
+        types=["raw_chunk"] * (n - n // 50) + ["rem_dream"] * (n // 50),
+        domains=[DOMAINS[k] for k in labels],
+        years=[2000 + int(k) for k in labels],
+        texts=["A chunk of text of about the length the map shows on hover, " * 3] * n,
+    )
     picks = rng.choice(n, size=steps + 1, replace=False)
-    loci = [MapLocus(f"l{i}", float(xy[p, 0]), float(xy[p, 1]), "a concept " * 8, DOMAINS[labels[p]], 1 + i % 4)
-            for i, p in enumerate(picks)]
-    return MapData(nodes=nodes, loci=loci, path=[MapStep(i, l.id, l.x, l.y) for i, l in enumerate(loci)],
-                   crystals=[MapCrystal(f"c{i}", loci[i * 9].x, loci[i * 9].y, "insight " * 20) for i in range(5)],
-                   halos=[MapHalo(f"r{i % 4}", l.x, l.y, 1 + i % 5, 0.5 + i % 5) for i, l in enumerate(loci[::4])],
-                   title=f"Synthetic map of {n} nodes", subtitle=f"{steps} steps")
+    loci = [
+        MapLocus(f"l{i}", float(xy[p, 0]), float(xy[p, 1]), "a concept " * 8, DOMAINS[labels[p]], 1 + i % 4)
+        for i, p in enumerate(picks)
+    ]
+    return MapData(
+        nodes=nodes,
+        loci=loci,
+        path=[MapStep(i, l.id, l.x, l.y) for i, l in enumerate(loci)],
+        crystals=[MapCrystal(f"c{i}", loci[i * 9].x, loci[i * 9].y, "insight " * 20) for i in range(5)],
+        halos=[MapHalo(f"r{i % 4}", l.x, l.y, 1 + i % 5, 0.5 + i % 5) for i, l in enumerate(loci[::4])],
+        title=f"Synthetic map of {n} nodes",
+        subtitle=f"{steps} steps",
+    )
 
 
 def timed(fn, repeat: int = 3) -> tuple[float, object]:
@@ -59,7 +71,8 @@ HTML = """<!doctype html><html><head><meta charset="utf-8"><script src="{plotly}
 
 def browser_render_seconds(figure_json: str, page) -> float:
     """Seconds for Plotly.js in Chromium to draw the figure (what the Map page's chart does in the browser)."""
-    return page.evaluate("""async (spec) => {
+    return page.evaluate(
+        """async (spec) => {
         const fig = JSON.parse(spec);
         const started = performance.now();
         await Plotly.newPlot('map', fig.data, fig.layout);
@@ -67,12 +80,16 @@ def browser_render_seconds(figure_json: str, page) -> float:
         const took = (performance.now() - started) / 1000;
         Plotly.purge('map');
         return took;
-    }""", figure_json)
+    }""",
+        figure_json,
+    )
 
 
 def figure_figures(sizes: list[int], browser: bool) -> None:
     print("session map figure (median of 3)")
-    print(f"{'points':>8} {'build s':>8} {'to_json s':>9} {'JSON MB':>8} {'browser s':>9} {'PNG 1024 s':>10} {'PNG 512 s':>9}")
+    print(
+        f"{'points':>8} {'build s':>8} {'to_json s':>9} {'JSON MB':>8} {'browser s':>9} {'PNG 1024 s':>10} {'PNG 512 s':>9}"
+    )
     page = context = None
     if browser:
         import plotly
@@ -82,9 +99,18 @@ def figure_figures(sizes: list[int], browser: bool) -> None:
         folder = Path(tempfile.mkdtemp())
         (folder / "map.html").write_text(HTML.format(plotly=plotly_js.as_uri()), encoding="utf-8")
         context = sync_playwright().start()
-        chromium = context.chromium.launch(executable_path="/usr/bin/chromium", args=[
-            "--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--no-first-run", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"])
+        chromium = context.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=[
+                "--no-sandbox",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--use-angle=swiftshader",
+                "--enable-unsafe-swiftshader",
+            ],
+        )
         page = chromium.new_page()
         page.goto((folder / "map.html").as_uri())
     render_png(session_map(synthetic(100), webgl=False, width=512, height=512), 512, 512)  # start kaleido's browser
@@ -94,11 +120,17 @@ def figure_figures(sizes: list[int], browser: bool) -> None:
         serialise, spec = timed(lambda: figure.to_json())
         drawn = timed(lambda: browser_render_seconds(spec, page))[0] if page else float("nan")
         webgl = n > 5000  # as the archive does
-        png_1024 = timed(lambda: render_png(session_map(data, webgl=webgl, width=1024, height=1024), 1024, 1024),
-                         repeat=1 if n > 10000 else 3)[0]
-        png_512 = timed(lambda: render_png(session_map(data, webgl=webgl, width=512, height=512), 512, 512),
-                        repeat=1 if n > 10000 else 3)[0]
-        print(f"{n:>8} {build:>8.3f} {serialise:>9.3f} {len(spec) / 1e6:>8.1f} {drawn:>9.3f} {png_1024:>10.2f} {png_512:>9.2f}")
+        png_1024 = timed(
+            lambda: render_png(session_map(data, webgl=webgl, width=1024, height=1024), 1024, 1024),
+            repeat=1 if n > 10000 else 3,
+        )[0]
+        png_512 = timed(
+            lambda: render_png(session_map(data, webgl=webgl, width=512, height=512), 512, 512),
+            repeat=1 if n > 10000 else 3,
+        )[0]
+        print(
+            f"{n:>8} {build:>8.3f} {serialise:>9.3f} {len(spec) / 1e6:>8.1f} {drawn:>9.3f} {png_1024:>10.2f} {png_512:>9.2f}"
+        )
     if context:
         context.stop()
 
@@ -106,7 +138,8 @@ def figure_figures(sizes: list[int], browser: bool) -> None:
 def placement_figures(db: Path, held_out: float = 0.2, k: int = 10) -> None:
     """Fit on most of the corpus, place the rest: by neighbours (ours) and by UMAP's transform."""
     from explorer.projection import ProjectionConfig, exact_knn, fit_layout, import_umap, place_by_neighbours
-    from explorer.store import Database, projection as store
+    from explorer.store import Database
+    from explorer.store import projection as store
 
     with Database(db, embedding_model="local:all-MiniLM-L6-v2", embedding_dim=384).connect() as con:
         ids, vectors = store.all_node_vectors(con)
@@ -120,11 +153,19 @@ def placement_figures(db: Path, held_out: float = 0.2, k: int = 10) -> None:
     import_umap()
     import_s = time.perf_counter() - started
     fit_s, fitted_xy = timed(lambda: fit_layout(vectors[fit_rows], config), repeat=1)
-    ours_s, ours = timed(lambda: place_by_neighbours(vectors[fit_rows], fitted_xy, vectors[new_rows],
-                                                     config.place_k, config.place_temperature))
+    ours_s, ours = timed(
+        lambda: place_by_neighbours(
+            vectors[fit_rows], fitted_xy, vectors[new_rows], config.place_k, config.place_temperature
+        )
+    )
     umap = import_umap()
-    model = umap.UMAP(n_components=2, n_neighbors=config.n_neighbors, min_dist=config.min_dist, metric="cosine",
-                      random_state=config.seed)
+    model = umap.UMAP(
+        n_components=2,
+        n_neighbors=config.n_neighbors,
+        min_dist=config.min_dist,
+        metric="cosine",
+        random_state=config.seed,
+    )
     refit_s = timed(lambda: model.fit(vectors[fit_rows]), repeat=1)[0]
     first_transform_s, theirs = timed(lambda: model.transform(vectors[new_rows]), repeat=1)
     transform_s, again = timed(lambda: model.transform(vectors[new_rows]))
@@ -132,21 +173,26 @@ def placement_figures(db: Path, held_out: float = 0.2, k: int = 10) -> None:
 
     def preserved(layout_fit: np.ndarray, placed: np.ndarray) -> float:
         """Share of each new point's k nearest fitted neighbours (cosine, 384-d) that are also
-        among its k nearest fitted points on the map."""
+        among its k nearest fitted points on the map.
+        """
         high = np.argsort(-(vectors[new_rows] @ vectors[fit_rows].T), axis=1)[:, :k]
         low = np.argsort(((placed[:, None, :] - layout_fit[None, :, :]) ** 2).sum(-1), axis=1)[:, :k]
         return float(np.mean([len(set(a) & set(b)) / k for a, b in zip(high, low)]))
 
     fitted_knn = exact_knn(vectors[fit_rows], k + 1)[0][:, 1:]
-    map_knn = np.argsort(((fitted_xy[:, None, :] - fitted_xy[None, :, :]) ** 2).sum(-1), axis=1)[:, 1:k + 1]
+    map_knn = np.argsort(((fitted_xy[:, None, :] - fitted_xy[None, :, :]) ** 2).sum(-1), axis=1)[:, 1 : k + 1]
     fit_quality = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(fitted_knn, map_knn)]))
-    print(f"\nplacing new points on a fitted map ({db.name}: {cut} nodes fitted, {len(new_rows)} placed; "
-          f"UMAP import {import_s:.1f} s, our fit {fit_s:.1f} s)")
+    print(
+        f"\nplacing new points on a fitted map ({db.name}: {cut} nodes fitted, {len(new_rows)} placed; "
+        f"UMAP import {import_s:.1f} s, our fit {fit_s:.1f} s)"
+    )
     print(f"{'method':<34} {'seconds':>8} {'kNN kept@10':>11} {'deterministic':>13}")
     print(f"{'fitted points themselves':<34} {'':>8} {fit_quality:>11.3f} {'':>13}")
     print(f"{'neighbour placement (ours)':<34} {ours_s:>8.4f} {preserved(fitted_xy, ours):>11.3f} {'yes':>13}")
-    print(f"{'UMAP transform, first call':<34} {first_transform_s:>8.2f} {preserved(model_xy, theirs):>11.3f} "
-          f"{str(bool(np.allclose(theirs, again))).lower():>13}")
+    print(
+        f"{'UMAP transform, first call':<34} {first_transform_s:>8.2f} {preserved(model_xy, theirs):>11.3f} "
+        f"{str(bool(np.allclose(theirs, again))).lower():>13}"
+    )
     print(f"{'UMAP transform, warm':<34} {transform_s:>8.3f}")
     print(f"(UMAP's own fit with its search index, needed for transform: {refit_s:.1f} s)")
 
@@ -163,7 +209,9 @@ def page_figures(db: Path) -> None:
     first = timed(lambda: at.run(), repeat=1)[0]
     warm = timed(lambda: at.run(), repeat=3)[0]
     spec = at.get("plotly_chart")[0].proto.spec if at.get("plotly_chart") else ""
-    print(f"\nMap page script ({db.name}): first run {first:.2f} s, warm {warm:.2f} s; figure JSON {len(spec) / 1e6:.1f} MB")
+    print(
+        f"\nMap page script ({db.name}): first run {first:.2f} s, warm {warm:.2f} s; figure JSON {len(spec) / 1e6:.1f} MB"
+    )
 
 
 def main() -> None:

@@ -33,8 +33,34 @@ from explorer.wander.config import SessionConfig
 DIM = 384
 CLUSTERS = 50
 DOMAINS = ("art", "biology", "law", "music", "physics", "python", "cooking", "history")
-WORDS = ("memory cache garbage collector cycle reference lifetime object graph queue tensor melody rhythm statute "
-         "verdict enzyme protein recipe flour empire treaty orbit photon lens brush canvas").split()
+WORDS = [
+    "memory",
+    "cache",
+    "garbage",
+    "collector",
+    "cycle",
+    "reference",
+    "lifetime",
+    "object",
+    "graph",
+    "queue",
+    "tensor",
+    "melody",
+    "rhythm",
+    "statute",
+    "verdict",
+    "enzyme",
+    "protein",
+    "recipe",
+    "flour",
+    "empire",
+    "treaty",
+    "orbit",
+    "photon",
+    "lens",
+    "brush",
+    "canvas",
+]
 
 
 def _centres() -> np.ndarray:
@@ -69,8 +95,10 @@ def _vectors(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _texts(rng: np.random.Generator, clusters: np.ndarray) -> list[str]:
-    return [f"cluster-{c} " + " ".join(rng.choice(WORDS, 12)) + ". " + " ".join(rng.choice(WORDS, 10)) + "."
-            for c in clusters]
+    return [
+        f"cluster-{c} " + " ".join(rng.choice(WORDS, 12)) + ". " + " ".join(rng.choice(WORDS, 10)) + "."
+        for c in clusters
+    ]
 
 
 def _fixed(vectors: np.ndarray) -> pa.Array:
@@ -81,25 +109,39 @@ def populate(runtime, nodes: int, loci: int, session_id: str) -> None:
     """Bulk rows straight into DuckDB: inserting 100k nodes a row at a time would take minutes."""
     rng = np.random.default_rng(nodes)
     clusters, vectors = _vectors(rng, nodes)
-    table = pa.table({
-        "id": [f"{i:08x}-0000-4000-8000-{nodes:012x}" for i in range(nodes)],
-        "type": ["raw_chunk"] * nodes, "text": _texts(rng, clusters), "embedding": _fixed(vectors),
-        "domain": [DOMAINS[c % len(DOMAINS)] for c in clusters],
-    })
+    table = pa.table(
+        {
+            "id": [f"{i:08x}-0000-4000-8000-{nodes:012x}" for i in range(nodes)],
+            "type": ["raw_chunk"] * nodes,
+            "text": _texts(rng, clusters),
+            "embedding": _fixed(vectors),
+            "domain": [DOMAINS[c % len(DOMAINS)] for c in clusters],
+        }
+    )
     lclusters, lvectors = _vectors(rng, loci)
-    ltable = pa.table({
-        "id": [f"{i:08x}-0000-4000-9000-{loci:012x}" for i in range(loci)], "session_id": [session_id] * loci,
-        "concept": _texts(rng, lclusters), "embedding": _fixed(lvectors), "source_type": ["SERENDIPITOUS"] * loci,
-        "strategy": ["analogy"] * loci, "domains": [[DOMAINS[c % len(DOMAINS)]] for c in lclusters],
-    })
+    ltable = pa.table(
+        {
+            "id": [f"{i:08x}-0000-4000-9000-{loci:012x}" for i in range(loci)],
+            "session_id": [session_id] * loci,
+            "concept": _texts(rng, lclusters),
+            "embedding": _fixed(lvectors),
+            "source_type": ["SERENDIPITOUS"] * loci,
+            "strategy": ["analogy"] * loci,
+            "domains": [[DOMAINS[c % len(DOMAINS)]] for c in lclusters],
+        }
+    )
     with runtime.db.transaction() as con:
         con.register("synthetic_nodes", table)
-        con.execute(f"INSERT INTO nodes (id, type, text, embedding, domain) "
-                    f"SELECT id::UUID, type, text, embedding::FLOAT[{DIM}], domain FROM synthetic_nodes")
+        con.execute(
+            f"INSERT INTO nodes (id, type, text, embedding, domain) "
+            f"SELECT id::UUID, type, text, embedding::FLOAT[{DIM}], domain FROM synthetic_nodes"
+        )
         con.register("synthetic_loci", ltable)
-        con.execute(f"INSERT INTO wander_loci (id, session_id, concept, embedding, source_type, strategy, domains) "
-                    f"SELECT id::UUID, session_id::UUID, concept, embedding::FLOAT[{DIM}], source_type, strategy, domains "
-                    f"FROM synthetic_loci")
+        con.execute(
+            f"INSERT INTO wander_loci (id, session_id, concept, embedding, source_type, strategy, domains) "
+            f"SELECT id::UUID, session_id::UUID, concept, embedding::FLOAT[{DIM}], source_type, strategy, domains "
+            f"FROM synthetic_loci"
+        )
 
 
 class Timed:
@@ -125,8 +167,12 @@ class Timed:
 
 def bench(nodes: int, steps: int, folder: Path) -> None:
     runtime = open_runtime(replace(Settings(), db_path=folder / f"bench-{nodes}.duckdb"), embedder=ClusterEmbedder())
-    session = service.create_session(runtime, SessionConfig(seed_concept="cluster-3 seed concept", random_seed=1,
-                                                            human_checkpoint_frequency=0, max_steps=10 * steps))
+    session = service.create_session(
+        runtime,
+        SessionConfig(
+            seed_concept="cluster-3 seed concept", random_seed=1, human_checkpoint_frequency=0, max_steps=10 * steps
+        ),
+    )
     populate(runtime, nodes, nodes // 10, session.id)
     model, reads, write = Timed(), Timed(), Timed()
     runtime.gateway.ask = model.wrap(runtime.gateway.ask)
@@ -139,8 +185,13 @@ def bench(nodes: int, steps: int, folder: Path) -> None:
     def timed_callbacks(*args, **kwargs):
         # the reads a step makes on demand (node texts, evidence) count as store reads, not as the stages
         calls = make_callbacks(*args, **kwargs)
-        return replace(calls, node_text=reads.wrap(calls.node_text), evidence=reads.wrap(calls.evidence),
-                       last_attempt=reads.wrap(calls.last_attempt), crystal_vectors=reads.wrap(calls.crystal_vectors))
+        return replace(
+            calls,
+            node_text=reads.wrap(calls.node_text),
+            evidence=reads.wrap(calls.evidence),
+            last_attempt=reads.wrap(calls.last_attempt),
+            crystal_vectors=reads.wrap(calls.crystal_vectors),
+        )
 
     service._callbacks = timed_callbacks
     try:
@@ -171,8 +222,16 @@ def bench(nodes: int, steps: int, folder: Path) -> None:
         return f"{statistics.median(values):7.1f} / {values[int(0.9 * (len(values) - 1))]:7.1f}"
 
     print(f"\n{nodes:>7} nodes, {nodes // 10} loci: index build {build_s * 1000:.0f} ms")
-    for i, label in enumerate(["step", "model time", "step without model", "  store reads", "  in-memory stages",
-                               "  write transaction (commit included)"]):
+    for i, label in enumerate(
+        [
+            "step",
+            "model time",
+            "step without model",
+            "  store reads",
+            "  in-memory stages",
+            "  write transaction (commit included)",
+        ]
+    ):
         print(f"  {label:<38} {stat(i)} ms (median / p90)")
 
 

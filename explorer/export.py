@@ -27,16 +27,18 @@ import plotly.graph_objects as go
 
 from explorer.figures.map import session_map
 from explorer.providers.gateway import OFFLINE_MODEL
+from explorer.records.wander import SessionView
 from explorer.runtime import Runtime
 from explorer.views import map_data
 from explorer.wander import service as wander
-from explorer.wander.records import SessionView
 
 PNG_SIZES: tuple[int, ...] = (1024, 512)
 MAX_SUMMARY_TOKENS = 2000
 WEBGL_ABOVE = 5000  # nodes: beyond this the corpus is drawn with WebGL (SVG with 50k points is slow to render)
-OFFLINE_NOTE = ("Model output in this session came from the built-in offline provider (offline/extractive): "
-                "keyphrases and sentences of the input chosen by embedding similarity, not a language model.")
+OFFLINE_NOTE = (
+    "Model output in this session came from the built-in offline provider (offline/extractive): "
+    "keyphrases and sentences of the input chosen by embedding similarity, not a language model."
+)
 
 
 @dataclass(frozen=True)
@@ -73,11 +75,15 @@ def map_figure(runtime: Runtime, session_id: str, size: int, view: SessionView |
 
 # -- JSON -----------------------------------------------------------------------
 
+
 def _plain(value: Any) -> Any:
     """Records as JSON values, without their vectors (a 384-float list says nothing to a reader)."""
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)
-                if not isinstance(getattr(value, f.name), np.ndarray) and not f.name.endswith("embedding")}
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in fields(value)
+            if not isinstance(getattr(value, f.name), np.ndarray) and not f.name.endswith("embedding")
+        }
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -97,13 +103,16 @@ def session_record(runtime: Runtime, session_id: str, view: SessionView | None =
     record = _plain(view)
     record["session"]["fence"] = [{"concept": a.concept, "action": a.action} for a in view.session.fence]
     record["resonances"] = [{**_plain(r), "current_strength": round(r.current_strength(), 4)} for r in view.resonances]
-    record["events"] = [{"seq": e.seq, "subject": e.subject, "payload": e.payload, "created_at": e.created_at.isoformat()}
-                        for e in wander.session_events(runtime, view.session.id, limit=100_000)]
+    record["events"] = [
+        {"seq": e.seq, "subject": e.subject, "payload": e.payload, "created_at": e.created_at.isoformat()}
+        for e in wander.session_events(runtime, view.session.id, limit=100_000)
+    ]
     record["format"] = "dream-explorer session archive, version 1"
     return record
 
 
 # -- summary ----------------------------------------------------------------------
+
 
 def estimate_tokens(text: str) -> int:
     """About four characters a token for English text with the common BPE tokenizers."""
@@ -135,13 +144,22 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
     models = sorted({r.model_used for r in view.residues if r.model_used})
     lines = [f"# Wander session: {s.name}", ""]
     lines.append(f"- id {s.id}; status {s.status}" + (f" ({s.status_reason})" if s.status_reason else ""))
-    lines.append(f"- seed concept: {_one_line(s.seed_concept, 30)}" + (f"; attractor: {_one_line(s.attractor, 20)}" if s.attractor else ""))
+    lines.append(
+        f"- seed concept: {_one_line(s.seed_concept, 30)}"
+        + (f"; attractor: {_one_line(s.attractor, 20)}" if s.attractor else "")
+    )
     if s.allowed_domains or s.forbidden_domains:
-        lines.append(f"- domains allowed: {', '.join(s.allowed_domains or ['any'])}; forbidden: {', '.join(s.forbidden_domains or ['none'])}")
-    lines.append(f"- {s.step_count} steps of at most {s.max_steps}; {len(view.loci)} loci; temperature {s.temperature}; "
-                 f"checkpoint every {s.human_checkpoint_frequency or 'never'}")
-    lines.append(f"- model calls: {s.local_calls} local, {s.cloud_calls} cloud, {s.offline_calls} offline; "
-                 f"cloud spend {s.cloud_spent_cents:.2f} of {s.cloud_budget_cents} cents")
+        lines.append(
+            f"- domains allowed: {', '.join(s.allowed_domains or ['any'])}; forbidden: {', '.join(s.forbidden_domains or ['none'])}"
+        )
+    lines.append(
+        f"- {s.step_count} steps of at most {s.max_steps}; {len(view.loci)} loci; temperature {s.temperature}; "
+        f"checkpoint every {s.human_checkpoint_frequency or 'never'}"
+    )
+    lines.append(
+        f"- model calls: {s.local_calls} local, {s.cloud_calls} cloud, {s.offline_calls} offline; "
+        f"cloud spend {s.cloud_spent_cents:.2f} of {s.cloud_budget_cents} cents"
+    )
     if models:
         lines.append(f"- dwelling written by: {', '.join(models)}")
     if OFFLINE_MODEL in models:
@@ -150,20 +168,25 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
     lines += ["", f"## Crystals ({len(crystals)})"]
     for c in crystals:
         state = "approved" if c.human_approved else ("rejected" if c.status == "invalidated" else c.status)
-        lines.append(f"- [{state}, confidence {c.confidence:.2f}, actionability {c.actionability:.2f}; "
-                     f"{', '.join(c.domains) or 'no domain'}] {_one_line(c.insight, max(words * 2, 20))}")
+        lines.append(
+            f"- [{state}, confidence {c.confidence:.2f}, actionability {c.actionability:.2f}; "
+            f"{', '.join(c.domains) or 'no domain'}] {_one_line(c.insight, max(words * 2, 20))}"
+        )
     if not crystals:
         lines.append("- none yet")
     live = sorted((r for r in view.resonances if r.status != "invalidated"), key=lambda r: -r.current_strength())
     lines += ["", f"## Resonances ({len(live)} live)"]
     for r in live[:12]:
-        lines.append(f"- {', '.join(r.themes[:5])}: {r.status}, {r.occurrences} occurrences, "
-                     f"strength {r.current_strength():.2f}")
+        lines.append(
+            f"- {', '.join(r.themes[:5])}: {r.status}, {r.occurrences} occurrences, strength {r.current_strength():.2f}"
+        )
     if not live:
         lines.append("- none yet")
     trace = sorted(view.trace, key=lambda t: t.step_number)
     if path_steps and trace:
-        shown = trace if len(trace) <= path_steps else [trace[int(i)] for i in np.linspace(0, len(trace) - 1, path_steps)]
+        shown = (
+            trace if len(trace) <= path_steps else [trace[int(i)] for i in np.linspace(0, len(trace) - 1, path_steps)]
+        )
         lines += ["", f"## Path ({len(trace)} steps" + (f", {len(shown)} shown)" if len(shown) < len(trace) else ")")]
         start = loci.get(trace[0].from_locus_id or "")
         if start is not None:
@@ -178,8 +201,10 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
         lines += ["", "## Most interesting encounters"]
         for r in best:
             there = loci.get(r.to_locus_id)
-            lines.append(f"- at {_one_line(there.concept if there else r.to_locus_id, 8)} "
-                         f"(interest {r.interestingness or 0:.2f}; themes {', '.join(r.themes[:4])})")
+            lines.append(
+                f"- at {_one_line(there.concept if there else r.to_locus_id, 8)} "
+                f"(interest {r.interestingness or 0:.2f}; themes {', '.join(r.themes[:4])})"
+            )
             for label, value in (("connection", r.connection), ("possibility", r.possibility)):
                 if value:
                     lines.append(f"  - {label}: {_one_line(value, words)}")
@@ -188,20 +213,24 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
 
 # -- archive ----------------------------------------------------------------------
 
+
 def _stem(view: SessionView) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", view.session.name.lower()).strip("-")[:40] or "session"
     return f"{slug}-{view.session.id[:8]}"
 
 
 def archive_files(runtime: Runtime, session_id: str) -> dict[str, bytes]:
-    """file name → content for the whole archive."""
+    """File name → content for the whole archive."""
     view = wander.session_view(runtime, session_id)
     stem = _stem(view)
-    files = {f"{stem}-map-{size}.png": render_png(map_figure(runtime, session_id, size, view), size, size)
-             for size in PNG_SIZES}
+    files = {
+        f"{stem}-map-{size}.png": render_png(map_figure(runtime, session_id, size, view), size, size)
+        for size in PNG_SIZES
+    }
     files[f"{stem}-summary.md"] = session_summary(view).encode("utf-8")
-    files[f"{stem}-session.json"] = json.dumps(session_record(runtime, session_id, view), indent=1,
-                                               ensure_ascii=False).encode("utf-8")
+    files[f"{stem}-session.json"] = json.dumps(
+        session_record(runtime, session_id, view), indent=1, ensure_ascii=False
+    ).encode("utf-8")
     return files
 
 
@@ -213,8 +242,12 @@ def export_session(runtime: Runtime, session_id: str, directory: str | Path) -> 
     for name, content in archive_files(runtime, session_id).items():
         (directory / name).write_bytes(content)
         written[name] = directory / name
-    by_end = {end: path for name, path in written.items() for end in ("-1024.png", "-512.png", "-summary.md", "-session.json")
-              if name.endswith(end)}
+    by_end = {
+        end: path
+        for name, path in written.items()
+        for end in ("-1024.png", "-512.png", "-summary.md", "-session.json")
+        if name.endswith(end)
+    }
     return SessionArchive(by_end["-1024.png"], by_end["-512.png"], by_end["-summary.md"], by_end["-session.json"])
 
 

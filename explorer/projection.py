@@ -27,7 +27,6 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,12 +34,11 @@ from typing import Any
 import numpy as np
 from platformdirs import user_cache_dir
 
+from explorer.records import Progress
 from explorer.runtime import Runtime
 from explorer.store import events
 from explorer.store import projection as store
 from explorer.store.projection import StoredPoint
-
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
@@ -50,9 +48,9 @@ class ProjectionConfig:
     n_neighbors: int = 15
     min_dist: float = 0.1
     seed: int = 0
-    place_k: int = 8               # fitted neighbours a new point is placed among
+    place_k: int = 8  # fitted neighbours a new point is placed among
     place_temperature: float = 0.05  # softmax temperature over their cosine similarities
-    stale_share: float = 0.5       # placed nodes / fitted nodes above which a refit is suggested
+    stale_share: float = 0.5  # placed nodes / fitted nodes above which a refit is suggested
 
 
 @dataclass
@@ -94,25 +92,27 @@ class ProjectionStatus:
 
 # -- pure parts ---------------------------------------------------------------
 
+
 def exact_knn(vectors: np.ndarray, k: int, block_bytes: int = 128 << 20) -> tuple[np.ndarray, np.ndarray]:
     """Each row's ``k`` nearest rows by cosine (itself first), as UMAP expects:
-    (indices int64, cosine distances float32), in blocks that bound memory."""
+    (indices int64, cosine distances float32), in blocks that bound memory.
+    """
     n = len(vectors)
     k = min(k, n)
     indices = np.empty((n, k), dtype=np.int64)
     distances = np.empty((n, k), dtype=np.float32)
     step = max(16, block_bytes // max(1, 4 * n))
     for start in range(0, n, step):
-        sims = vectors[start:start + step] @ vectors.T
+        sims = vectors[start : start + step] @ vectors.T
         rows = np.arange(len(sims))
         sims[rows, start + rows] = np.inf  # a row is its own nearest neighbour, even with duplicates
         part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         top = np.take_along_axis(sims, part, axis=1)
         order = np.argsort(-top, axis=1, kind="stable")
-        indices[start:start + step] = np.take_along_axis(part, order, axis=1)
+        indices[start : start + step] = np.take_along_axis(part, order, axis=1)
         top = np.take_along_axis(top, order, axis=1)
         top[:, 0] = 1.0
-        distances[start:start + step] = np.clip(1.0 - top, 0.0, 2.0)
+        distances[start : start + step] = np.clip(1.0 - top, 0.0, 2.0)
     return indices, distances
 
 
@@ -147,6 +147,7 @@ def import_umap() -> Any:
             def wrapper(*args, **kwargs):
                 kwargs.setdefault("cache", True)
                 return decorator(*args, **kwargs)
+
             return wrapper
 
         numba.njit, numba.jit = cached(original[0]), cached(original[1])
@@ -172,19 +173,27 @@ def fit_layout(vectors: np.ndarray, config: ProjectionConfig = ProjectionConfig(
     umap = import_umap()
     k = max(2, min(config.n_neighbors, n - 1))
     knn = exact_knn(np.asarray(vectors, dtype=np.float32), k)
-    reducer = umap.UMAP(n_components=2, n_neighbors=k, min_dist=config.min_dist, metric="cosine",
-                        random_state=config.seed, precomputed_knn=(knn[0], knn[1], None),
-                        init="spectral" if n > 2 * k else "random")
+    reducer = umap.UMAP(
+        n_components=2,
+        n_neighbors=k,
+        min_dist=config.min_dist,
+        metric="cosine",
+        random_state=config.seed,
+        precomputed_knn=(knn[0], knn[1], None),
+        init="spectral" if n > 2 * k else "random",
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # n_jobs overridden by random_state; no search index kept
         xy = reducer.fit_transform(vectors)
     return np.asarray(xy, dtype=np.float64)
 
 
-def place_by_neighbours(anchor_vectors: np.ndarray, anchor_xy: np.ndarray, vectors: np.ndarray, k: int = 8,
-                        temperature: float = 0.05) -> np.ndarray:
+def place_by_neighbours(
+    anchor_vectors: np.ndarray, anchor_xy: np.ndarray, vectors: np.ndarray, k: int = 8, temperature: float = 0.05
+) -> np.ndarray:
     """Points for ``vectors``: the softmax(cosine / temperature)-weighted mean of their
-    ``k`` most similar anchors' points. Deterministic; ties are broken by anchor order."""
+    ``k`` most similar anchors' points. Deterministic; ties are broken by anchor order.
+    """
     if len(vectors) == 0:
         return np.zeros((0, 2))
     if len(anchor_vectors) == 0:
@@ -193,19 +202,25 @@ def place_by_neighbours(anchor_vectors: np.ndarray, anchor_xy: np.ndarray, vecto
     out = np.empty((len(vectors), 2))
     step = max(16, (64 << 20) // max(1, 4 * len(anchor_vectors)))
     for start in range(0, len(vectors), step):
-        sims = np.asarray(vectors[start:start + step], dtype=np.float32) @ anchor_vectors.T
+        sims = np.asarray(vectors[start : start + step], dtype=np.float32) @ anchor_vectors.T
         part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         top = np.take_along_axis(sims, part, axis=1).astype(np.float64)
         weights = np.exp((top - top.max(axis=1, keepdims=True)) / temperature)
         weights /= weights.sum(axis=1, keepdims=True)
-        out[start:start + step] = np.einsum("nk,nkd->nd", weights, anchor_xy[part])
+        out[start : start + step] = np.einsum("nk,nkd->nd", weights, anchor_xy[part])
     return out
 
 
 # -- orchestration ------------------------------------------------------------
 
-def update_projection(runtime: Runtime, *, refit: bool = False, config: ProjectionConfig = ProjectionConfig(),
-                      progress: Progress | None = None) -> ProjectionReport:
+
+def update_projection(
+    runtime: Runtime,
+    *,
+    refit: bool = False,
+    config: ProjectionConfig = ProjectionConfig(),
+    progress: Progress | None = None,
+) -> ProjectionReport:
     """Fit the map if it was never fitted (or ``refit``), then place everything not on it yet.
 
     The fit runs with no connection held (other processes keep the file), then
@@ -226,8 +241,16 @@ def update_projection(runtime: Runtime, *, refit: bool = False, config: Projecti
         with runtime.db.transaction() as con:
             store.clear_points(con)
             store.save_points(con, [StoredPoint("node", i, x, y, version, "umap") for i, (x, y) in zip(ids, xy)])
-            events.emit(con, "projection.fitted", {"version": version, "nodes": len(ids), "config": asdict(config),
-                                                   "seconds": round(time.perf_counter() - started, 2)})
+            events.emit(
+                con,
+                "projection.fitted",
+                {
+                    "version": version,
+                    "nodes": len(ids),
+                    "config": asdict(config),
+                    "seconds": round(time.perf_counter() - started, 2),
+                },
+            )
         fitted = len(ids)
     if progress:
         progress(1, 2, "placing new points")

@@ -20,9 +20,8 @@ from explorer.offline.kit import OfflineKit
 from explorer.providers.embeddings import CachedEmbedder, Embedder, make_embedder
 from explorer.providers.gateway import Gateway
 from explorer.settings import Settings
-from explorer.store import Connection, Database, StoreError
+from explorer.store import Connection, Database, StoreError, corpus
 from explorer.store import calls as call_log
-from explorer.store import corpus
 
 T = TypeVar("T")
 
@@ -33,8 +32,8 @@ class Runtime:
     db: Database
     embedder: Embedder
     gateway: Gateway
-    calls: "WriteBuffer[call_log.CallRecord]"
-    vectors: "WriteBuffer[tuple[str, np.ndarray]]"
+    calls: WriteBuffer[call_log.CallRecord]
+    vectors: WriteBuffer[tuple[str, np.ndarray]]
 
     def flush(self) -> None:
         """Write what the buffers hold (call log, new embeddings)."""
@@ -42,10 +41,13 @@ class Runtime:
         self.vectors.flush()
 
 
-def open_runtime(settings: Settings, *, embedder: Embedder | None = None,
-                 completion_kwargs: dict[str, Any] | None = None) -> Runtime:
+def open_runtime(
+    settings: Settings, *, embedder: Embedder | None = None, completion_kwargs: dict[str, Any] | None = None
+) -> Runtime:
     inner = embedder or make_embedder(settings.embedding_model, settings.api_base, settings.timeout_s)
-    db = Database(settings.db_path, embedding_model=inner.name, embedding_dim=inner.dim, lock_wait_s=settings.lock_wait_s)
+    db = Database(
+        settings.db_path, embedding_model=inner.name, embedding_dim=inner.dim, lock_wait_s=settings.lock_wait_s
+    )
 
     def load(hashes: list[str]) -> dict[str, np.ndarray]:
         vectors.flush()
@@ -57,21 +59,28 @@ def open_runtime(settings: Settings, *, embedder: Embedder | None = None,
             return corpus.cached_hashes(con, inner.name)
 
     vectors: WriteBuffer[tuple[str, np.ndarray]] = WriteBuffer(
-        db, lambda con, items: corpus.cache_embeddings(con, inner.name, dict(items)), size=256)
+        db, lambda con, items: corpus.cache_embeddings(con, inner.name, dict(items)), size=256
+    )
     cached = CachedEmbedder(inner, load, lambda fresh: vectors.extend(fresh.items()), stored_hashes)
     calls: WriteBuffer[call_log.CallRecord] = WriteBuffer(db, call_log.log_calls)
-    gateway = Gateway(settings, OfflineProvider(OfflineKit(cached, settings.seed)), log=calls.append,
-                      completion_kwargs=completion_kwargs)
+    gateway = Gateway(
+        settings,
+        OfflineProvider(OfflineKit(cached, settings.seed)),
+        log=calls.append,
+        completion_kwargs=completion_kwargs,
+    )
     return Runtime(settings, db, cached, gateway, calls, vectors)
 
 
 class WriteBuffer(Generic[T]):
     """Writes rows in batches: a write per item would reopen the file each time.
     Flushed when it holds ``size`` items or is ``max_age_s`` old, when a surface
-    calls :meth:`flush`, and at exit."""
+    calls :meth:`flush`, and at exit.
+    """
 
-    def __init__(self, db: Database, write: Callable[[Connection, list[T]], None], size: int = 32,
-                 max_age_s: float = 2.0):
+    def __init__(
+        self, db: Database, write: Callable[[Connection, list[T]], None], size: int = 32, max_age_s: float = 2.0
+    ):
         self.db = db
         self.write = write
         self.size = size

@@ -44,7 +44,7 @@ class Settings:
     def offline(self) -> bool:
         return not (self.local_model or self.cloud_model)
 
-    def with_db(self, db: str | Path | None) -> "Settings":
+    def with_db(self, db: str | Path | None) -> Settings:
         return self if db is None else replace(self, db_path=Path(db).expanduser())
 
 

@@ -56,8 +56,9 @@ class VectorIndex:
     def similarities(self, query: np.ndarray) -> np.ndarray:
         return self.matrix @ np.asarray(query, dtype=np.float32)
 
-    def top_k(self, query: np.ndarray, k: int, *, exclude: Iterable[str] = (),
-              allowed: np.ndarray | None = None) -> list[tuple[str, float]]:
+    def top_k(
+        self, query: np.ndarray, k: int, *, exclude: Iterable[str] = (), allowed: np.ndarray | None = None
+    ) -> list[tuple[str, float]]:
         """The ``k`` most similar items as (id, cosine), best first.
 
         ``exclude`` drops ids (an item never finds itself); ``allowed`` is a

@@ -19,11 +19,11 @@ from explorer.dreaming import service as dreaming
 from explorer.figures.charts import StrengthPoint
 from explorer.figures.map import MapCrystal, MapData, MapHalo, MapLink, MapLocus, MapStep, NodePoints
 from explorer.records import Document, Node
+from explorer.records.wander import SessionView, utcnow
 from explorer.runtime import Runtime
 from explorer.store import corpus
 from explorer.store import projection as points_store
 from explorer.wander import service as wander
-from explorer.wander.records import SessionView, utcnow
 
 
 def _plain(values) -> list:
@@ -38,15 +38,29 @@ def node_points(runtime: Runtime) -> NodePoints:
         columns = points_store.map_nodes(con)
     if not len(columns["id"]):
         return NodePoints()
-    return NodePoints(ids=_plain(columns["id"]), x=np.asarray(columns["x"], dtype=float),
-                      y=np.asarray(columns["y"], dtype=float), types=_plain(columns["type"]),
-                      domains=_plain(columns["domain"]), years=_plain(columns["year"]), texts=_plain(columns["text"]))
+    return NodePoints(
+        ids=_plain(columns["id"]),
+        x=np.asarray(columns["x"], dtype=float),
+        y=np.asarray(columns["y"], dtype=float),
+        types=_plain(columns["type"]),
+        domains=_plain(columns["domain"]),
+        years=_plain(columns["year"]),
+        texts=_plain(columns["text"]),
+    )
 
 
-def map_data(runtime: Runtime, session_id: str | None = None, *, view: SessionView | None = None,
-             discoveries: int = 300, now: datetime | None = None, place: bool = True) -> MapData:
+def map_data(
+    runtime: Runtime,
+    session_id: str | None = None,
+    *,
+    view: SessionView | None = None,
+    discoveries: int = 300,
+    now: datetime | None = None,
+    place: bool = True,
+) -> MapData:
     """The map's layers: the corpus (and dreams), the links dreaming discovered, and,
-    for a session, its loci, path, crystals and resonance halos."""
+    for a session, its loci, path, crystals and resonance halos.
+    """
     if place:
         projection.place_new(runtime)
     now = now or utcnow()
@@ -54,8 +68,11 @@ def map_data(runtime: Runtime, session_id: str | None = None, *, view: SessionVi
     at = {(k, i): (p.x, p.y) for (k, i), p in projection.load_points(runtime).items() if k != "node"}
     at.update({("node", i): (x, y) for i, x, y in zip(data.nodes.ids, data.nodes.x, data.nodes.y)})
     links = dreaming.recent_discoveries(runtime, discoveries) if discoveries else []
-    data.links = [MapLink(*at[("node", d.seed.id)], *at[("node", d.neighbor.id)], d.relation.description or "")
-                  for d in links if ("node", d.seed.id) in at and ("node", d.neighbor.id) in at]
+    data.links = [
+        MapLink(*at[("node", d.seed.id)], *at[("node", d.neighbor.id)], d.relation.description or "")
+        for d in links
+        if ("node", d.seed.id) in at and ("node", d.neighbor.id) in at
+    ]
     if session_id is None and view is None:
         data.title = "Dream Explorer: the corpus"
         data.subtitle = f"{len(data.nodes)} nodes · {len(data.links)} discovered links"
@@ -65,19 +82,39 @@ def map_data(runtime: Runtime, session_id: str | None = None, *, view: SessionVi
     for locus in view.loci:
         if ("locus", locus.id) in at:
             x, y = at[("locus", locus.id)]
-            data.loci.append(MapLocus(locus.id, x, y, locus.concept, locus.domains[0] if locus.domains else None,
-                                      locus.visit_count, locus.source_type))
+            data.loci.append(
+                MapLocus(
+                    locus.id,
+                    x,
+                    y,
+                    locus.concept,
+                    locus.domains[0] if locus.domains else None,
+                    locus.visit_count,
+                    locus.source_type,
+                )
+            )
     trace = sorted(view.trace, key=lambda t: t.step_number)
     if trace and trace[0].from_locus_id and ("locus", trace[0].from_locus_id) in at:
         data.path.append(MapStep(0, trace[0].from_locus_id, *at[("locus", trace[0].from_locus_id)]))
     elif not trace and session.current_locus_id and ("locus", session.current_locus_id) in at:
         data.path.append(MapStep(0, session.current_locus_id, *at[("locus", session.current_locus_id)]))
-    data.path += [MapStep(t.step_number, t.to_locus_id, *at[("locus", t.to_locus_id)])
-                  for t in trace if ("locus", t.to_locus_id) in at]
+    data.path += [
+        MapStep(t.step_number, t.to_locus_id, *at[("locus", t.to_locus_id)])
+        for t in trace
+        if ("locus", t.to_locus_id) in at
+    ]
     for crystal in view.crystals:
         if ("crystal", crystal.id) in at:
-            data.crystals.append(MapCrystal(crystal.id, *at[("crystal", crystal.id)], crystal.insight, crystal.status,
-                                            crystal.human_approved, crystal.confidence))
+            data.crystals.append(
+                MapCrystal(
+                    crystal.id,
+                    *at[("crystal", crystal.id)],
+                    crystal.insight,
+                    crystal.status,
+                    crystal.human_approved,
+                    crystal.confidence,
+                )
+            )
     locus_of_residue = {r.id: r.to_locus_id for r in view.residues}
     for resonance in view.resonances:
         if resonance.status == "invalidated":
@@ -87,13 +124,17 @@ def map_data(runtime: Runtime, session_id: str | None = None, *, view: SessionVi
         spots = [at[("locus", lid)] for lid in places if ("locus", lid) in at]
         if not spots and ("resonance", resonance.id) in at:
             spots = [at[("resonance", resonance.id)]]
-        data.halos += [MapHalo(resonance.id, x, y, resonance.strength, current, tuple(resonance.themes), resonance.status)
-                       for x, y in spots]
+        data.halos += [
+            MapHalo(resonance.id, x, y, resonance.strength, current, tuple(resonance.themes), resonance.status)
+            for x, y in spots
+        ]
     data.title = session.name
     approved = sum(c.human_approved for c in view.crystals)
-    data.subtitle = (f"seed: {session.seed_concept} · {session.step_count} steps · {len(view.loci)} loci · "
-                     f"{len(view.crystals)} crystals ({approved} approved) · "
-                     f"{sum(r.status != 'invalidated' for r in view.resonances)} resonances · {session.status}")
+    data.subtitle = (
+        f"seed: {session.seed_concept} · {session.step_count} steps · {len(view.loci)} loci · "
+        f"{len(view.crystals)} crystals ({approved} approved) · "
+        f"{sum(r.status != 'invalidated' for r in view.resonances)} resonances · {session.status}"
+    )
     return data
 
 
@@ -106,8 +147,10 @@ def strength_history(runtime: Runtime, session_id: str) -> list[StrengthPoint]:
             pending.append(event.payload)
         elif event.subject == "wander.step.completed":
             step = int(event.payload.get("step_number", 0))
-            out += [StrengthPoint(p["resonance_id"], ", ".join(p.get("themes", [])[:3]), step, float(p["strength"]))
-                    for p in pending]
+            out += [
+                StrengthPoint(p["resonance_id"], ", ".join(p.get("themes", [])[:3]), step, float(p["strength"]))
+                for p in pending
+            ]
             pending = []
     return out
 
@@ -158,6 +201,11 @@ def node_provenance(runtime: Runtime, node_id: str) -> Provenance | None:
         if not found:
             return None
         node = found[0]
-        document = next((d for d in corpus.list_documents(con) if d.id == node.document_id), None) if node.document_id else None
-        return Provenance(node, document, corpus.get_nodes(con, node.parent_ids, with_vectors=False),
-                          corpus.children_of(con, node.id))
+        document = (
+            next((d for d in corpus.list_documents(con) if d.id == node.document_id), None)
+            if node.document_id
+            else None
+        )
+        return Provenance(
+            node, document, corpus.get_nodes(con, node.parent_ids, with_vectors=False), corpus.children_of(con, node.id)
+        )

@@ -13,10 +13,10 @@ import streamlit as st
 
 from explorer.providers.embeddings import make_embedder
 from explorer.providers.gateway import OFFLINE_MODEL
+from explorer.records.wander import Session
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import load_settings
 from explorer.wander import service as wander
-from explorer.wander.records import Session
 
 OFFLINE_NOTICE = (
     "**Offline provider.** No language model is configured, so every text the engine writes here comes from "
@@ -63,7 +63,8 @@ def session_label(session: Session) -> str:
 
 def pick_session(rt: Runtime, key: str, *, allow_none: str | None = None, label: str = "Session") -> Session | None:
     """A session selectbox that remembers the choice across pages (``st.session_state[CURRENT]``);
-    with nothing chosen yet, the most recent session."""
+    with nothing chosen yet, the most recent session.
+    """
     sessions = wander.list_sessions(rt, limit=500)
     if not sessions:
         st.info("No wander session yet: create one on the Sessions page.", icon=":material/explore:")
@@ -73,15 +74,23 @@ def pick_session(rt: Runtime, key: str, *, allow_none: str | None = None, label:
     current = st.session_state.get(CURRENT)
     if current is None or current not in options:
         current = sessions[0].id  # sessions come newest first
-    if key not in st.session_state or st.session_state[key] not in options or (
-            st.session_state[key] is not None and st.session_state[key] != current):
+    if (
+        key not in st.session_state
+        or st.session_state[key] not in options
+        or (st.session_state[key] is not None and st.session_state[key] != current)
+    ):
         st.session_state[key] = current  # another page (or a new session) changed the choice
 
     def remember() -> None:
         st.session_state[CURRENT] = st.session_state[key]
 
-    chosen = st.selectbox(label, options, key=key, on_change=remember,
-                          format_func=lambda sid: allow_none if sid is None else session_label(by_id[sid]))
+    chosen = st.selectbox(
+        label,
+        options,
+        key=key,
+        on_change=remember,
+        format_func=lambda sid: allow_none if sid is None else session_label(by_id[sid]),
+    )
     if chosen is not None:
         st.session_state[CURRENT] = chosen
     return by_id.get(chosen) if chosen else None
@@ -97,16 +106,23 @@ def checkpoint_banner(session: Session) -> None:
     if not waiting_for_review(session):
         return
     if (session.status_reason or "").startswith("checkpoint"):
-        st.warning(f"**{session.name} waits at a human checkpoint** after step {session.step_count}: review its "
-                   "trace and crystals, then resume it on the Sessions page.", icon=":material/front_hand:")
+        st.warning(
+            f"**{session.name} waits at a human checkpoint** after step {session.step_count}: review its "
+            "trace and crystals, then resume it on the Sessions page.",
+            icon=":material/front_hand:",
+        )
     else:
-        st.warning(f"**{session.name} stopped: {session.status_reason}** (after step {session.step_count}). Review "
-                   "its trace, steer it if needed, then resume it on the Sessions page.", icon=":material/front_hand:")
+        st.warning(
+            f"**{session.name} stopped: {session.status_reason}** (after step {session.step_count}). Review "
+            "its trace, steer it if needed, then resume it on the Sessions page.",
+            icon=":material/front_hand:",
+        )
 
 
 class ProgressBar:
     """A ``(done, total, note)`` callback drawing a Streamlit progress bar, plus an optional
-    ``every`` callback throttled to once per ``interval_s`` (live map and counts)."""
+    ``every`` callback throttled to once per ``interval_s`` (live map and counts).
+    """
 
     def __init__(self, label: str, every: Callable[[int, int], None] | None = None, interval_s: float = 2.0):
         self.label = label

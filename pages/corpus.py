@@ -25,7 +25,9 @@ st.title("Corpus")
 overview = corpus_overview(rt)
 
 if overview.nodes == 0:
-    st.info("The knowledge base is empty: add documents below (or run `explorer ingest PATH`).", icon=":material/upload:")
+    st.info(
+        "The knowledge base is empty: add documents below (or run `explorer ingest PATH`).", icon=":material/upload:"
+    )
 else:
     a, b, c, d = st.columns(4)
     a.metric("Documents", overview.documents)
@@ -40,15 +42,26 @@ else:
 # -- adding documents ------------------------------------------------------------------
 
 with st.expander("Add documents", icon=":material/upload_file:", expanded=overview.nodes == 0):
-    st.caption("Plain text (.txt), Markdown with optional front matter (.md), or JSON lines (.jsonl, one record "
-               "per line with `text` and optional `title`, `year`, `domain`). Each document is read by the READING "
-               "cycle: chunked, embedded, related to what is known.")
+    st.caption(
+        "Plain text (.txt), Markdown with optional front matter (.md), or JSON lines (.jsonl, one record "
+        "per line with `text` and optional `title`, `year`, `domain`). Each document is read by the READING "
+        "cycle: chunked, embedded, related to what is known."
+    )
     with st.form("ingest", clear_on_submit=True):
         files = st.file_uploader("Files", type=["txt", "md", "markdown", "jsonl"], accept_multiple_files=True)
         col1, col2 = st.columns(2)
-        domain = col1.text_input("Domain", key="ingest_domain", help="For documents that do not name one (front matter or JSONL field).")
-        year = col2.number_input("Year", key="ingest_year", min_value=0, max_value=3000, value=None, step=1,
-                                 help="For documents that do not name one. Leave empty for undated documents.")
+        domain = col1.text_input(
+            "Domain", key="ingest_domain", help="For documents that do not name one (front matter or JSONL field)."
+        )
+        year = col2.number_input(
+            "Year",
+            key="ingest_year",
+            min_value=0,
+            max_value=3000,
+            value=None,
+            step=1,
+            help="For documents that do not name one. Leave empty for undated documents.",
+        )
         submitted = st.form_submit_button("Ingest", type="primary", icon=":material/play_arrow:")
     if submitted:
         if not files:
@@ -61,16 +74,22 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
                     path.write_bytes(upload.getvalue())
                     paths.append(path)
                 bar = common.ProgressBar("Reading")
-                report = ingest_paths(rt, paths, domain=domain.strip() or None, year=int(year) if year else None,
-                                      progress=bar)
+                report = ingest_paths(
+                    rt, paths, domain=domain.strip() or None, year=int(year) if year else None, progress=bar
+                )
                 bar.done(f"Read {len(paths)} file(s)")
             with st.spinner("Placing the new nodes on the map (the first time, the map is fitted: up to a minute)…"):
                 placed = projection.update_projection(rt)
-            st.success(f"{report.documents_added} document(s) added, {report.documents_skipped} already present: "
-                       f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
-                       f"{report.entity_insights_added} entity insights. Map: "
-                       + (f"fitted to {placed.fitted} nodes." if placed.fitted else
-                          f"{placed.placed.get('node', 0)} nodes placed."))
+            st.success(
+                f"{report.documents_added} document(s) added, {report.documents_skipped} already present: "
+                f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
+                f"{report.entity_insights_added} entity insights. Map: "
+                + (
+                    f"fitted to {placed.fitted} nodes."
+                    if placed.fitted
+                    else f"{placed.placed.get('node', 0)} nodes placed."
+                )
+            )
             if report.errors:
                 st.error(f"{len(report.errors)} problem(s):")
                 st.dataframe(pd.DataFrame(report.errors), hide_index=True)
@@ -83,9 +102,12 @@ search = f1.text_input("Search", placeholder="words in the text, source text or 
 types = f2.multiselect("Type", list(NODE_TYPES), key="node_types")
 domain_filter = f3.selectbox("Domain", [ANY, *overview.domains], key="node_domain")
 year_filter = f4.selectbox("Year", [ANY, *overview.years], key="node_year")
-filters = dict(types=types or None, search=search.strip() or None,
-               domain=None if domain_filter == ANY else domain_filter,
-               year=None if year_filter == ANY else int(year_filter))
+filters = dict(
+    types=types or None,
+    search=search.strip() or None,
+    domain=None if domain_filter == ANY else domain_filter,
+    year=None if year_filter == ANY else int(year_filter),
+)
 with rt.db.connect() as con:
     total = corpus.count_nodes(con, **filters)
 pages_count = max(1, math.ceil(total / PAGE_SIZE))
@@ -96,26 +118,45 @@ with rt.db.connect() as con:
     rows = corpus.list_nodes(con, **filters, limit=PAGE_SIZE, offset=(page_number - 1) * PAGE_SIZE)
 st.caption(f"{total} node(s) match · page {page_number} of {pages_count}")
 if rows:
-    table = pd.DataFrame({
-        "type": [n.type for n in rows], "domain": [n.domain for n in rows], "year": [n.year for n in rows],
-        "generation": [n.generation for n in rows], "text": [" ".join(n.text.split())[:160] for n in rows],
-        "id": [n.id for n in rows],
-    })
-    event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="node_table",
-                         column_config={"text": st.column_config.TextColumn(width="large")})
+    table = pd.DataFrame(
+        {
+            "type": [n.type for n in rows],
+            "domain": [n.domain for n in rows],
+            "year": [n.year for n in rows],
+            "generation": [n.generation for n in rows],
+            "text": [" ".join(n.text.split())[:160] for n in rows],
+            "id": [n.id for n in rows],
+        }
+    )
+    event = st.dataframe(
+        table,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="node_table",
+        column_config={"text": st.column_config.TextColumn(width="large")},
+    )
     selected_rows = event.selection.rows if event and event.selection else []
     by_id = {n.id: n for n in rows}
-    chosen = st.selectbox("Provenance of", [n.id for n in rows], index=selected_rows[0] if selected_rows else 0,
-                          format_func=lambda i: f"{by_id[i].type} · {' '.join(by_id[i].text.split())[:90]}",
-                          key=f"node_pick_{page_number}")
+    chosen = st.selectbox(
+        "Provenance of",
+        [n.id for n in rows],
+        index=selected_rows[0] if selected_rows else 0,
+        format_func=lambda i: f"{by_id[i].type} · {' '.join(by_id[i].text.split())[:90]}",
+        key=f"node_pick_{page_number}",
+    )
     found = node_provenance(rt, chosen)
     if found is not None:
         node = found.node
         with st.container(border=True):
-            st.markdown(f"**{node.type}** · generation {node.generation} · domain `{node.domain or '—'}` · "
-                        f"year {node.year or '—'} · importance {node.importance:.2f} · prominence {node.prominence:.2f}")
+            st.markdown(
+                f"**{node.type}** · generation {node.generation} · domain `{node.domain or '—'}` · "
+                f"year {node.year or '—'} · importance {node.importance:.2f} · prominence {node.prominence:.2f}"
+            )
             if found.document is not None:
-                st.caption(f"Document: {found.document.title} ({found.document.source or found.document.path or 'uploaded'})")
+                st.caption(
+                    f"Document: {found.document.title} ({found.document.source or found.document.path or 'uploaded'})"
+                )
             model = (node.metadata or {}).get("model")
             if node.learned_from or model:
                 st.caption(f"Made by: {node.learned_from or '—'}" + (f" · model `{model}`" if model else ""))

@@ -1,5 +1,6 @@
 """Crystals: the review queue. Approve, reject or archive each insight with notes, after reading its
-evidence: residues → loci → source chunks."""
+evidence: residues → loci → source chunks.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import math
 
 import streamlit as st
 
+from explorer.records.wander import Crystal
 from explorer.wander import service as wander
-from explorer.wander.records import Crystal
 from pages import common
 
 PAGE_SIZE = 10
@@ -28,20 +29,34 @@ sessions = {s.id: s for s in wander.list_sessions(rt, limit=500)}
 f1, f2, f3, f4 = st.columns([2, 2, 3, 2])
 status = f1.selectbox("Status", list(STATUS_FILTERS), key="crystal_status")
 min_confidence = f2.slider("Min confidence", 0.0, 1.0, 0.0, 0.05, key="crystal_confidence")
-session_id = f3.selectbox("Session", [None, *sessions], key="crystal_session",
-                          format_func=lambda sid: "all sessions" if sid is None else common.session_label(sessions[sid]))
-reviewer = f4.text_input("Reviewer", value=st.session_state.get("reviewer", ""), key="crystal_reviewer",
-                         help="Stored with each decision (default: “human”).")
+session_id = f3.selectbox(
+    "Session",
+    [None, *sessions],
+    key="crystal_session",
+    format_func=lambda sid: "all sessions" if sid is None else common.session_label(sessions[sid]),
+)
+reviewer = f4.text_input(
+    "Reviewer",
+    value=st.session_state.get("reviewer", ""),
+    key="crystal_reviewer",
+    help="Stored with each decision (default: “human”).",
+)
 st.session_state["reviewer"] = reviewer
 
-crystals = [c for c in wander.list_crystals(rt, min_confidence=min_confidence or None, session_id=session_id)
-            if STATUS_FILTERS[status](c)]
+crystals = [
+    c
+    for c in wander.list_crystals(rt, min_confidence=min_confidence or None, session_id=session_id)
+    if STATUS_FILTERS[status](c)
+]
 crystals.sort(key=lambda c: (-c.confidence, c.id))
 pending = sum(STATUS_FILTERS["awaiting review"](c) for c in wander.list_crystals(rt))
 st.caption(f"{len(crystals)} crystal(s) shown · {pending} awaiting review in all sessions")
 if not crystals:
-    st.info("No crystal matches. Crystals form when a confirmed resonance meets an interesting locus; "
-            "run sessions on the Sessions page.", icon=":material/diamond:")
+    st.info(
+        "No crystal matches. Crystals form when a confirmed resonance meets an interesting locus; "
+        "run sessions on the Sessions page.",
+        icon=":material/diamond:",
+    )
     st.stop()
 
 pages_count = max(1, math.ceil(len(crystals) / PAGE_SIZE))
@@ -53,13 +68,18 @@ def review(crystal: Crystal, decision: str, notes: str) -> None:
     st.toast(f"Crystal {decision}d" if decision != "reject" else "Crystal rejected", icon=":material/check:")
 
 
-for crystal in crystals[(page_number - 1) * PAGE_SIZE: page_number * PAGE_SIZE]:
+for crystal in crystals[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]:
     with st.container(border=True, key=f"crystal_{crystal.id}"):
-        state = ("approved" if crystal.human_approved else
-                 {"active": "awaiting review", "invalidated": "rejected"}.get(crystal.status, crystal.status))
+        state = (
+            "approved"
+            if crystal.human_approved
+            else {"active": "awaiting review", "invalidated": "rejected"}.get(crystal.status, crystal.status)
+        )
         origin = sessions[crystal.session_id].name if crystal.session_id in sessions else "deleted session"
-        st.markdown(f"**{state.capitalize()}** · confidence {crystal.confidence:.2f} · actionability "
-                    f"{crystal.actionability:.2f} · domains {', '.join(crystal.domains) or '—'} · {origin}")
+        st.markdown(
+            f"**{state.capitalize()}** · confidence {crystal.confidence:.2f} · actionability "
+            f"{crystal.actionability:.2f} · domains {', '.join(crystal.domains) or '—'} · {origin}"
+        )
         common.model_text(None, crystal.insight)
         if crystal.validated_by or crystal.human_approved_by:
             who = []
@@ -67,22 +87,31 @@ for crystal in crystals[(page_number - 1) * PAGE_SIZE: page_number * PAGE_SIZE]:
                 who.append(f"validated by {crystal.validated_by}")
             if crystal.human_approved_by:
                 when = crystal.human_approved_at.strftime("%Y-%m-%d %H:%M") if crystal.human_approved_at else ""
-                who.append(f"{'approved' if crystal.human_approved else 'reviewed'} by {crystal.human_approved_by} {when}")
+                who.append(
+                    f"{'approved' if crystal.human_approved else 'reviewed'} by {crystal.human_approved_by} {when}"
+                )
             st.caption(" · ".join(who))
         if crystal.validation_notes:
             common.model_text("notes", crystal.validation_notes)
         notes = st.text_input("Notes", key=f"notes_{crystal.id}", placeholder="why (stored with the decision)")
         b1, b2, b3, _ = st.columns([1, 1, 1, 3])
-        if b1.button("Approve", key=f"approve_{crystal.id}", icon=":material/check:", type="primary",
-                     disabled=crystal.human_approved):
+        if b1.button(
+            "Approve",
+            key=f"approve_{crystal.id}",
+            icon=":material/check:",
+            type="primary",
+            disabled=crystal.human_approved,
+        ):
             review(crystal, "approve", notes)
             st.rerun()
-        if b2.button("Reject", key=f"reject_{crystal.id}", icon=":material/close:",
-                     disabled=crystal.status == "invalidated"):
+        if b2.button(
+            "Reject", key=f"reject_{crystal.id}", icon=":material/close:", disabled=crystal.status == "invalidated"
+        ):
             review(crystal, "reject", notes)
             st.rerun()
-        if b3.button("Archive", key=f"archive_{crystal.id}", icon=":material/archive:",
-                     disabled=crystal.status == "archived"):
+        if b3.button(
+            "Archive", key=f"archive_{crystal.id}", icon=":material/archive:", disabled=crystal.status == "archived"
+        ):
             review(crystal, "archive", notes)
             st.rerun()
         with st.expander("Evidence: residues → loci → source chunks", icon=":material/account_tree:"):
@@ -91,15 +120,21 @@ for crystal in crystals[(page_number - 1) * PAGE_SIZE: page_number * PAGE_SIZE]:
             st.markdown(f"**Residues** ({len(evidence.residues)})")
             for residue in evidence.residues:
                 locus = loci.get(residue.to_locus_id)
-                st.caption(f"at “{' '.join(locus.concept.split())[:100] if locus else residue.to_locus_id}” · "
-                           f"themes {', '.join(residue.themes[:5])} · interest {residue.interestingness or 0:.2f} · "
-                           f"by {residue.model_used}")
+                st.caption(
+                    f"at “{' '.join(locus.concept.split())[:100] if locus else residue.to_locus_id}” · "
+                    f"themes {', '.join(residue.themes[:5])} · interest {residue.interestingness or 0:.2f} · "
+                    f"by {residue.model_used}"
+                )
                 for label in ("connection", "possibility"):
                     common.model_text(label, getattr(residue, label))
             st.markdown(f"**Loci** ({len(evidence.loci)})")
             for locus in evidence.loci:
-                common.model_text(f"{locus.source_type} · {', '.join(locus.domains) or '—'} · visits {locus.visit_count}",
-                                  " ".join(locus.concept.split())[:300])
+                common.model_text(
+                    f"{locus.source_type} · {', '.join(locus.domains) or '—'} · visits {locus.visit_count}",
+                    " ".join(locus.concept.split())[:300],
+                )
             st.markdown(f"**Source chunks** ({len(evidence.chunks)})")
             for chunk in evidence.chunks:
-                common.model_text(f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}", chunk.text)
+                common.model_text(
+                    f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}", chunk.text
+                )

@@ -15,9 +15,9 @@ common.offline_notice(rt)
 
 MECHANISMS = {
     "REM cycle": "Three distant nodes (one from the latest year) → the question that binds them → a dream node; "
-                 "dreams that add nothing are dropped.",
+    "dreams that add nothing are dropped.",
     "REM exploration": "Noisy spreading activation over the relation graph from diverse seeds; a judge keeps "
-                       "the surprising links as EXTENDS relations.",
+    "the surprising links as EXTENDS relations.",
     "Fusion": "Fading, related memories merged into one shorter summary; the sources are superseded, never deleted.",
     "All (one night)": "Exploration, then fusion, then the REM cycle.",
 }
@@ -52,7 +52,8 @@ if "last_dream_report" in st.session_state:
         if any(isinstance(v, dict) for v in parts.values()):
             st.json(parts, expanded=False)
         errors = [e for e in (result.get("errors") or [])] + [
-            e for part in parts.values() if isinstance(part, dict) for e in part.get("errors", [])]
+            e for part in parts.values() if isinstance(part, dict) for e in part.get("errors", [])
+        ]
         if errors:
             st.warning(f"{len(errors)} item(s) failed (counted, not fatal).")
             for error in errors[:10]:
@@ -68,21 +69,30 @@ with left:
         with st.expander(" ".join(view.dream.text.split())[:110], icon=":material/bedtime:"):
             common.model_text("question", view.question)
             common.model_text("dream", view.dream.text)
-            st.caption(f"year {view.dream.year or '—'} · confidence {view.dream.confidence:.2f} · "
-                       f"model {(view.dream.metadata or {}).get('model', '—')}")
+            st.caption(
+                f"year {view.dream.year or '—'} · confidence {view.dream.confidence:.2f} · "
+                f"model {(view.dream.metadata or {}).get('model', '—')}"
+            )
             st.markdown(f"**Dreamt from** ({len(view.sources)})")
             for source in view.sources:
-                common.model_text(f"{source.type} · {source.domain or '—'} · {source.year or '—'}",
-                                  " ".join(source.text.split())[:400])
+                common.model_text(
+                    f"{source.type} · {source.domain or '—'} · {source.year or '—'}",
+                    " ".join(source.text.split())[:400],
+                )
 with right:
     st.subheader("Discovered links")
     found = dreaming.recent_discoveries(rt, limit=100)
     if not found:
         st.caption("No link discovered yet.")
     else:
-        st.dataframe(pd.DataFrame({
-            "from": [" ".join(d.seed.text.split())[:80] for d in found],
-            "to": [" ".join(d.neighbor.text.split())[:80] for d in found],
-            "why": [d.relation.description or "" for d in found],
-            "confidence": [round(d.relation.confidence, 3) for d in found],
-        }), hide_index=True)
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "from": [" ".join(d.seed.text.split())[:80] for d in found],
+                    "to": [" ".join(d.neighbor.text.split())[:80] for d in found],
+                    "why": [d.relation.description or "" for d in found],
+                    "confidence": [round(d.relation.confidence, 3) for d in found],
+                }
+            ),
+            hide_index=True,
+        )

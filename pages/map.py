@@ -10,8 +10,15 @@ from explorer.views import map_data, node_provenance
 from explorer.wander import service as wander
 from pages import common
 
-LAYER_LABELS = {"corpus": "Corpus", "dreams": "Dreams", "links": "Discovered links", "halos": "Resonance halos",
-                "path": "Path", "loci": "Loci", "crystals": "Crystals"}
+LAYER_LABELS = {
+    "corpus": "Corpus",
+    "dreams": "Dreams",
+    "links": "Discovered links",
+    "halos": "Resonance halos",
+    "path": "Path",
+    "loci": "Loci",
+    "crystals": "Crystals",
+}
 
 rt = common.runtime()
 st.title("Map")
@@ -22,8 +29,11 @@ if not status.fitted:
     if sum(status.missing.values()) == 0:
         st.info("Nothing to draw yet: add documents on the Corpus page.", icon=":material/upload:")
         st.stop()
-    st.info("The map has not been fitted yet. It is fitted once (UMAP over every node), then new points are placed "
-            "on it without refitting.", icon=":material/scatter_plot:")
+    st.info(
+        "The map has not been fitted yet. It is fitted once (UMAP over every node), then new points are placed "
+        "on it without refitting.",
+        icon=":material/scatter_plot:",
+    )
     if st.button("Fit the map now", type="primary", key="fit"):
         with st.spinner("Fitting the map (the first time in a process, UMAP compiles: up to a minute)…"):
             report = projection.update_projection(rt)
@@ -32,16 +42,22 @@ if not status.fitted:
     st.stop()
 
 session = common.pick_session(rt, "map_session", allow_none="(corpus only)")
-layers = st.pills("Layers", list(LAYERS), default=list(LAYERS), selection_mode="multi", format_func=LAYER_LABELS.get,
-                  key="map_layers")
+layers = st.pills(
+    "Layers", list(LAYERS), default=list(LAYERS), selection_mode="multi", format_func=LAYER_LABELS.get, key="map_layers"
+)
 
 view = wander.session_view(rt, session.id) if session else None
 if session:
     common.checkpoint_banner(session)
 data = map_data(rt, session.id if session else None, view=view)
 figure = session_map(data, layers=set(layers or []), height=760)
-event = st.plotly_chart(figure, on_select="rerun", selection_mode=("points", "box", "lasso"), key="map_chart",
-                        config={"scrollZoom": True, "displaylogo": False})
+event = st.plotly_chart(
+    figure,
+    on_select="rerun",
+    selection_mode=("points", "box", "lasso"),
+    key="map_chart",
+    config={"scrollZoom": True, "displaylogo": False},
+)
 
 caption = f"Map version {status.version}: {status.fitted_nodes} nodes fitted, {status.placed_nodes} placed since."
 if status.stale:
@@ -64,10 +80,17 @@ if view is not None:
     by_step = sorted(view.trace, key=lambda t: t.step_number)
     options = [None] + [t.to_locus_id for t in by_step]
     loci = {l.id: l for l in view.loci}
-    pick = st.selectbox("Or inspect a step of the path", options, key="map_step",
-                        format_func=lambda lid: "—" if lid is None else
-                        f"step {next(t.step_number for t in by_step if t.to_locus_id == lid)} · "
-                        f"{' '.join(loci[lid].concept.split())[:90] if lid in loci else lid}")
+    pick = st.selectbox(
+        "Or inspect a step of the path",
+        options,
+        key="map_step",
+        format_func=lambda lid: (
+            "—"
+            if lid is None
+            else f"step {next(t.step_number for t in by_step if t.to_locus_id == lid)} · "
+            f"{' '.join(loci[lid].concept.split())[:90] if lid in loci else lid}"
+        ),
+    )
     if pick:
         selected = [("locus", pick), *selected]
 
@@ -90,16 +113,20 @@ for kind, item_id in list(dict.fromkeys(selected))[:20]:
             found = node_provenance(rt, item_id)
             if found is None:
                 continue
-            st.markdown(f"**{found.node.type}** · `{found.node.domain or '—'}` · {found.node.year or '—'}"
-                        + (f" · from *{found.document.title}*" if found.document else ""))
+            st.markdown(
+                f"**{found.node.type}** · `{found.node.domain or '—'}` · {found.node.year or '—'}"
+                + (f" · from *{found.document.title}*" if found.document else "")
+            )
             common.model_text(None, found.node.text)
             if found.parents:
                 st.caption("Made from: " + "; ".join(f"{p.type} {p.id[:8]}" for p in found.parents))
         elif kind == "locus" and item_id in loci:
             locus = loci[item_id]
-            st.markdown(f"**Locus** ({locus.source_type}, {locus.strategy}) · visits {locus.visit_count} · "
-                        f"domains {', '.join(locus.domains) or '—'} · interest {locus.interestingness:.2f} · "
-                        f"novelty {locus.novelty_score:.2f}")
+            st.markdown(
+                f"**Locus** ({locus.source_type}, {locus.strategy}) · visits {locus.visit_count} · "
+                f"domains {', '.join(locus.domains) or '—'} · interest {locus.interestingness:.2f} · "
+                f"novelty {locus.novelty_score:.2f}"
+            )
             common.model_text(None, locus.concept)
             for residue in residues_at.get(item_id, []):
                 with st.expander(f"Residue · themes: {', '.join(residue.themes[:5])} · by {residue.model_used}"):
@@ -107,22 +134,30 @@ for kind, item_id in list(dict.fromkeys(selected))[:20]:
                         common.model_text(label, getattr(residue, label))
             for crystal in (c for c in crystals.values() if c.source_locus_id == item_id):
                 # a crystal sits on its locus: clicking the star may pick either, so show both
-                st.markdown(f"**Crystal formed here** · {crystal.status}"
-                            f"{' · approved' if crystal.human_approved else ''} · confidence {crystal.confidence:.2f}")
+                st.markdown(
+                    f"**Crystal formed here** · {crystal.status}"
+                    f"{' · approved' if crystal.human_approved else ''} · confidence {crystal.confidence:.2f}"
+                )
                 common.model_text(None, crystal.insight)
             if locus.node_id:
                 found = node_provenance(rt, locus.node_id)
                 if found is not None:
-                    st.caption(f"Stands on corpus node {found.node.type}"
-                               + (f" from *{found.document.title}*" if found.document else ""))
+                    st.caption(
+                        f"Stands on corpus node {found.node.type}"
+                        + (f" from *{found.document.title}*" if found.document else "")
+                    )
         elif kind == "crystal" and item_id in crystals:
             crystal = crystals[item_id]
-            st.markdown(f"**Crystal** · {crystal.status}{' · approved' if crystal.human_approved else ''} · "
-                        f"confidence {crystal.confidence:.2f}")
+            st.markdown(
+                f"**Crystal** · {crystal.status}{' · approved' if crystal.human_approved else ''} · "
+                f"confidence {crystal.confidence:.2f}"
+            )
             common.model_text(None, crystal.insight)
             st.caption("Review it, with its evidence, on the Crystals page.")
         elif kind == "resonance" and item_id in resonances:
             resonance = resonances[item_id]
-            st.markdown(f"**Resonance** · {resonance.status} · {resonance.occurrences} occurrences · strength "
-                        f"{resonance.strength:.2f} (now {resonance.current_strength():.2f})")
+            st.markdown(
+                f"**Resonance** · {resonance.status} · {resonance.occurrences} occurrences · strength "
+                f"{resonance.strength:.2f} (now {resonance.current_strength():.2f})"
+            )
             common.model_text("themes", ", ".join(resonance.themes))

@@ -22,38 +22,52 @@ with left:
 with right:
     statuses = st.multiselect("Status", STATUSES, default=["candidate", "confirmed"], key="resonance_status")
 
-resonances = [r for r in wander.list_resonances(rt, session_id=session.id if session else None)
-              if r.status in (statuses or STATUSES)]
+resonances = [
+    r
+    for r in wander.list_resonances(rt, session_id=session.id if session else None)
+    if r.status in (statuses or STATUSES)
+]
 resonances.sort(key=lambda r: -r.current_strength())
 if session is not None:
     history = strength_history(rt, session.id)
     if history:
         st.plotly_chart(strength_by_step(history), key="strength_chart")
 if not resonances:
-    st.info("No resonance matches. Resonances appear as a session's reflections repeat themes.",
-            icon=":material/graphic_eq:")
+    st.info(
+        "No resonance matches. Resonances appear as a session's reflections repeat themes.",
+        icon=":material/graphic_eq:",
+    )
     st.stop()
 
-table = pd.DataFrame({
-    "themes": [", ".join(r.themes[:6]) for r in resonances],
-    "status": [r.status for r in resonances],
-    "occurrences": [r.occurrences for r in resonances],
-    "strength now": [round(r.current_strength(), 3) for r in resonances],
-    "stored strength": [round(r.strength, 3) for r in resonances],
-    "last reinforced": [r.last_reinforced_at for r in resonances],
-    "scope": ["cross-session" if r.session_id is None else "session" for r in resonances],
-    "id": [r.id for r in resonances],
-})
+table = pd.DataFrame(
+    {
+        "themes": [", ".join(r.themes[:6]) for r in resonances],
+        "status": [r.status for r in resonances],
+        "occurrences": [r.occurrences for r in resonances],
+        "strength now": [round(r.current_strength(), 3) for r in resonances],
+        "stored strength": [round(r.strength, 3) for r in resonances],
+        "last reinforced": [r.last_reinforced_at for r in resonances],
+        "scope": ["cross-session" if r.session_id is None else "session" for r in resonances],
+        "id": [r.id for r in resonances],
+    }
+)
 event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="resonance_table")
 rows = event.selection.rows if event and event.selection else []
 by_id = {r.id: r for r in resonances}
-chosen = st.selectbox("Resonance", [r.id for r in resonances], index=rows[0] if rows else 0, key="resonance_pick",
-                      format_func=lambda rid: f"{', '.join(by_id[rid].themes[:4])} · {by_id[rid].status}")
+chosen = st.selectbox(
+    "Resonance",
+    [r.id for r in resonances],
+    index=rows[0] if rows else 0,
+    key="resonance_pick",
+    format_func=lambda rid: f"{', '.join(by_id[rid].themes[:4])} · {by_id[rid].status}",
+)
 resonance = by_id[chosen]
 with st.container(border=True):
     common.model_text("themes", ", ".join(resonance.themes))
-    st.caption(f"{resonance.occurrences} occurrences · {len(resonance.supporting_residue_ids)} supporting residues · "
-               f"decays {resonance.decay_rate:.0%} a day")
+    st.caption(
+        f"{resonance.occurrences} occurrences · {len(resonance.supporting_residue_ids)} supporting residues · "
+        f"decays {resonance.decay_rate:.0%} a day"
+    )
     if resonance.status != "invalidated" and st.button("Invalidate", key="invalidate", icon=":material/block:"):
         wander.invalidate_resonance(rt, resonance.id)
         st.rerun()

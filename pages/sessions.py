@@ -1,5 +1,6 @@
 """Sessions: create a wander session, run it step by step or N steps at a time, watch its map grow,
-pause, resume, stop or delete it, and download its archive."""
+pause, resume, stop or delete it, and download its archive.
+"""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ HELP = {
     "max_drift_distance": "How far (cosine distance from the seed and the fence's anchors) the walk may drift.",
     "max_steps": "The session completes after this many steps.",
     "cloud_budget_cents": "Most the session may spend on the cloud model, in cents; then it falls back to the local "
-                          "model (or the offline provider).",
+    "model (or the offline provider).",
     "temperature": "Softmax temperature of the choice of the next locus: low follows the best score, high explores.",
     "human_checkpoint_frequency": "Pause for a person's review every N steps (0: never).",
     "random_seed": "The same seed replays the same walk (empty: a fresh seed, recorded with the session).",
@@ -48,26 +49,66 @@ with st.expander("New session", icon=":material/add:", expanded=not wander.list_
         allowed = c1.multiselect("Allowed domains", domains, key="new_allowed", help=HELP["allowed_domains"])
         forbidden = c2.multiselect("Forbidden domains", domains, key="new_forbidden", help=HELP["forbidden_domains"])
         c1, c2, c3 = st.columns(3)
-        max_drift = c1.number_input("Max drift distance", 0.05, 2.0, float(DEFAULTS["max_drift_distance"]), 0.05, key="new_max_drift",
-                                    help=HELP["max_drift_distance"])
-        temperature = c2.number_input("Temperature", 0.05, 5.0, float(DEFAULTS["temperature"]), 0.05, key="new_temperature",
-                                      help=HELP["temperature"])
-        max_steps = c3.number_input("Max steps", 1, 100_000, int(DEFAULTS["max_steps"]), key="new_max_steps", help=HELP["max_steps"])
-        budget = c1.number_input("Cloud budget (cents)", 0, 1_000_000, int(rt.settings.cloud_budget_cents), key="new_budget",
-                                 help=HELP["cloud_budget_cents"])
-        checkpoint = c2.number_input("Human checkpoint every N steps", 0, 100_000,
-                                     int(DEFAULTS["human_checkpoint_frequency"]), key="new_checkpoint", help=HELP["human_checkpoint_frequency"])
-        seed = c3.number_input("Random seed", 0, 2**31 - 1, value=DEFAULTS["random_seed"], key="new_seed", help=HELP["random_seed"])
+        max_drift = c1.number_input(
+            "Max drift distance",
+            0.05,
+            2.0,
+            float(DEFAULTS["max_drift_distance"]),
+            0.05,
+            key="new_max_drift",
+            help=HELP["max_drift_distance"],
+        )
+        temperature = c2.number_input(
+            "Temperature",
+            0.05,
+            5.0,
+            float(DEFAULTS["temperature"]),
+            0.05,
+            key="new_temperature",
+            help=HELP["temperature"],
+        )
+        max_steps = c3.number_input(
+            "Max steps", 1, 100_000, int(DEFAULTS["max_steps"]), key="new_max_steps", help=HELP["max_steps"]
+        )
+        budget = c1.number_input(
+            "Cloud budget (cents)",
+            0,
+            1_000_000,
+            int(rt.settings.cloud_budget_cents),
+            key="new_budget",
+            help=HELP["cloud_budget_cents"],
+        )
+        checkpoint = c2.number_input(
+            "Human checkpoint every N steps",
+            0,
+            100_000,
+            int(DEFAULTS["human_checkpoint_frequency"]),
+            key="new_checkpoint",
+            help=HELP["human_checkpoint_frequency"],
+        )
+        seed = c3.number_input(
+            "Random seed", 0, 2**31 - 1, value=DEFAULTS["random_seed"], key="new_seed", help=HELP["random_seed"]
+        )
         if st.form_submit_button("Create session", type="primary", icon=":material/add:"):
             if not seed_concept.strip():
                 st.warning("A session needs a seed concept.")
             else:
-                created = wander.create_session(rt, SessionConfig(
-                    seed_concept=seed_concept, name=name or None, attractor=attractor or None,
-                    allowed_domains=tuple(allowed) or None, forbidden_domains=tuple(forbidden) or None,
-                    max_drift_distance=float(max_drift), max_steps=int(max_steps), cloud_budget_cents=int(budget),
-                    temperature=float(temperature), human_checkpoint_frequency=int(checkpoint),
-                    random_seed=None if seed is None else int(seed)))
+                created = wander.create_session(
+                    rt,
+                    SessionConfig(
+                        seed_concept=seed_concept,
+                        name=name or None,
+                        attractor=attractor or None,
+                        allowed_domains=tuple(allowed) or None,
+                        forbidden_domains=tuple(forbidden) or None,
+                        max_drift_distance=float(max_drift),
+                        max_steps=int(max_steps),
+                        cloud_budget_cents=int(budget),
+                        temperature=float(temperature),
+                        human_checkpoint_frequency=int(checkpoint),
+                        random_seed=None if seed is None else int(seed),
+                    ),
+                )
                 projection.place_new(rt)
                 st.session_state[common.CURRENT] = created.id
                 st.success(f"Created “{created.name}”, standing at its seed.")
@@ -78,12 +119,21 @@ sessions = wander.list_sessions(rt, limit=500)
 if not sessions:
     st.stop()
 st.subheader("All sessions")
-st.dataframe(pd.DataFrame({
-    "name": [s.name for s in sessions], "status": [s.status for s in sessions],
-    "steps": [s.step_count for s in sessions], "max steps": [s.max_steps for s in sessions],
-    "seed concept": [s.seed_concept[:80] for s in sessions], "why": [s.status_reason or "" for s in sessions],
-    "last step": [s.last_step_at for s in sessions], "id": [s.id for s in sessions],
-}), hide_index=True)
+st.dataframe(
+    pd.DataFrame(
+        {
+            "name": [s.name for s in sessions],
+            "status": [s.status for s in sessions],
+            "steps": [s.step_count for s in sessions],
+            "max steps": [s.max_steps for s in sessions],
+            "seed concept": [s.seed_concept[:80] for s in sessions],
+            "why": [s.status_reason or "" for s in sessions],
+            "last step": [s.last_step_at for s in sessions],
+            "id": [s.id for s in sessions],
+        }
+    ),
+    hide_index=True,
+)
 
 session = common.pick_session(rt, "sessions_pick", label="Open session")
 if session is None:
@@ -91,10 +141,13 @@ if session is None:
 
 
 def counts(view) -> dict[str, int]:
-    return {"Steps": view.session.step_count, "Loci": len(view.loci),
-            "Resonances": sum(r.status != "invalidated" for r in view.resonances),
-            "Crystals": len(view.crystals),
-            "Awaiting review": sum(c.status == "active" and not c.human_approved for c in view.crystals)}
+    return {
+        "Steps": view.session.step_count,
+        "Loci": len(view.loci),
+        "Resonances": sum(r.status != "invalidated" for r in view.resonances),
+        "Crystals": len(view.crystals),
+        "Awaiting review": sum(c.status == "active" and not c.human_approved for c in view.crystals),
+    }
 
 
 drawn = [0]  # redraws in this run: each needs its own element key
@@ -105,23 +158,26 @@ def draw(view, counts_box, map_box) -> None:
     with counts_box.container():
         for column, (label, value) in zip(st.columns(5), counts(view).items()):
             column.metric(label, value)
-    map_box.plotly_chart(session_map(map_data(rt, view.session.id, view=view), height=520),
-                         key=f"live_map_{drawn[0]}")
+    map_box.plotly_chart(session_map(map_data(rt, view.session.id, view=view), height=520), key=f"live_map_{drawn[0]}")
 
 
 st.subheader(session.name)
 common.checkpoint_banner(session)
-st.caption(f"Status **{session.status}**" + (f" ({session.status_reason})" if session.status_reason else "")
-           + f" · seed: {session.seed_concept[:120]} · random seed {session.random_seed} · "
-           f"calls: {session.local_calls} local, {session.cloud_calls} cloud, {session.offline_calls} offline · "
-           f"cloud spend {session.cloud_spent_cents:.2f}/{session.cloud_budget_cents} ¢")
+st.caption(
+    f"Status **{session.status}**"
+    + (f" ({session.status_reason})" if session.status_reason else "")
+    + f" · seed: {session.seed_concept[:120]} · random seed {session.random_seed} · "
+    f"calls: {session.local_calls} local, {session.cloud_calls} cloud, {session.offline_calls} offline · "
+    f"cloud spend {session.cloud_spent_cents:.2f}/{session.cloud_budget_cents} ¢"
+)
 
 active = session.status == "active"
 c1, c2, c3, c4, c5, c6 = st.columns([1, 1, 1.4, 1, 1, 1])
 step_once = c1.button("Step once", icon=":material/skip_next:", disabled=not active, key="step_once")
 steps = c2.number_input("Steps", 1, 500, 10, key="run_steps", label_visibility="collapsed")
-run_n = c3.button(f"Run {int(steps)} steps", icon=":material/fast_forward:", disabled=not active, type="primary",
-                  key="run_n")
+run_n = c3.button(
+    f"Run {int(steps)} steps", icon=":material/fast_forward:", disabled=not active, type="primary", key="run_n"
+)
 if session.status == "paused":
     if c4.button("Resume", icon=":material/play_arrow:", key="resume"):
         wander.resume(rt, session.id)
@@ -150,8 +206,10 @@ if step_once or run_n:
     bar = common.ProgressBar("Wandering", every=redraw, interval_s=3.0)
     result = wander.run(rt, session.id, total, progress=bar)
     projection.place_new(rt)
-    bar.done(f"{result.steps_completed} step(s) taken, {result.crystals_formed} crystal(s) formed"
-             + (f"; stopped: {result.stopped_reason}" if result.stopped_reason else ""))
+    bar.done(
+        f"{result.steps_completed} step(s) taken, {result.crystals_formed} crystal(s) formed"
+        + (f"; stopped: {result.stopped_reason}" if result.stopped_reason else "")
+    )
     session = wander.get_session(rt, session.id)
     common.checkpoint_banner(session)
 view = wander.session_view(rt, session.id)
@@ -166,8 +224,10 @@ with st.expander("Steer the walk", icon=":material/tune:", key="steer"):
             projection.place_new(rt)
             st.success(f"Next step goes to: {locus.concept[:80]}")
     with s2.form("fence", clear_on_submit=True):
-        concept = st.text_input("Fence around a concept", help="Include widens the region the walk may roam; "
-                                                               "exclude cuts the region around the concept out.")
+        concept = st.text_input(
+            "Fence around a concept",
+            help="Include widens the region the walk may roam; exclude cuts the region around the concept out.",
+        )
         action = st.radio("Action", ["include", "exclude"], horizontal=True)
         if st.form_submit_button("Change the fence") and concept.strip():
             wander.fence(rt, session.id, concept, action)
@@ -186,9 +246,21 @@ st.subheader("Archive")
 st.caption("The map at 1024×1024 and 512×512, a compressed summary (≤ 2,000 tokens) and the full JSON of the session.")
 d1, d2 = st.columns(2)
 sid = session.id
-d1.download_button("Download session archive (.zip)", data=lambda: archive_zip(rt, sid),
-                   file_name=f"session-{sid[:8]}.zip", mime="application/zip", icon=":material/download:",
-                   on_click="ignore", key="download_zip")
-d2.download_button("Download map (PNG, 1024 px)", data=lambda: render_png(map_figure(rt, sid, 1024), 1024, 1024),
-                   file_name=f"session-{sid[:8]}-map-1024.png", mime="image/png", icon=":material/image:",
-                   on_click="ignore", key="download_png")
+d1.download_button(
+    "Download session archive (.zip)",
+    data=lambda: archive_zip(rt, sid),
+    file_name=f"session-{sid[:8]}.zip",
+    mime="application/zip",
+    icon=":material/download:",
+    on_click="ignore",
+    key="download_zip",
+)
+d2.download_button(
+    "Download map (PNG, 1024 px)",
+    data=lambda: render_png(map_figure(rt, sid, 1024), 1024, 1024),
+    file_name=f"session-{sid[:8]}-map-1024.png",
+    mime="image/png",
+    icon=":material/image:",
+    on_click="ignore",
+    key="download_png",
+)

@@ -32,18 +32,20 @@ def concept(locus_id: str | None) -> str:
 
 
 st.plotly_chart(scores_by_step([t.step_number for t in trace], [t.selection_scores for t in trace]), key="scores")
-table = pd.DataFrame({
-    "step": [t.step_number for t in trace],
-    "strategy": [t.strategy for t in trace],
-    "from": [concept(t.from_locus_id) for t in trace],
-    "to": [concept(t.to_locus_id) for t in trace],
-    "score": [t.selection_scores.get("score") for t in trace],
-    "considered": [t.adjacencies_considered for t in trace],
-    "drift": [t.drift for t in trace],
-    "model": [t.model_used for t in trace],
-    "cost (¢)": [t.cost_cents for t in trace],
-    "failures": [t.failures for t in trace],
-})
+table = pd.DataFrame(
+    {
+        "step": [t.step_number for t in trace],
+        "strategy": [t.strategy for t in trace],
+        "from": [concept(t.from_locus_id) for t in trace],
+        "to": [concept(t.to_locus_id) for t in trace],
+        "score": [t.selection_scores.get("score") for t in trace],
+        "considered": [t.adjacencies_considered for t in trace],
+        "drift": [t.drift for t in trace],
+        "model": [t.model_used for t in trace],
+        "cost (¢)": [t.cost_cents for t in trace],
+        "failures": [t.failures for t in trace],
+    }
+)
 event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="trace_table")
 rows = event.selection.rows if event and event.selection else []
 numbers = [t.step_number for t in trace]
@@ -51,13 +53,17 @@ number = st.selectbox("Step", numbers, index=rows[0] if rows else len(numbers) -
 chosen = next(t for t in trace if t.step_number == number)
 residue = next((r for r in view.residues if r.trace_id == chosen.id), None)
 with st.container(border=True):
-    st.markdown(f"**Step {chosen.step_number}** · {chosen.strategy} · {chosen.adjacencies_considered} adjacencies "
-                f"considered · model `{chosen.model_used}`")
+    st.markdown(
+        f"**Step {chosen.step_number}** · {chosen.strategy} · {chosen.adjacencies_considered} adjacencies "
+        f"considered · model `{chosen.model_used}`"
+    )
     common.model_text("from", concept(chosen.from_locus_id))
     common.model_text("to", loci[chosen.to_locus_id].concept if chosen.to_locus_id in loci else "—")
     common.model_text("why this step", chosen.selection_reason)
     if residue is not None:
-        st.markdown(f"**Residue** · themes {', '.join(residue.themes)} · interest {residue.interestingness or 0:.2f} · "
-                    f"actionability {residue.actionability or 0:.2f}")
+        st.markdown(
+            f"**Residue** · themes {', '.join(residue.themes)} · interest {residue.interestingness or 0:.2f} · "
+            f"actionability {residue.actionability or 0:.2f}"
+        )
         for label in ("connection", "tension", "bridge", "surprise", "possibility"):
             common.model_text(label, getattr(residue, label))

@@ -36,10 +36,26 @@ FORTUNE_DIR = Path("usr/share/games/fortunes")
 # Release year of each "What's New" document (X.0 final release; checked against
 # the dates the documents themselves state where they state one).
 WHATSNEW_YEARS = {
-    "2.0": 2000, "2.1": 2001, "2.2": 2001, "2.3": 2003, "2.4": 2004, "2.5": 2006,
-    "2.6": 2008, "2.7": 2010, "3.0": 2008, "3.1": 2009, "3.2": 2011, "3.3": 2012,
-    "3.4": 2014, "3.5": 2015, "3.6": 2016, "3.7": 2018, "3.8": 2019, "3.9": 2020,
-    "3.10": 2021, "3.11": 2022,
+    "2.0": 2000,
+    "2.1": 2001,
+    "2.2": 2001,
+    "2.3": 2003,
+    "2.4": 2004,
+    "2.5": 2006,
+    "2.6": 2008,
+    "2.7": 2010,
+    "3.0": 2008,
+    "3.1": 2009,
+    "3.2": 2011,
+    "3.3": 2012,
+    "3.4": 2014,
+    "3.5": 2015,
+    "3.6": 2016,
+    "3.7": 2018,
+    "3.8": 2019,
+    "3.9": 2020,
+    "3.10": 2021,
+    "3.11": 2022,
 }
 WHATSNEW_SOURCE = "python3.11-doc (Debian), PSF License"
 SOFT_LIMIT, HARD_LIMIT = 11_000, 14_000  # bytes of Markdown body per document
@@ -51,6 +67,7 @@ FORTUNE_SOURCE = "fortunes (Debian), BSD"
 
 
 # --------------------------------------------------------------------------- packages
+
 
 def fetch_packages(workdir: Path) -> tuple[Path, dict[str, str]]:
     """Download the .debs with apt-get, unpack them with dpkg -x; return root and versions."""
@@ -76,6 +93,7 @@ def deb_field(deb: Path, field: str) -> str:
 
 # --------------------------------------------------------------------------- reST -> Markdown
 
+
 @dataclass
 class Block:
     kind: str  # "h" heading, "p" paragraph, "li" list item, "code"
@@ -90,16 +108,51 @@ LABEL = re.compile(r"^\.\.\s+_([^:`]+):\s*$")
 BULLET = re.compile(r"^([*+-]|\d+\.|#\.)\s+")
 FIELD = re.compile(r"^:([A-Za-z][\w ]*):(?:\s+(.*))?$")
 ROLE = re.compile(r":(?:[\w-]+:)?([\w-]+):`([^`]+)`")  # the domain (c:, py:) is dropped
-DROP_DIRECTIVES = {"index", "tabularcolumns", "testsetup", "testcleanup", "highlight", "toctree",
-                   "image", "figure", "raw", "list-table", "csv-table", "table", "productionlist"}
+DROP_DIRECTIVES = {
+    "index",
+    "tabularcolumns",
+    "testsetup",
+    "testcleanup",
+    "highlight",
+    "toctree",
+    "image",
+    "figure",
+    "raw",
+    "list-table",
+    "csv-table",
+    "table",
+    "productionlist",
+}
 CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput"}
-LABELLED_DIRECTIVES = {"note": "Note: ", "warning": "Warning: ", "important": "Important: ",
-                       "seealso": "See also: ", "versionadded": "New in version {}. ",
-                       "versionchanged": "Changed in version {}: ", "deprecated": "Deprecated since version {}: "}
+LABELLED_DIRECTIVES = {
+    "note": "Note: ",
+    "warning": "Warning: ",
+    "important": "Important: ",
+    "seealso": "See also: ",
+    "versionadded": "New in version {}. ",
+    "versionchanged": "Changed in version {}: ",
+    "deprecated": "Deprecated since version {}: ",
+}
 ARG_IS_VERSION = {"versionadded", "versionchanged", "deprecated"}
 # Roles whose text is prose; every other role names code and is rendered as `code`.
-PROSE_ROLES = {"pep", "rfc", "issue", "gh", "ref", "term", "doc", "abbr", "dfn", "menuselection",
-               "sup", "sub", "newsgroup", "mailheader", "kbd", "title-reference"}
+PROSE_ROLES = {
+    "pep",
+    "rfc",
+    "issue",
+    "gh",
+    "ref",
+    "term",
+    "doc",
+    "abbr",
+    "dfn",
+    "menuselection",
+    "sup",
+    "sub",
+    "newsgroup",
+    "mailheader",
+    "kbd",
+    "title-reference",
+}
 
 
 def indent_of(line: str) -> int:
@@ -238,7 +291,7 @@ class RstConverter:
             end += 1
         while end > start + 1 and not lines[end - 1].strip():
             end -= 1
-        item = [lines[start][column:]] + [line[column:] for line in lines[start + 1:end]]
+        item = [lines[start][column:]] + [line[column:] for line in lines[start + 1 : end]]
         blocks = self.parse(item, depth + 1)
         if blocks and blocks[0].kind == "p":
             blocks[0] = Block("li", blocks[0].text, depth + 1)
@@ -259,7 +312,7 @@ class RstConverter:
                 i = end
             elif s == ".." or s.startswith(".. "):
                 end = indented_block_end(lines, i + 1)
-                blocks += self.explicit(s, lines[i + 1:end], depth)
+                blocks += self.explicit(s, lines[i + 1 : end], depth)
                 i = end
             elif ADORNMENT.match(s) and i + 2 < n and ADORNMENT.match(lines[i + 2]) and nxt.strip():
                 blocks.append(self.heading(nxt.strip(), s[0], True))
@@ -323,7 +376,7 @@ def code_block(lines: list[str], depth: int) -> Block:
     while lines and not lines[0].strip():
         lines.pop(0)
     if len(lines) > MAX_CODE_LINES:
-        lines = lines[:MAX_CODE_LINES - 1] + ["..."]
+        lines = lines[: MAX_CODE_LINES - 1] + ["..."]
     return Block("code", "\n".join(lines), depth)
 
 
@@ -384,6 +437,7 @@ def build_whatsnew(root: Path, out: Path) -> list[Path]:
 
 
 # --------------------------------------------------------------------------- fortunes
+
 
 def read_fortunes(path: Path) -> list[str]:
     """The entries of one fortune file, decoded, with overstrike (x BACKSPACE y) removed."""
@@ -453,6 +507,7 @@ def build_fortunes(root: Path, out: Path) -> tuple[Path, dict[str, int]]:
 
 # --------------------------------------------------------------------------- licences and readme
 
+
 def psf_license_text(root: Path) -> str:
     """The PSF licence agreement and copyright notice, as the documentation itself states them."""
     license_rst = (root / DOCS / "license.rst.txt").read_text(encoding="utf-8")
@@ -463,15 +518,24 @@ def psf_license_text(root: Path) -> str:
     notice = re.search(r"\*+\n\n(.*?)\n-+", copyright_rst.split("Copyright\n", 1)[1], re.S)
     if not (terms and psf and bsd0 and notice):
         raise SystemExit("could not find the licence text in python3.11-doc")
-    converter = RstConverter({"psf-license": "PSF License Agreement", "bsd0": "Zero-Clause BSD license",
-                              "otherlicenses": "Licenses and Acknowledgements for Incorporated Software"})
+    converter = RstConverter(
+        {
+            "psf-license": "PSF License Agreement",
+            "bsd0": "Zero-Clause BSD license",
+            "otherlicenses": "Licenses and Acknowledgements for Incorporated Software",
+        }
+    )
     terms_md = render(converter.parse(terms.group(1).splitlines()))
     return (
-        notice.group(1).strip() + "\n\n" + terms_md
+        notice.group(1).strip()
+        + "\n\n"
+        + terms_md
         + "\n### PSF License Agreement for Python 3.11\n\n```\n"
-        + textwrap.dedent(psf.group(1)).strip().replace("|release|", "3.11") + "\n```\n"
+        + textwrap.dedent(psf.group(1)).strip().replace("|release|", "3.11")
+        + "\n```\n"
         + "\n### Zero-Clause BSD license for code in the Python 3.11 documentation\n\n```\n"
-        + textwrap.dedent(bsd0.group(1)).strip() + "\n```\n"
+        + textwrap.dedent(bsd0.group(1)).strip()
+        + "\n```\n"
     )
 
 
@@ -533,7 +597,7 @@ def build_readme(out: Path) -> Path:
     path = out / "README.md"
     path.write_text(
         "# Sample data\n\n"
-        "Real, human-written texts for trying Dream Explorer: the \"What's New in Python\" series "
+        'Real, human-written texts for trying Dream Explorer: the "What\'s New in Python" series '
         "(`python-whatsnew/`, one Markdown file per release 2.0–3.11, 2000–2022, with YAML front matter) "
         "and attributed quotations in several domains (`fortunes/fortunes.jsonl`). "
         "Sources and licences: [LICENSES.md](LICENSES.md).\n\n"
@@ -544,6 +608,7 @@ def build_readme(out: Path) -> Path:
 
 
 # --------------------------------------------------------------------------- main
+
 
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:

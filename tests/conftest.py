@@ -1,5 +1,6 @@
 """Shared fixtures: real DuckDB files in temp folders, the real local embedder,
-and a small real corpus (a slice of sample_data) ingested once per test run."""
+and a small real corpus (a slice of sample_data) ingested once per test run.
+"""
 
 from __future__ import annotations
 

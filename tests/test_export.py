@@ -17,7 +17,12 @@ import pytest
 from PIL import Image
 
 from explorer.export import (
-    OFFLINE_NOTE, archive_zip, estimate_tokens, export_session, session_record, session_summary,
+    OFFLINE_NOTE,
+    archive_zip,
+    estimate_tokens,
+    export_session,
+    session_record,
+    session_summary,
 )
 from explorer.figures.palette import CRYSTAL_FILL, PATH_COLOUR
 from explorer.projection import update_projection
@@ -36,9 +41,15 @@ def explored(corpus_template: Path, tmp_path_factory: pytest.TempPathFactory, em
     shutil.copy(corpus_template, path)
     runtime = open_runtime(replace(Settings(), db_path=path), embedder=embedder)
     update_projection(runtime)
-    session = wander.create_session(runtime, SessionConfig(
-        seed_concept="what changed in how Python handles text", name="Text in Python", random_seed=3,
-        human_checkpoint_frequency=0))
+    session = wander.create_session(
+        runtime,
+        SessionConfig(
+            seed_concept="what changed in how Python handles text",
+            name="Text in Python",
+            random_seed=3,
+            human_checkpoint_frequency=0,
+        ),
+    )
     assert wander.run(runtime, session.id, STEPS).steps_completed == STEPS
     if not wander.list_crystals(runtime, session_id=session.id):
         assert wander.crystallize(runtime, session.id).crystal is not None
@@ -52,14 +63,16 @@ def runtime(explored, embedder):
 
 
 def near(image: np.ndarray, colour: str, tolerance: int = 40) -> int:
-    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])
     return int((np.abs(image.astype(np.int16) - rgb).max(axis=2) <= tolerance).sum())
 
 
 def test_export_writes_two_maps_a_summary_and_the_json(runtime, explored, tmp_path) -> None:
     _, session_id = explored
     archive = export_session(runtime, session_id, tmp_path / "out")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(Path(p).name for p in archive.to_json().values())
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
+        Path(p).name for p in archive.to_json().values()
+    )
     for path, size in ((archive.png_1024, 1024), (archive.png_512, 512)):
         image = np.asarray(Image.open(path).convert("RGB"))
         assert image.shape == (size, size, 3)
@@ -106,14 +119,33 @@ def test_the_zip_holds_the_same_four_files(runtime, explored) -> None:
 
 def test_cli_export_json_prints_the_written_paths(explored, tmp_path) -> None:
     db, session_id = explored
-    out = subprocess.run([sys.executable, "-m", "explorer", "export", session_id, "--png", str(tmp_path / "a"),
-                          "--db", str(db), "--json"], capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "EXPLORER_DB": ""})
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "explorer",
+            "export",
+            session_id,
+            "--png",
+            str(tmp_path / "a"),
+            "--db",
+            str(db),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "EXPLORER_DB": ""},
+    )
     assert out.returncode == 0, out.stderr
     paths = json.loads(out.stdout)
     assert set(paths) == {"png_1024", "png_512", "summary", "json"}
     assert all(Path(p).is_file() and Path(p).parent == tmp_path / "a" for p in paths.values())
-    missing = subprocess.run([sys.executable, "-m", "explorer", "export", "no-such-session", "--png", str(tmp_path),
-                              "--db", str(db)], capture_output=True, text=True, timeout=300)
+    missing = subprocess.run(
+        [sys.executable, "-m", "explorer", "export", "no-such-session", "--png", str(tmp_path), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert missing.returncode == 1 and missing.stderr.startswith("error: no wander session")
     assert len(missing.stderr.strip().splitlines()) == 1

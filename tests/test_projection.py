@@ -118,8 +118,13 @@ def test_an_empty_database_asks_for_a_fit_and_tiny_corpora_still_get_a_map(runti
     assert projection.place_new(runtime).version == 0
     vectors = runtime.embedder.embed(["one thing", "another thing", "a third"])
     with runtime.db.transaction() as con:
-        corpus.insert_nodes(con, [Node(type="raw_chunk", text=t, embedding=v) for t, v in
-                                  zip(["one thing", "another thing", "a third"], vectors)])
+        corpus.insert_nodes(
+            con,
+            [
+                Node(type="raw_chunk", text=t, embedding=v)
+                for t, v in zip(["one thing", "another thing", "a third"], vectors)
+            ],
+        )
     assert update_projection(runtime).fitted == 3
     xy = np.array([(p.x, p.y) for p in projection.load_points(runtime, "node").values()])
     assert len({tuple(np.round(row, 6)) for row in xy}) == 3
@@ -130,8 +135,13 @@ def test_cli_map_fits_once_then_places_and_refits_on_request(corpus_template, tm
     shutil.copy(corpus_template, db)
 
     def explorer_map(*args: str) -> dict:
-        out = subprocess.run([sys.executable, "-m", "explorer", "map", "--db", str(db), "--json", *args],
-                             capture_output=True, text=True, timeout=600, env={**os.environ, "EXPLORER_DB": ""})
+        out = subprocess.run(
+            [sys.executable, "-m", "explorer", "map", "--db", str(db), "--json", *args],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "EXPLORER_DB": ""},
+        )
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)
 

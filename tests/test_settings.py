@@ -20,11 +20,14 @@ def test_defaults_run_offline(tmp_path: Path) -> None:
     assert settings.with_db(tmp_path / "x.duckdb").db_path == tmp_path / "x.duckdb"
 
 
-@pytest.mark.parametrize("content,env,message", [
-    ("not = [toml", {}, "not valid TOML"),
-    ("[explorer]\napi_key = 'sk-...'\n", {}, "unknown setting 'api_key'"),
-    ("", {"EXPLORER_RETRIES": "many"}, "cannot read 'many' as int"),
-])
+@pytest.mark.parametrize(
+    "content,env,message",
+    [
+        ("not = [toml", {}, "not valid TOML"),
+        ("[explorer]\napi_key = 'sk-...'\n", {}, "unknown setting 'api_key'"),
+        ("", {"EXPLORER_RETRIES": "many"}, "cannot read 'many' as int"),
+    ],
+)
 def test_bad_configuration_is_a_clear_error(tmp_path: Path, content: str, env: dict, message: str) -> None:
     config = tmp_path / "explorer.toml"
     config.write_text(content)

@@ -1,5 +1,6 @@
 """The ``explorer`` command. Each area of the product has its own module here,
-with the same names as the engine functions it calls."""
+with the same names as the engine functions it calls.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ import typer
 from explorer.cli import corpus, demo, dream, export, projection, wander
 from explorer.errors import ExplorerError
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-                  help="Dream Explorer: wander and dream over a body of knowledge, then review what was found.")
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    help="Dream Explorer: wander and dream over a body of knowledge, then review what was found.",
+)
 app.command()(corpus.ingest)
 app.command()(corpus.stats)
 app.command()(demo.demo)

@@ -41,8 +41,16 @@ def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[C
 
     def update(done: int, total: int, note: str) -> None:
         if not bars:
-            bars.append(tqdm(total=total, desc=label, unit=unit, file=sys.stderr, dynamic_ncols=True,
-                             disable=not enabled or total == 0))
+            bars.append(
+                tqdm(
+                    total=total,
+                    desc=label,
+                    unit=unit,
+                    file=sys.stderr,
+                    dynamic_ncols=True,
+                    disable=not enabled or total == 0,
+                )
+            )
         bars[0].total = total
         bars[0].n = done
         bars[0].set_postfix_str(note[:40], refresh=True)

@@ -15,7 +15,9 @@ from explorer.store.stats import database_stats
 
 
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files (.txt, .md, .jsonl) or folders to read.", show_default=False)],
+    paths: Annotated[
+        list[Path], typer.Argument(help="Files (.txt, .md, .jsonl) or folders to read.", show_default=False)
+    ],
     domain: Annotated[str | None, typer.Option(help="Domain for documents that do not name one.")] = None,
     year: Annotated[int | None, typer.Option(help="Year for documents that do not name one.")] = None,
     max_mb: Annotated[float, typer.Option("--max-mb", help="Refuse files larger than this.")] = DEFAULT_MAX_MB,
@@ -31,9 +33,11 @@ def ingest(
     if as_json:
         print_json(report.to_json())
     else:
-        typer.echo(f"{report.documents_added} documents added, {report.documents_skipped} already present; "
-                   f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
-                   f"{report.entity_insights_added} entity insights")
+        typer.echo(
+            f"{report.documents_added} documents added, {report.documents_skipped} already present; "
+            f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
+            f"{report.entity_insights_added} entity insights"
+        )
     for error in report.errors:
         where = f"{error['path']}:{error['line']}" if error["line"] else error["path"]
         typer.echo(f"error: {where}: {error['message']}", err=True)

@@ -53,8 +53,10 @@ def prepare_demo(runtime: Runtime) -> dict[str, object]:
     if not existing:
         with progress_callback("demo walk", "step") as progress:
             result = wander.run(runtime, session.id, DEMO_SESSION.human_checkpoint_frequency, progress=progress)
-        _say(f"walked {result.steps_completed} steps, {result.crystals_formed} crystal(s) formed"
-             + (f"; {result.stopped_reason}" if result.stopped_reason else ""))
+        _say(
+            f"walked {result.steps_completed} steps, {result.crystals_formed} crystal(s) formed"
+            + (f"; {result.stopped_reason}" if result.stopped_reason else "")
+        )
         waiting = [c for c in wander.list_crystals(runtime, session_id=session.id) if not c.human_approved]
         if not waiting:
             attempt = wander.crystallize(runtime, session.id)
@@ -71,10 +73,18 @@ def prepare_demo(runtime: Runtime) -> dict[str, object]:
 
 
 def demo(
-    db: Annotated[Path | None, typer.Option("--db", envvar="EXPLORER_DEMO_DB",
-                                            help="Database for the demo (default: demo.duckdb in the user data folder).")] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            envvar="EXPLORER_DEMO_DB",
+            help="Database for the demo (default: demo.duckdb in the user data folder).",
+        ),
+    ] = None,
     port: Annotated[int, typer.Option(help="Port for the app.")] = 8501,
-    no_browser: Annotated[bool, typer.Option("--no-app", help="Prepare the database only; do not start the app.")] = False,
+    no_browser: Annotated[
+        bool, typer.Option("--no-app", help="Prepare the database only; do not start the app.")
+    ] = False,
 ) -> None:
     """Ingest the sample corpus and prepare a walk over it (once), then open the app, offline unless a model is configured."""
     path = db or Path(user_data_dir("dream-explorer")) / "demo.duckdb"
@@ -90,7 +100,18 @@ def demo(
     if no_browser:
         return
     env = dict(os.environ, EXPLORER_DB=str(path))
-    command = [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
-               "--server.port", str(port), "--browser.gatherUsageStats", "false"]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(REPO / "app.py"),
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     _say(f"Dream Explorer is at http://localhost:{port}  (Ctrl+C to stop)")
     raise typer.Exit(subprocess.call(command, env=env))

@@ -11,11 +11,16 @@ from explorer.cli.common import DbOption, JsonOption, print_json, progress_callb
 from explorer.dreaming import service
 from explorer.dreaming.exploration import ExplorationConfig
 
-app = typer.Typer(no_args_is_help=True, add_completion=False,
-                  help="Dream over the memory graph: REM dreams, REM exploration, fusion, or a whole night.")
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Dream over the memory graph: REM dreams, REM exploration, fusion, or a whole night.",
+)
 
 DreamsOption = Annotated[int, typer.Option("--dreams", min=1, help="How many dreams to dream.")]
-SeedOption = Annotated[int | None, typer.Option("--seed", help="Random seed, to repeat a run (default: a fresh one, reported).")]
+SeedOption = Annotated[
+    int | None, typer.Option("--seed", help="Random seed, to repeat a run (default: a fresh one, reported).")
+]
 
 
 def _errors(errors: list[str]) -> None:
@@ -26,7 +31,9 @@ def _errors(errors: list[str]) -> None:
 @app.command()
 def rem(
     dreams: DreamsOption = 10,
-    year: Annotated[int | None, typer.Option("--year", help="The current year (default: the latest in the corpus).")] = None,
+    year: Annotated[
+        int | None, typer.Option("--year", help="The current year (default: the latest in the corpus).")
+    ] = None,
     seed: SeedOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -38,20 +45,27 @@ def rem(
     if as_json:
         print_json(report.to_json())
         return
-    typer.echo(f"{report.dreams_stored} dreams stored, {report.dreams_dropped} dropped as adding nothing "
-               f"({report.duplicates} near-duplicates), {report.failures} failed; year {report.current_year}, "
-               f"{report.model_calls} model calls, seed {report.seed}")
+    typer.echo(
+        f"{report.dreams_stored} dreams stored, {report.dreams_dropped} dropped as adding nothing "
+        f"({report.duplicates} near-duplicates), {report.failures} failed; year {report.current_year}, "
+        f"{report.model_calls} model calls, seed {report.seed}"
+    )
     _errors(report.errors)
 
 
 @app.command()
 def explore(
     seed: SeedOption = None,
-    result_threshold: Annotated[float, typer.Option(
-        "--result-threshold", min=0.0, max=1.0,
-        help="Least activation a memory needs to become a candidate. Activation is shared among a memory's "
-             "relations, so a densely linked graph may need less than the default to reach beyond neighbours.",
-    )] = ExplorationConfig.result_threshold,
+    result_threshold: Annotated[
+        float,
+        typer.Option(
+            "--result-threshold",
+            min=0.0,
+            max=1.0,
+            help="Least activation a memory needs to become a candidate. Activation is shared among a memory's "
+            "relations, so a densely linked graph may need less than the default to reach beyond neighbours.",
+        ),
+    ] = ExplorationConfig.result_threshold,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -63,9 +77,11 @@ def explore(
     if as_json:
         print_json(report.to_json())
         return
-    typer.echo(f"{report.discoveries} discoveries from {report.seeds_explored} seeds "
-               f"({report.candidates_judged} candidates judged, {report.eligible_memories} memories in the window), "
-               f"{report.failures} failed; {report.model_calls} model calls, seed {report.seed}")
+    typer.echo(
+        f"{report.discoveries} discoveries from {report.seeds_explored} seeds "
+        f"({report.candidates_judged} candidates judged, {report.eligible_memories} memories in the window), "
+        f"{report.failures} failed; {report.model_calls} model calls, seed {report.seed}"
+    )
     _errors(report.errors)
 
 
@@ -78,9 +94,11 @@ def fuse(db: DbOption = None, as_json: JsonOption = False) -> None:
     if as_json:
         print_json(report.to_json())
         return
-    typer.echo(f"{report.clusters_fused} of {report.clusters_found} clusters fused, {report.memories_superseded} "
-               f"memories superseded, {report.clusters_rejected} summaries refused as too long, {report.failures} "
-               f"failed ({report.eligible_memories} fading memories); {report.model_calls} model calls")
+    typer.echo(
+        f"{report.clusters_fused} of {report.clusters_found} clusters fused, {report.memories_superseded} "
+        f"memories superseded, {report.clusters_rejected} summaries refused as too long, {report.failures} "
+        f"failed ({report.eligible_memories} fading memories); {report.model_calls} model calls"
+    )
     _errors(report.errors)
 
 
@@ -103,8 +121,13 @@ def cycle(dreams: DreamsOption = 10, seed: SeedOption = None, db: DbOption = Non
 
 @app.command()
 def chrono(
-    paths: Annotated[list[Path], typer.Argument(help="Dated documents (.md with a year in front matter, .jsonl "
-                                                     "records with a year) or folders.", show_default=False)],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Dated documents (.md with a year in front matter, .jsonl records with a year) or folders.",
+            show_default=False,
+        ),
+    ],
     every: Annotated[str, typer.Option("--every", help="Dream at the end of each year or month.")] = "year",
     dreams: DreamsOption = 10,
     seed: SeedOption = None,
@@ -119,11 +142,16 @@ def chrono(
         print_json(report.to_json())
     else:
         for period in report.periods:
-            dreamt = (f"{period.dreams_stored} dreams stored, {period.dreams_dropped} dropped" if period.dreamt
-                      else "no dreams")
+            dreamt = (
+                f"{period.dreams_stored} dreams stored, {period.dreams_dropped} dropped"
+                if period.dreamt
+                else "no dreams"
+            )
             typer.echo(f"{period.period}: {period.documents_added} documents read, {dreamt}")
-        typer.echo(f"{report.documents_added} documents, {report.chunks_added} chunks, {report.dreams_stored} "
-                   f"dreams stored, {report.dreams_dropped} dropped, {report.failures} failed")
+        typer.echo(
+            f"{report.documents_added} documents, {report.chunks_added} chunks, {report.dreams_stored} "
+            f"dreams stored, {report.dreams_dropped} dropped, {report.failures} failed"
+        )
     for error in report.errors:
         where = f"{error['path']}:{error['line']}" if error["line"] else error["path"]
         typer.echo(f"error: {where}: {error['message']}", err=True)

@@ -12,10 +12,15 @@ from explorer.export import export_session
 
 
 def export(
-    session_id: Annotated[str, typer.Argument(metavar="SESSION", help="Session id (see `explorer wander list`).",
-                                              show_default=False)],
-    png: Annotated[Path, typer.Option("--png", metavar="DIR", help="Folder to write the archive into (created if missing).",
-                                      show_default=False)],
+    session_id: Annotated[
+        str, typer.Argument(metavar="SESSION", help="Session id (see `explorer wander list`).", show_default=False)
+    ],
+    png: Annotated[
+        Path,
+        typer.Option(
+            "--png", metavar="DIR", help="Folder to write the archive into (created if missing).", show_default=False
+        ),
+    ],
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -11,7 +11,9 @@ from explorer.projection import projection_status, update_projection
 
 
 def map_(
-    refit: Annotated[bool, typer.Option("--refit", help="Fit the whole map again (points move; the version goes up).")] = False,
+    refit: Annotated[
+        bool, typer.Option("--refit", help="Fit the whole map again (points move; the version goes up).")
+    ] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -26,5 +28,8 @@ def map_(
     placed = ", ".join(f"{n} {kind}" for kind, n in report.placed.items()) or "nothing new"
     typer.echo(f"map version {report.version}: fitted {report.fitted} nodes, placed {placed} ({report.seconds:.1f} s)")
     if status.stale:
-        typer.echo(f"{status.placed_nodes} nodes arrived after the fit of {status.fitted_nodes}: "
-                   "`explorer map --refit` redraws the map around them", err=True)
+        typer.echo(
+            f"{status.placed_nodes} nodes arrived after the fit of {status.fitted_nodes}: "
+            "`explorer map --refit` redraws the map around them",
+            err=True,
+        )

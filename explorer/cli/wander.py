@@ -7,76 +7,151 @@ from typing import Annotated, Any
 import typer
 
 from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
-from explorer.offline.kit import shorten
+from explorer.records.wander import Crystal, Locus, Residue, Resonance, Session, StepResult, Trace
+from explorer.text import shorten
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
 from explorer.wander.errors import InvalidRequest
-from explorer.wander.records import Crystal, Locus, Residue, Resonance, Session, StepResult, Trace
 
-app = typer.Typer(no_args_is_help=True, add_completion=False,
-                  help="Wander: a seeded walk through idea space that dwells, resonates and crystallizes.")
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Wander: a seeded walk through idea space that dwells, resonates and crystallizes.",
+)
 
 SessionArg = Annotated[str, typer.Argument(help="Session id (see `explorer wander list`).", show_default=False)]
 
 
 # -- JSON shapes ------------------------------------------------------------------
 
+
 def session_json(s: Session) -> dict[str, Any]:
     return {
-        "id": s.id, "name": s.name, "status": s.status, "status_reason": s.status_reason,
-        "seed_concept": s.seed_concept, "attractor": s.attractor, "allowed_domains": s.allowed_domains,
-        "forbidden_domains": s.forbidden_domains, "fence": [{"concept": a.concept, "action": a.action} for a in s.fence],
-        "max_drift_distance": s.max_drift_distance, "max_steps": s.max_steps, "step_count": s.step_count,
-        "cloud_budget_cents": s.cloud_budget_cents, "cloud_spent_cents": s.cloud_spent_cents,
-        "local_calls": s.local_calls, "cloud_calls": s.cloud_calls, "offline_calls": s.offline_calls,
-        "temperature": s.temperature, "human_checkpoint_frequency": s.human_checkpoint_frequency,
-        "random_seed": s.random_seed, "current_locus_id": s.current_locus_id, "created_at": s.created_at,
-        "last_step_at": s.last_step_at, "completed_at": s.completed_at,
+        "id": s.id,
+        "name": s.name,
+        "status": s.status,
+        "status_reason": s.status_reason,
+        "seed_concept": s.seed_concept,
+        "attractor": s.attractor,
+        "allowed_domains": s.allowed_domains,
+        "forbidden_domains": s.forbidden_domains,
+        "fence": [{"concept": a.concept, "action": a.action} for a in s.fence],
+        "max_drift_distance": s.max_drift_distance,
+        "max_steps": s.max_steps,
+        "step_count": s.step_count,
+        "cloud_budget_cents": s.cloud_budget_cents,
+        "cloud_spent_cents": s.cloud_spent_cents,
+        "local_calls": s.local_calls,
+        "cloud_calls": s.cloud_calls,
+        "offline_calls": s.offline_calls,
+        "temperature": s.temperature,
+        "human_checkpoint_frequency": s.human_checkpoint_frequency,
+        "random_seed": s.random_seed,
+        "current_locus_id": s.current_locus_id,
+        "created_at": s.created_at,
+        "last_step_at": s.last_step_at,
+        "completed_at": s.completed_at,
     }
 
 
 def locus_json(l: Locus) -> dict[str, Any]:
-    return {"id": l.id, "concept": l.concept, "source_type": l.source_type, "strategy": l.strategy, "node_id": l.node_id,
-            "domains": l.domains, "visit_count": l.visit_count, "interestingness": l.interestingness,
-            "novelty_score": l.novelty_score, "actionability": l.actionability, "uncertainty": l.uncertainty}
+    return {
+        "id": l.id,
+        "concept": l.concept,
+        "source_type": l.source_type,
+        "strategy": l.strategy,
+        "node_id": l.node_id,
+        "domains": l.domains,
+        "visit_count": l.visit_count,
+        "interestingness": l.interestingness,
+        "novelty_score": l.novelty_score,
+        "actionability": l.actionability,
+        "uncertainty": l.uncertainty,
+    }
 
 
 def trace_json(t: Trace) -> dict[str, Any]:
-    return {"step_number": t.step_number, "from_locus_id": t.from_locus_id, "to_locus_id": t.to_locus_id,
-            "strategy": t.strategy, "adjacencies_considered": t.adjacencies_considered,
-            "selection_scores": t.selection_scores, "selection_reason": t.selection_reason, "model_used": t.model_used,
-            "tokens_used": t.tokens_used, "cost_cents": t.cost_cents, "drift": t.drift, "failures": t.failures}
+    return {
+        "step_number": t.step_number,
+        "from_locus_id": t.from_locus_id,
+        "to_locus_id": t.to_locus_id,
+        "strategy": t.strategy,
+        "adjacencies_considered": t.adjacencies_considered,
+        "selection_scores": t.selection_scores,
+        "selection_reason": t.selection_reason,
+        "model_used": t.model_used,
+        "tokens_used": t.tokens_used,
+        "cost_cents": t.cost_cents,
+        "drift": t.drift,
+        "failures": t.failures,
+    }
 
 
 def residue_json(r: Residue) -> dict[str, Any]:
-    return {"id": r.id, "trace_id": r.trace_id, "to_locus_id": r.to_locus_id, "connection": r.connection,
-            "tension": r.tension, "bridge": r.bridge, "surprise": r.surprise, "possibility": r.possibility,
-            "themes": r.themes, "interestingness": r.interestingness, "actionability": r.actionability,
-            "model_used": r.model_used}
+    return {
+        "id": r.id,
+        "trace_id": r.trace_id,
+        "to_locus_id": r.to_locus_id,
+        "connection": r.connection,
+        "tension": r.tension,
+        "bridge": r.bridge,
+        "surprise": r.surprise,
+        "possibility": r.possibility,
+        "themes": r.themes,
+        "interestingness": r.interestingness,
+        "actionability": r.actionability,
+        "model_used": r.model_used,
+    }
 
 
 def resonance_json(r: Resonance) -> dict[str, Any]:
-    return {"id": r.id, "session_id": r.session_id, "themes": r.themes, "status": r.status, "occurrences": r.occurrences,
-            "strength": round(r.current_strength(), 4), "stored_strength": r.strength,
-            "last_reinforced_at": r.last_reinforced_at, "supporting_residue_ids": r.supporting_residue_ids}
+    return {
+        "id": r.id,
+        "session_id": r.session_id,
+        "themes": r.themes,
+        "status": r.status,
+        "occurrences": r.occurrences,
+        "strength": round(r.current_strength(), 4),
+        "stored_strength": r.strength,
+        "last_reinforced_at": r.last_reinforced_at,
+        "supporting_residue_ids": r.supporting_residue_ids,
+    }
 
 
 def crystal_json(c: Crystal) -> dict[str, Any]:
-    return {"id": c.id, "session_id": c.session_id, "insight": c.insight, "confidence": c.confidence,
-            "actionability": c.actionability, "domains": c.domains, "status": c.status,
-            "source_resonance_id": c.source_resonance_id, "source_locus_id": c.source_locus_id,
-            "supporting_evidence": c.supporting_evidence, "validated_by": c.validated_by,
-            "validation_notes": c.validation_notes, "human_approved": c.human_approved,
-            "human_approved_at": c.human_approved_at, "human_approved_by": c.human_approved_by, "created_at": c.created_at}
+    return {
+        "id": c.id,
+        "session_id": c.session_id,
+        "insight": c.insight,
+        "confidence": c.confidence,
+        "actionability": c.actionability,
+        "domains": c.domains,
+        "status": c.status,
+        "source_resonance_id": c.source_resonance_id,
+        "source_locus_id": c.source_locus_id,
+        "supporting_evidence": c.supporting_evidence,
+        "validated_by": c.validated_by,
+        "validation_notes": c.validation_notes,
+        "human_approved": c.human_approved,
+        "human_approved_at": c.human_approved_at,
+        "human_approved_by": c.human_approved_by,
+        "created_at": c.created_at,
+    }
 
 
 def step_json(r: StepResult) -> dict[str, Any]:
-    return {"step_number": r.step_number, "from_locus": locus_json(r.from_locus) if r.from_locus else None,
-            "to_locus": locus_json(r.to_locus), "trace": trace_json(r.trace),
-            "residue": residue_json(r.residue) if r.residue else None,
-            "resonances_detected": [resonance_json(x) for x in r.resonances],
-            "crystal": crystal_json(r.crystal) if r.crystal else None, "failures": r.failures,
-            "status": r.status, "status_reason": r.status_reason}
+    return {
+        "step_number": r.step_number,
+        "from_locus": locus_json(r.from_locus) if r.from_locus else None,
+        "to_locus": locus_json(r.to_locus),
+        "trace": trace_json(r.trace),
+        "residue": residue_json(r.residue) if r.residue else None,
+        "resonances_detected": [resonance_json(x) for x in r.resonances],
+        "crystal": crystal_json(r.crystal) if r.crystal else None,
+        "failures": r.failures,
+        "status": r.status,
+        "status_reason": r.status_reason,
+    }
 
 
 def _say_session(s: Session) -> None:
@@ -86,31 +161,53 @@ def _say_session(s: Session) -> None:
 
 # -- sessions -----------------------------------------------------------------------
 
+
 @app.command()
 def new(
     seed_concept: Annotated[str, typer.Option("--seed-concept", help="Where the walk starts.", show_default=False)],
     name: Annotated[str | None, typer.Option(help="A name for the session.")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Random seed (the same seed replays the same walk).")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Random seed (the same seed replays the same walk).")
+    ] = None,
     max_steps: Annotated[int, typer.Option("--max-steps")] = 1000,
     temperature: Annotated[float, typer.Option(help="Softmax temperature of the choice of the next locus.")] = 0.7,
-    budget_cents: Annotated[int | None, typer.Option("--budget-cents", help="Cloud budget (default: EXPLORER_BUDGET_CENTS, 500).")] = None,
-    checkpoint_every: Annotated[int, typer.Option("--checkpoint-every", help="Pause for review every N steps (0: never).")] = 50,
-    allowed_domains: Annotated[str | None, typer.Option("--allowed-domains", help="Comma-separated domains to stay in.")] = None,
-    forbidden_domains: Annotated[str | None, typer.Option("--forbidden-domains", help="Comma-separated domains to avoid.")] = None,
+    budget_cents: Annotated[
+        int | None, typer.Option("--budget-cents", help="Cloud budget (default: EXPLORER_BUDGET_CENTS, 500).")
+    ] = None,
+    checkpoint_every: Annotated[
+        int, typer.Option("--checkpoint-every", help="Pause for review every N steps (0: never).")
+    ] = 50,
+    allowed_domains: Annotated[
+        str | None, typer.Option("--allowed-domains", help="Comma-separated domains to stay in.")
+    ] = None,
+    forbidden_domains: Annotated[
+        str | None, typer.Option("--forbidden-domains", help="Comma-separated domains to avoid.")
+    ] = None,
     attractor: Annotated[str | None, typer.Option(help="A concept that pulls the walk towards it.")] = None,
-    max_drift: Annotated[float, typer.Option("--max-drift", help="Cosine distance from the seed the walk may reach.")] = 0.8,
+    max_drift: Annotated[
+        float, typer.Option("--max-drift", help="Cosine distance from the seed the walk may reach.")
+    ] = 0.8,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Start a wander session at a seed concept."""
     runtime = runtime_for(db)
-    session = service.create_session(runtime, SessionConfig(
-        seed_concept=seed_concept, name=name, random_seed=seed, max_steps=max_steps, temperature=temperature,
-        cloud_budget_cents=runtime.settings.cloud_budget_cents if budget_cents is None else budget_cents,
-        human_checkpoint_frequency=checkpoint_every, attractor=attractor, max_drift_distance=max_drift,
-        allowed_domains=tuple(d.strip() for d in allowed_domains.split(",")) if allowed_domains else None,
-        forbidden_domains=tuple(d.strip() for d in forbidden_domains.split(",")) if forbidden_domains else None,
-    ))
+    session = service.create_session(
+        runtime,
+        SessionConfig(
+            seed_concept=seed_concept,
+            name=name,
+            random_seed=seed,
+            max_steps=max_steps,
+            temperature=temperature,
+            cloud_budget_cents=runtime.settings.cloud_budget_cents if budget_cents is None else budget_cents,
+            human_checkpoint_frequency=checkpoint_every,
+            attractor=attractor,
+            max_drift_distance=max_drift,
+            allowed_domains=tuple(d.strip() for d in allowed_domains.split(",")) if allowed_domains else None,
+            forbidden_domains=tuple(d.strip() for d in forbidden_domains.split(",")) if forbidden_domains else None,
+        ),
+    )
     if as_json:
         print_json({"session_id": session.id})
     else:
@@ -141,11 +238,17 @@ def show(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
     """A session with its loci, trace, residues, resonances and crystals."""
     view = service.session_view(runtime_for(db), session_id)
     if as_json:
-        print_json({"session": session_json(view.session), "loci": [locus_json(l) for l in view.loci],
-                    "trace": [trace_json(t) for t in view.trace], "residues": [residue_json(r) for r in view.residues],
-                    "resonances": [resonance_json(r) for r in view.resonances],
-                    "crystals": [crystal_json(c) for c in view.crystals],
-                    "warm_memory": [{"cluster_type": w.cluster_type, "content": w.content} for w in view.warm_memory]})
+        print_json(
+            {
+                "session": session_json(view.session),
+                "loci": [locus_json(l) for l in view.loci],
+                "trace": [trace_json(t) for t in view.trace],
+                "residues": [residue_json(r) for r in view.residues],
+                "resonances": [resonance_json(r) for r in view.resonances],
+                "crystals": [crystal_json(c) for c in view.crystals],
+                "warm_memory": [{"cluster_type": w.cluster_type, "content": w.content} for w in view.warm_memory],
+            }
+        )
         return
     _say_session(view.session)
     concepts = {l.id: l.concept for l in view.loci}
@@ -176,8 +279,12 @@ def _status_command(action: str, session_id: str, db: Any, as_json: bool, **kwar
 
 
 @app.command()
-def pause(session_id: SessionArg, reason: Annotated[str | None, typer.Option(help="Why.")] = None,
-          db: DbOption = None, as_json: JsonOption = False) -> None:
+def pause(
+    session_id: SessionArg,
+    reason: Annotated[str | None, typer.Option(help="Why.")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Pause an active session."""
     _status_command("pause", session_id, db, as_json, reason=reason)
 
@@ -189,14 +296,18 @@ def resume(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fa
 
 
 @app.command()
-def stop(session_id: SessionArg,
-         abandon: Annotated[bool, typer.Option("--abandon", help="Mark it abandoned instead of completed.")] = False,
-         db: DbOption = None, as_json: JsonOption = False) -> None:
+def stop(
+    session_id: SessionArg,
+    abandon: Annotated[bool, typer.Option("--abandon", help="Mark it abandoned instead of completed.")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Stop a session (marks it completed)."""
     _status_command("abandon" if abandon else "stop", session_id, db, as_json)
 
 
 # -- wandering ------------------------------------------------------------------------
+
 
 @app.command()
 def step(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = False) -> None:
@@ -219,9 +330,12 @@ def step(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
 
 
 @app.command()
-def run(session_id: SessionArg,
-        steps: Annotated[int, typer.Option("--steps", help="How many steps to take.")] = 10,
-        db: DbOption = None, as_json: JsonOption = False) -> None:
+def run(
+    session_id: SessionArg,
+    steps: Annotated[int, typer.Option("--steps", help="How many steps to take.")] = 10,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Take up to N steps; stops early at a checkpoint, a tripped circuit breaker or max steps."""
     runtime = runtime_for(db)
     with progress_callback("wandering", "step", enabled=not as_json) as progress:
@@ -229,15 +343,20 @@ def run(session_id: SessionArg,
     if as_json:
         print_json(result.to_json())
     else:
-        typer.echo(f"{result.steps_completed} steps, {result.crystals_formed} crystals"
-                   + (f"; stopped: {result.stopped_reason}" if result.stopped_reason else ""))
+        typer.echo(
+            f"{result.steps_completed} steps, {result.crystals_formed} crystals"
+            + (f"; stopped: {result.stopped_reason}" if result.stopped_reason else "")
+        )
 
 
 @app.command()
-def inject(session_id: SessionArg,
-           concept: Annotated[str, typer.Argument(help="The concept to add as a locus.", show_default=False)],
-           no_visit: Annotated[bool, typer.Option("--no-visit", help="Add it without making the next step go there.")] = False,
-           db: DbOption = None, as_json: JsonOption = False) -> None:
+def inject(
+    session_id: SessionArg,
+    concept: Annotated[str, typer.Argument(help="The concept to add as a locus.", show_default=False)],
+    no_visit: Annotated[bool, typer.Option("--no-visit", help="Add it without making the next step go there.")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Inject a concept to guide the walk (the next step visits it unless --no-visit)."""
     locus = service.inject(runtime_for(db), session_id, concept, force_visit=not no_visit)
     if as_json:
@@ -247,12 +366,15 @@ def inject(session_id: SessionArg,
 
 
 @app.command()
-def fence(session_id: SessionArg,
-          concept: Annotated[str, typer.Argument(help="The concept to fence in or out.", show_default=False)],
-          action: Annotated[str | None, typer.Option(help="include or exclude.")] = None,
-          include: Annotated[bool, typer.Option("--include", help="Widen the fence around the concept.")] = False,
-          exclude: Annotated[bool, typer.Option("--exclude", help="Cut the concept's surroundings out.")] = False,
-          db: DbOption = None, as_json: JsonOption = False) -> None:
+def fence(
+    session_id: SessionArg,
+    concept: Annotated[str, typer.Argument(help="The concept to fence in or out.", show_default=False)],
+    action: Annotated[str | None, typer.Option(help="include or exclude.")] = None,
+    include: Annotated[bool, typer.Option("--include", help="Widen the fence around the concept.")] = False,
+    exclude: Annotated[bool, typer.Option("--exclude", help="Cut the concept's surroundings out.")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Widen the fence around a concept, or cut it out."""
     chosen = [a for a, on in (("include", include), ("exclude", exclude)) if on] + ([action] if action else [])
     if len(set(chosen)) != 1:
@@ -312,20 +434,32 @@ def crystals(
         print_json([crystal_json(c) for c in found])
         return
     for c in found:
-        typer.echo(f"{c.id} ({c.confidence:.2f}, {c.status}{', approved' if c.human_approved else ''}): {shorten(c.insight, 30)}")
+        typer.echo(
+            f"{c.id} ({c.confidence:.2f}, {c.status}{', approved' if c.human_approved else ''}): {shorten(c.insight, 30)}"
+        )
 
 
 @app.command()
-def evidence(crystal_id: Annotated[str, typer.Argument(help="Crystal id.", show_default=False)],
-             db: DbOption = None, as_json: JsonOption = False) -> None:
+def evidence(
+    crystal_id: Annotated[str, typer.Argument(help="Crystal id.", show_default=False)],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """What supports a crystal: residues, loci, corpus nodes and their source chunks."""
     found = service.crystal_evidence(runtime_for(db), crystal_id)
     if as_json:
-        print_json({"crystal": crystal_json(found.crystal), "residues": [residue_json(r) for r in found.residues],
-                    "loci": [locus_json(l) for l in found.loci],
-                    "nodes": [{"id": n.id, "type": n.type, "domain": n.domain, "text": n.text} for n in found.nodes],
-                    "chunks": [{"id": n.id, "document_id": n.document_id, "chunk_index": n.chunk_index, "text": n.text}
-                               for n in found.chunks]})
+        print_json(
+            {
+                "crystal": crystal_json(found.crystal),
+                "residues": [residue_json(r) for r in found.residues],
+                "loci": [locus_json(l) for l in found.loci],
+                "nodes": [{"id": n.id, "type": n.type, "domain": n.domain, "text": n.text} for n in found.nodes],
+                "chunks": [
+                    {"id": n.id, "document_id": n.document_id, "chunk_index": n.chunk_index, "text": n.text}
+                    for n in found.chunks
+                ],
+            }
+        )
         return
     typer.echo(found.crystal.insight)
     for n in found.chunks:
@@ -343,8 +477,12 @@ def search(
     """Search loci, crystals and resonances by meaning."""
     hits = service.search(runtime_for(db), query, types=tuple(types) if types else service.SEARCH_TYPES, limit=limit)
     if as_json:
-        print_json([{"type": h.type, "id": h.id, "text": h.text, "score": round(h.score, 4), "session_id": h.session_id}
-                    for h in hits])
+        print_json(
+            [
+                {"type": h.type, "id": h.id, "text": h.text, "score": round(h.score, 4), "session_id": h.session_id}
+                for h in hits
+            ]
+        )
         return
     for h in hits:
         typer.echo(f"{h.score:.2f} {h.type:<9} {h.id}  {shorten(h.text, 20)}")

@@ -56,8 +56,12 @@ def gaussian_noise(sigma: float, size: int, rng: np.random.Generator | None) -> 
     return rng.normal(0.0, sigma, size)
 
 
-def spread_activation(seed_id: str, get_relations: GetRelations, config: ActivationConfig = ActivationConfig(),
-                      rng: np.random.Generator | None = None) -> dict[str, float]:
+def spread_activation(
+    seed_id: str,
+    get_relations: GetRelations,
+    config: ActivationConfig = ActivationConfig(),
+    rng: np.random.Generator | None = None,
+) -> dict[str, float]:
     """Activation score of every node reached from ``seed_id`` (the seed itself left out), best first."""
     retention = 1.0 - config.decay
     current: dict[str, float] = {seed_id: 1.0}

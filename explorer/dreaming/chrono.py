@@ -91,8 +91,9 @@ def period_key(year: int | None, month: int | None, every: Every) -> str:
     return f"{year}-{month:02d}" if every == "month" and month is not None else str(year)
 
 
-def plan_periods(sources: Sequence[SourceText], every: Every,
-                 month_of: Callable[[SourceText], int | None] = source_month) -> list[Period]:
+def plan_periods(
+    sources: Sequence[SourceText], every: Every, month_of: Callable[[SourceText], int | None] = source_month
+) -> list[Period]:
     """Sources grouped into periods in reading order: undated first, then by date, then by title.
 
     With ``every="month"``, a document with a year but no month falls in its

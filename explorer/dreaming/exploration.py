@@ -14,7 +14,7 @@ other seeds go on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,10 +24,9 @@ from explorer.dreaming.graph import GetRelations, category_of, other_end
 from explorer.prompts import format_passages
 from explorer.prompts.dreaming import REM_JUDGE, JudgeAnswer
 from explorer.providers.gateway import Gateway, Usage
-from explorer.records import Node, Relation
+from explorer.records import Node, Progress, Relation
 
 CREATED_BY = "rem_exploration"
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
@@ -51,9 +50,14 @@ class ExplorationConfig:
     def activation(self) -> ActivationConfig:
         # No cap on results here: the cap applies after memories already linked
         # to the seed are set aside, so that they do not crowd out the rest.
-        return ActivationConfig(max_steps=self.max_steps, decay=self.decay,
-                                activation_threshold=self.activation_threshold, noise_sigma=self.noise_sigma,
-                                result_threshold=self.result_threshold, max_results=None)
+        return ActivationConfig(
+            max_steps=self.max_steps,
+            decay=self.decay,
+            activation_threshold=self.activation_threshold,
+            noise_sigma=self.noise_sigma,
+            result_threshold=self.result_threshold,
+            max_results=None,
+        )
 
 
 @dataclass(frozen=True)
@@ -67,10 +71,15 @@ class Discovery:
     usefulness: float
 
     def relation(self) -> Relation:
-        return Relation(self.seed_id, self.neighbor_id, "EXTENDS", created_by=CREATED_BY,
-                        confidence=self.confidence, description=self.connection,
-                        scores={"novelty": self.novelty, "plausibility": self.plausibility,
-                                "usefulness": self.usefulness})
+        return Relation(
+            self.seed_id,
+            self.neighbor_id,
+            "EXTENDS",
+            created_by=CREATED_BY,
+            confidence=self.confidence,
+            description=self.connection,
+            scores={"novelty": self.novelty, "plausibility": self.plausibility, "usefulness": self.usefulness},
+        )
 
 
 @dataclass
@@ -86,8 +95,13 @@ class ExplorationResult:
 
 def in_window(memories: Sequence[Node], config: ExplorationConfig = ExplorationConfig()) -> list[Node]:
     """Current memories whose prominence lies in the exploration window (inclusive)."""
-    return [m for m in memories if m.is_latest and m.memory_type != "superseded"
-            and config.min_prominence <= m.prominence <= config.max_prominence]
+    return [
+        m
+        for m in memories
+        if m.is_latest
+        and m.memory_type != "superseded"
+        and config.min_prominence <= m.prominence <= config.max_prominence
+    ]
 
 
 def sample_seeds(memories: Sequence[Node], config: ExplorationConfig, rng: np.random.Generator) -> list[Node]:
@@ -117,7 +131,9 @@ def directly_related(a: str, b: str, get_relations: GetRelations) -> bool:
     return any(other_end(r, a) == b for r in get_relations(a)) or any(other_end(r, b) == a for r in get_relations(b))
 
 
-def _relations_block(node_id: str, get_relations: GetRelations, texts: dict[str, str], config: ExplorationConfig) -> str:
+def _relations_block(
+    node_id: str, get_relations: GetRelations, texts: dict[str, str], config: ExplorationConfig
+) -> str:
     lines = []
     for relation in get_relations(node_id)[: config.relations_shown]:
         other = other_end(relation, node_id)
@@ -127,11 +143,17 @@ def _relations_block(node_id: str, get_relations: GetRelations, texts: dict[str,
     return "\n".join(lines) or "(none)"
 
 
-def judge_fields(seed: Node, candidates: Sequence[Node], get_relations: GetRelations, texts: dict[str, str],
-                 config: ExplorationConfig = ExplorationConfig()) -> dict[str, object]:
+def judge_fields(
+    seed: Node,
+    candidates: Sequence[Node],
+    get_relations: GetRelations,
+    texts: dict[str, str],
+    config: ExplorationConfig = ExplorationConfig(),
+) -> dict[str, object]:
     """The judge prompt's fields: the seed and every candidate in full, with the relations each already has."""
     candidate_relations = "\n".join(
-        f"[{i}]\n{_relations_block(c.id, get_relations, texts, config)}" for i, c in enumerate(candidates, 1))
+        f"[{i}]\n{_relations_block(c.id, get_relations, texts, config)}" for i, c in enumerate(candidates, 1)
+    )
     return {
         "seed": " ".join(seed.text.split()),
         "seed_category": category_of(seed),
@@ -151,13 +173,27 @@ def accepted(answer: JudgeAnswer, seed: Node, candidates: Sequence[Node], config
         if judgement.average < config.min_judge_score:
             continue
         confidence = judgement.confidence if judgement.confidence is not None else round(judgement.average / 5, 3)
-        found.append(Discovery(seed.id, candidates[judgement.candidate - 1].id, judgement.connection, confidence,
-                               judgement.novelty, judgement.plausibility, judgement.usefulness))
+        found.append(
+            Discovery(
+                seed.id,
+                candidates[judgement.candidate - 1].id,
+                judgement.connection,
+                confidence,
+                judgement.novelty,
+                judgement.plausibility,
+                judgement.usefulness,
+            )
+        )
     return found
 
 
-def candidates_for(seed: Node, memories: dict[str, Node], get_relations: GetRelations, config: ExplorationConfig,
-                   rng: np.random.Generator) -> list[Node]:
+def candidates_for(
+    seed: Node,
+    memories: dict[str, Node],
+    get_relations: GetRelations,
+    config: ExplorationConfig,
+    rng: np.random.Generator,
+) -> list[Node]:
     """Memories the noisy activation reaches from ``seed`` that are current and not yet linked to it."""
     scores = spread_activation(seed.id, get_relations, config.activation, rng)
     found = []
@@ -171,9 +207,15 @@ def candidates_for(seed: Node, memories: dict[str, Node], get_relations: GetRela
     return found
 
 
-def explore(memories: Sequence[Node], get_relations: GetRelations, gateway: Gateway,
-            config: ExplorationConfig = ExplorationConfig(), *, rng: np.random.Generator,
-            progress: Progress | None = None) -> ExplorationResult:
+def explore(
+    memories: Sequence[Node],
+    get_relations: GetRelations,
+    gateway: Gateway,
+    config: ExplorationConfig = ExplorationConfig(),
+    *,
+    rng: np.random.Generator,
+    progress: Progress | None = None,
+) -> ExplorationResult:
     """REM exploration over ``memories`` (every current memory: seeds come from the window, candidates from all)."""
     result = ExplorationResult()
     eligible = in_window(memories, config)
@@ -187,12 +229,16 @@ def explore(memories: Sequence[Node], get_relations: GetRelations, gateway: Gate
             progress(done, len(seeds), f"seed {done + 1}/{len(seeds)}")
         result.seeds_explored += 1
         try:
-            candidates = [c for c in candidates_for(seed, by_id, get_relations, config, rng)
-                          if frozenset((seed.id, c.id)) not in seen_pairs]
+            candidates = [
+                c
+                for c in candidates_for(seed, by_id, get_relations, config, rng)
+                if frozenset((seed.id, c.id)) not in seen_pairs
+            ]
             if not candidates:
                 continue  # nothing new within reach: no model call
-            answer = gateway.ask(REM_JUDGE, judge_fields(seed, candidates, get_relations, texts, config),
-                                 purpose="rem_judge")
+            answer = gateway.ask(
+                REM_JUDGE, judge_fields(seed, candidates, get_relations, texts, config), purpose="rem_judge"
+            )
             result.usage.add(answer)
             if not answer.ok:
                 result.failures += 1

@@ -13,7 +13,7 @@ superseded by it, never deleted.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from explorer.dreaming.graph import GetRelations, category_of, other_end
@@ -22,10 +22,9 @@ from explorer.prompts import format_passages
 from explorer.prompts.dreaming import FUSION
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Gateway, Usage
-from explorer.records import Node, Relation
+from explorer.records import Node, Progress, Relation
 
 CREATED_BY = "fusion"
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
@@ -66,12 +65,18 @@ class FusionResult:
 
 def fusable(memories: Sequence[Node], config: FusionConfig = FusionConfig()) -> list[Node]:
     """Current, fading memories that are neither static profile nor derived."""
-    return [m for m in memories if m.is_latest and m.memory_type not in ("static_profile", "derived", "superseded")
-            and config.min_prominence <= m.prominence < config.max_prominence]
+    return [
+        m
+        for m in memories
+        if m.is_latest
+        and m.memory_type not in ("static_profile", "derived", "superseded")
+        and config.min_prominence <= m.prominence < config.max_prominence
+    ]
 
 
-def find_clusters(memories: Sequence[Node], get_relations: GetRelations,
-                  config: FusionConfig = FusionConfig()) -> list[list[Node]]:
+def find_clusters(
+    memories: Sequence[Node], get_relations: GetRelations, config: FusionConfig = FusionConfig()
+) -> list[list[Node]]:
     """Same-category groups of related fusable memories, largest first, at most ``max_clusters``."""
     eligible = {m.id: m for m in fusable(memories, config)}
     seen: set[str] = set()
@@ -98,8 +103,11 @@ def find_clusters(memories: Sequence[Node], get_relations: GetRelations,
 
 
 def fusion_fields(cluster: Sequence[Node]) -> dict[str, str]:
-    return {"memories": format_passages([m.text for m in cluster],
-                                        [f"{category_of(m)}, importance {m.importance:.2f}" for m in cluster])}
+    return {
+        "memories": format_passages(
+            [m.text for m in cluster], [f"{category_of(m)}, importance {m.importance:.2f}" for m in cluster]
+        )
+    }
 
 
 def fuse_cluster(cluster: Sequence[Node], gateway: Gateway, usage: Usage | None = None) -> FusedMemory | Rejection:
@@ -113,29 +121,50 @@ def fuse_cluster(cluster: Sequence[Node], gateway: Gateway, usage: Usage | None 
         return Rejection(f"fusion failed ({answer.error})", failure=True)
     combined = sum(len(m.text) for m in cluster)
     if len(answer.value) >= combined:
-        return Rejection(f"summary of {len(answer.value)} characters is not shorter than its sources ({combined})",
-                         failure=False)
+        return Rejection(
+            f"summary of {len(answer.value)} characters is not shorter than its sources ({combined})", failure=False
+        )
     categories = Counter(category_of(m) for m in cluster)
-    return FusedMemory(answer.value, importance=max(m.importance for m in cluster),
-                       confidence=min(m.confidence for m in cluster), category=categories.most_common(1)[0][0],
-                       model=answer.model)
+    return FusedMemory(
+        answer.value,
+        importance=max(m.importance for m in cluster),
+        confidence=min(m.confidence for m in cluster),
+        category=categories.most_common(1)[0][0],
+        model=answer.model,
+    )
 
 
 def fused_node(fused: FusedMemory, cluster: Sequence[Node], embedding) -> tuple[Node, list[Relation]]:
     """The fused memory as a node, linked to its sources, with their text kept for keyword search."""
     domains = Counter(m.domain for m in cluster if m.domain)
     years = [m.year for m in cluster if m.year is not None]
-    node = Node(type="fused", text=fused.summary, embedding=embedding, year=max(years) if years else None,
-                domain=domains.most_common(1)[0][0] if domains else None, category=fused.category,
-                generation=1 + max(m.generation for m in cluster), parent_ids=[m.id for m in cluster],
-                importance=fused.importance, confidence=fused.confidence, memory_type="derived",
-                learned_from="fusion", source_text="\n\n".join(m.text for m in cluster),
-                metadata={"model": fused.model, "sources": len(cluster)})
+    node = Node(
+        type="fused",
+        text=fused.summary,
+        embedding=embedding,
+        year=max(years) if years else None,
+        domain=domains.most_common(1)[0][0] if domains else None,
+        category=fused.category,
+        generation=1 + max(m.generation for m in cluster),
+        parent_ids=[m.id for m in cluster],
+        importance=fused.importance,
+        confidence=fused.confidence,
+        memory_type="derived",
+        learned_from="fusion",
+        source_text="\n\n".join(m.text for m in cluster),
+        metadata={"model": fused.model, "sources": len(cluster)},
+    )
     return node, [Relation(node.id, m.id, "DERIVES", created_by=CREATED_BY) for m in cluster]
 
 
-def fuse(memories: Sequence[Node], get_relations: GetRelations, gateway: Gateway, embedder: Embedder,
-         config: FusionConfig = FusionConfig(), progress: Progress | None = None) -> FusionResult:
+def fuse(
+    memories: Sequence[Node],
+    get_relations: GetRelations,
+    gateway: Gateway,
+    embedder: Embedder,
+    config: FusionConfig = FusionConfig(),
+    progress: Progress | None = None,
+) -> FusionResult:
     """Find the clusters and fuse each; one cluster's failure does not stop the others."""
     result = FusionResult(eligible=len(fusable(memories, config)))
     clusters = find_clusters(memories, get_relations, config)

@@ -1,5 +1,6 @@
 """What every dreaming algorithm shares about the memory graph: the
-``get_relations`` callback and a memory's category."""
+``get_relations`` callback and a memory's category.
+"""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ Thresholds (memory-fusion.md): at or above ``ACTIVE`` a memory is in play; in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from explorer.records import Node
 
@@ -50,4 +50,4 @@ def status(value: float) -> str:
 
 
 def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

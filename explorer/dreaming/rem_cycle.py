@@ -15,7 +15,7 @@ dreams from earlier in the same cycle.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,10 +25,9 @@ from explorer.prompts.dreaming import DREAM_RELATION, REM_QUESTION, REM_SYNTHESI
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Answer, Gateway, Usage
 from explorer.reading.cycle import KnownNodes
-from explorer.records import Node, Relation
+from explorer.records import Node, Progress, Relation
 
 CREATED_BY = "rem_cycle"
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
@@ -88,20 +87,34 @@ def _passages(ids: Sequence[str], known: KnownNodes) -> str:
     return format_passages([known.text[i] for i in ids], [str(known.year[i]) if known.year[i] else None for i in ids])
 
 
-def dream(triad: Sequence[Node], known: KnownNodes, gateway: Gateway, embedder: Embedder, config: RemConfig,
-          current_year: int | None, result: RemResult) -> Node | None:
+def dream(
+    triad: Sequence[Node],
+    known: KnownNodes,
+    gateway: Gateway,
+    embedder: Embedder,
+    config: RemConfig,
+    current_year: int | None,
+    result: RemResult,
+) -> Node | None:
     """One dream from three nodes; the node, or None when it was dropped. Raises :class:`DreamFailed`."""
     parents = [n.id for n in triad]
     passages = _passages(parents, known)
     question = _ask(gateway, REM_QUESTION, {"passages": passages}, result.usage).value
     related = [i for i, _ in known.index.top_k(embedder.embed([question])[0], config.related, exclude=parents)]
-    synthesis_answer = _ask(gateway, REM_SYNTHESIS, {"question": question, "passages": passages,
-                                                     "related": _passages(related, known)}, result.usage)
+    synthesis_answer = _ask(
+        gateway,
+        REM_SYNTHESIS,
+        {"question": question, "passages": passages, "related": _passages(related, known)},
+        result.usage,
+    )
     synthesis = synthesis_answer.value
     neighbours = known.index.top_k(embedder.embed([synthesis])[0], config.neighbours)
-    relation_answer = _ask(gateway, DREAM_RELATION, {"synthesis": synthesis,
-                                                     "related": _passages([i for i, _ in neighbours], known)},
-                           result.usage)
+    relation_answer = _ask(
+        gateway,
+        DREAM_RELATION,
+        {"synthesis": synthesis, "related": _passages([i for i, _ in neighbours], known)},
+        result.usage,
+    )
     if relation_answer.value == "":
         result.dropped += 1  # judged to add nothing to what is known
         return None
@@ -112,20 +125,42 @@ def dream(triad: Sequence[Node], known: KnownNodes, gateway: Gateway, embedder: 
         result.dropped += 1
         result.duplicates += 1
         return None
-    node = Node(type="rem_dream", text=text, embedding=vector, year=current_year,
-                generation=1 + max(known.generation.get(p, 0) for p in parents), parent_ids=parents,
-                memory_type="derived", learned_from="rem",
-                metadata={"question": question, "synthesis": synthesis, "related_ids": related,
-                          "neighbour_ids": [i for i, _ in neighbours], "model": relation_answer.model})
+    node = Node(
+        type="rem_dream",
+        text=text,
+        embedding=vector,
+        year=current_year,
+        generation=1 + max(known.generation.get(p, 0) for p in parents),
+        parent_ids=parents,
+        memory_type="derived",
+        learned_from="rem",
+        metadata={
+            "question": question,
+            "synthesis": synthesis,
+            "related_ids": related,
+            "neighbour_ids": [i for i, _ in neighbours],
+            "model": relation_answer.model,
+        },
+    )
     result.relations += [Relation(node.id, p, "DERIVES", created_by=CREATED_BY) for p in parents]
-    result.relations += [Relation(node.id, other, "EXTENDS", created_by=CREATED_BY, confidence=round(sim, 4))
-                         for other, sim in nearest[: config.neighbours]
-                         if sim >= config.relate_min_similarity and other not in parents]
+    result.relations += [
+        Relation(node.id, other, "EXTENDS", created_by=CREATED_BY, confidence=round(sim, 4))
+        for other, sim in nearest[: config.neighbours]
+        if sim >= config.relate_min_similarity and other not in parents
+    ]
     return node
 
 
-def rem_cycle(nodes: Sequence[Node], gateway: Gateway, embedder: Embedder, config: RemConfig = RemConfig(), *,
-              current_year: int | None, rng: np.random.Generator, progress: Progress | None = None) -> RemResult:
+def rem_cycle(
+    nodes: Sequence[Node],
+    gateway: Gateway,
+    embedder: Embedder,
+    config: RemConfig = RemConfig(),
+    *,
+    current_year: int | None,
+    rng: np.random.Generator,
+    progress: Progress | None = None,
+) -> RemResult:
     """Dream ``config.dreams`` times over ``nodes`` (current nodes with vectors).
 
     Parents are sampled from the nodes as they were when the cycle began; every
@@ -150,8 +185,11 @@ def rem_cycle(nodes: Sequence[Node], gateway: Gateway, embedder: Embedder, confi
             node = dream(triad, known, gateway, embedder, config, current_year, result)
         except Exception as exc:  # one dream's trouble must not end the night
             result.failures += 1
-            result.errors.append(f"dream {done + 1}: {exc}" if isinstance(exc, DreamFailed)
-                                 else f"dream {done + 1}: {type(exc).__name__}: {exc}")
+            result.errors.append(
+                f"dream {done + 1}: {exc}"
+                if isinstance(exc, DreamFailed)
+                else f"dream {done + 1}: {type(exc).__name__}: {exc}"
+            )
             continue
         if node is not None:
             known.add([node])

@@ -13,16 +13,17 @@ Progress callbacks take ``(done, total, note)``.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 from explorer.dreaming.chrono import plan_periods
-from explorer.dreaming.exploration import CREATED_BY as EXPLORATION, ExplorationConfig, explore
+from explorer.dreaming.exploration import CREATED_BY as EXPLORATION
+from explorer.dreaming.exploration import ExplorationConfig, explore
 from explorer.dreaming.fusion import FusionConfig, fuse
 from explorer.dreaming.graph import relations_lookup
 from explorer.dreaming.prominence import ProminenceConfig, prominence
@@ -31,12 +32,10 @@ from explorer.errors import ExplorerError
 from explorer.reading.cycle import ReadingConfig
 from explorer.reading.ingest import IngestReport, collect_sources, ingest_sources
 from explorer.reading.loaders import DEFAULT_MAX_MB
-from explorer.records import Node, Relation
+from explorer.records import Node, Progress, Relation
 from explorer.runtime import Runtime
 from explorer.store import corpus, events
 from explorer.store import dreaming as store
-
-Progress = Callable[[int, int, str], None]
 
 
 class DreamingError(ExplorerError):
@@ -102,8 +101,13 @@ class CycleReport:
         return self.exploration.failures + self.fusion.failures + self.rem.failures
 
     def to_json(self) -> dict:
-        return {"exploration": self.exploration.to_json(), "fusion": self.fusion.to_json(), "rem": self.rem.to_json(),
-                "model_calls": self.model_calls, "failures": self.failures}
+        return {
+            "exploration": self.exploration.to_json(),
+            "fusion": self.fusion.to_json(),
+            "rem": self.rem.to_json(),
+            "model_calls": self.model_calls,
+            "failures": self.failures,
+        }
 
 
 @dataclass
@@ -160,10 +164,11 @@ def _record(runtime: Runtime, subject: str, payload: dict) -> None:
         events.emit(con, subject, payload)
 
 
-def refresh_prominence(runtime: Runtime, now: datetime | None = None,
-                       config: ProminenceConfig = ProminenceConfig()) -> int:
+def refresh_prominence(
+    runtime: Runtime, now: datetime | None = None, config: ProminenceConfig = ProminenceConfig()
+) -> int:
     """Recompute every node's prominence from its age and use; the number of nodes that changed."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     with runtime.db.connect() as con:
         nodes = corpus.list_nodes(con)
         changed = {}
@@ -182,18 +187,30 @@ def _graph(runtime: Runtime) -> tuple[list[Node], list[Relation]]:
         return corpus.list_nodes(con, latest_only=True), corpus.list_relations(con)
 
 
-def run_exploration(runtime: Runtime, seed: int | None = None, progress: Progress | None = None,
-                    config: ExplorationConfig = ExplorationConfig()) -> ExplorationReport:
+def run_exploration(
+    runtime: Runtime,
+    seed: int | None = None,
+    progress: Progress | None = None,
+    config: ExplorationConfig = ExplorationConfig(),
+) -> ExplorationReport:
     """REM exploration: new EXTENDS relations between distant memories (prominence refreshed first)."""
     seed = _seed(seed)
     refresh_prominence(runtime)
     nodes, relations = _graph(runtime)
-    result = explore(nodes, relations_lookup(relations), runtime.gateway, config, rng=np.random.default_rng(seed),
-                     progress=progress)
+    result = explore(
+        nodes, relations_lookup(relations), runtime.gateway, config, rng=np.random.default_rng(seed), progress=progress
+    )
     found = [d.relation() for d in result.discoveries]
-    report = ExplorationReport(seed=seed, eligible_memories=result.eligible, seeds_explored=result.seeds_explored,
-                               candidates_judged=result.candidates_judged, discoveries=len(found),
-                               failures=result.failures, model_calls=result.usage.calls, errors=result.errors)
+    report = ExplorationReport(
+        seed=seed,
+        eligible_memories=result.eligible,
+        seeds_explored=result.seeds_explored,
+        candidates_judged=result.candidates_judged,
+        discoveries=len(found),
+        failures=result.failures,
+        model_calls=result.usage.calls,
+        errors=result.errors,
+    )
     with runtime.db.transaction() as con:
         corpus.insert_relations(con, found)
         store.touch_nodes(con, [end for r in found for end in (r.source_id, r.target_id)])
@@ -202,15 +219,21 @@ def run_exploration(runtime: Runtime, seed: int | None = None, progress: Progres
     return report
 
 
-def run_fusion(runtime: Runtime, progress: Progress | None = None,
-               config: FusionConfig = FusionConfig()) -> FusionReport:
+def run_fusion(
+    runtime: Runtime, progress: Progress | None = None, config: FusionConfig = FusionConfig()
+) -> FusionReport:
     """Memory fusion over fading memories (prominence refreshed first); sources are superseded, never deleted."""
     refresh_prominence(runtime)
     nodes, relations = _graph(runtime)
     result = fuse(nodes, relations_lookup(relations), runtime.gateway, runtime.embedder, config, progress=progress)
-    report = FusionReport(eligible_memories=result.eligible, clusters_found=result.clusters_found,
-                          clusters_rejected=result.rejected, failures=result.failures,
-                          model_calls=result.usage.calls, errors=result.errors)
+    report = FusionReport(
+        eligible_memories=result.eligible,
+        clusters_found=result.clusters_found,
+        clusters_rejected=result.rejected,
+        failures=result.failures,
+        model_calls=result.usage.calls,
+        errors=result.errors,
+    )
     with runtime.db.transaction() as con:
         # A source another process superseded meanwhile spoils its cluster: keep the source, drop the fusion.
         still_latest = {n.id for n in corpus.get_nodes(con, result.superseded, with_vectors=False) if n.is_latest}
@@ -229,10 +252,17 @@ def run_fusion(runtime: Runtime, progress: Progress | None = None,
     return report
 
 
-def run_rem(runtime: Runtime, dreams: int = 10, current_year: int | None = None, seed: int | None = None,
-            progress: Progress | None = None, config: RemConfig = RemConfig()) -> RemReport:
+def run_rem(
+    runtime: Runtime,
+    dreams: int = 10,
+    current_year: int | None = None,
+    seed: int | None = None,
+    progress: Progress | None = None,
+    config: RemConfig = RemConfig(),
+) -> RemReport:
     """The REM cycle: ``dreams`` dreams, each drawing one node from ``current_year``
-    (default: the latest year in the corpus)."""
+    (default: the latest year in the corpus).
+    """
     if dreams < 1:
         raise DreamingError(f"the number of dreams must be at least 1, not {dreams}")
     seed = _seed(seed)
@@ -243,13 +273,30 @@ def run_rem(runtime: Runtime, dreams: int = 10, current_year: int | None = None,
     if current_year is None:
         current_year = latest_year(pool)
     elif current_year not in years:
-        raise DreamingError(f"no nodes from {current_year} to dream from; years in the knowledge base: "
-                            f"{_span(years) or 'none (leave the year out)'}")
-    result = rem_cycle(pool, runtime.gateway, runtime.embedder, replace(config, dreams=dreams),
-                       current_year=current_year, rng=np.random.default_rng(seed), progress=progress)
-    report = RemReport(seed=seed, current_year=current_year, dreams_requested=dreams,
-                       dreams_stored=len(result.nodes), dreams_dropped=result.dropped, duplicates=result.duplicates,
-                       failures=result.failures, model_calls=result.usage.calls, errors=result.errors)
+        raise DreamingError(
+            f"no nodes from {current_year} to dream from; years in the knowledge base: "
+            f"{_span(years) or 'none (leave the year out)'}"
+        )
+    result = rem_cycle(
+        pool,
+        runtime.gateway,
+        runtime.embedder,
+        replace(config, dreams=dreams),
+        current_year=current_year,
+        rng=np.random.default_rng(seed),
+        progress=progress,
+    )
+    report = RemReport(
+        seed=seed,
+        current_year=current_year,
+        dreams_requested=dreams,
+        dreams_stored=len(result.nodes),
+        dreams_dropped=result.dropped,
+        duplicates=result.duplicates,
+        failures=result.failures,
+        model_calls=result.usage.calls,
+        errors=result.errors,
+    )
     with runtime.db.transaction() as con:
         corpus.insert_nodes(con, result.nodes)
         corpus.insert_relations(con, result.relations)
@@ -261,8 +308,10 @@ def run_rem(runtime: Runtime, dreams: int = 10, current_year: int | None = None,
 
 def _require_dreamable(count: int) -> None:
     if count < 3:
-        raise DreamingError(f"the knowledge base holds {count} node(s) to dream over; dreaming needs at least 3 "
-                            "(read documents first: explorer ingest PATH)")
+        raise DreamingError(
+            f"the knowledge base holds {count} node(s) to dream over; dreaming needs at least 3 "
+            "(read documents first: explorer ingest PATH)"
+        )
 
 
 def _span(years: list[int]) -> str:
@@ -277,8 +326,9 @@ def _phase(progress: Progress | None, name: str) -> Progress | None:
     return lambda done, total, note: progress(done, total, f"{name}: {note}")
 
 
-def run_cycle(runtime: Runtime, dreams: int = 10, progress: Progress | None = None,
-              seed: int | None = None) -> CycleReport:
+def run_cycle(
+    runtime: Runtime, dreams: int = 10, progress: Progress | None = None, seed: int | None = None
+) -> CycleReport:
     """One night: REM exploration, then fusion, then the REM cycle."""
     with runtime.db.connect() as con:  # refuse before the night begins, not after two of its three parts
         _require_dreamable(corpus.count_nodes(con, latest_only=True))
@@ -289,9 +339,16 @@ def run_cycle(runtime: Runtime, dreams: int = 10, progress: Progress | None = No
     return CycleReport(exploration, fusion, rem)
 
 
-def run_chrono(runtime: Runtime, paths: Sequence[str | Path], every: Literal["year", "month"] = "year",
-               dreams: int = 10, progress: Progress | None = None, seed: int | None = None,
-               max_mb: float = DEFAULT_MAX_MB, reading: ReadingConfig = ReadingConfig()) -> ChronoReport:
+def run_chrono(
+    runtime: Runtime,
+    paths: Sequence[str | Path],
+    every: Literal["year", "month"] = "year",
+    dreams: int = 10,
+    progress: Progress | None = None,
+    seed: int | None = None,
+    max_mb: float = DEFAULT_MAX_MB,
+    reading: ReadingConfig = ReadingConfig(),
+) -> ChronoReport:
     """Read a dated corpus in date order, dreaming ``dreams`` times at the end of each year or month."""
     if every not in ("year", "month"):
         raise DreamingError(f"--every must be year or month, not {every!r}")
@@ -303,19 +360,23 @@ def run_chrono(runtime: Runtime, paths: Sequence[str | Path], every: Literal["ye
     sources = collect_sources(paths, year=None, domain=None, max_mb=max_mb, report=loading)
     report.errors += loading.errors
     if sources and all(s.year is None for s in sources):
-        raise DreamingError("none of these documents has a year: the chronological loop needs dated documents "
-                            "(a year in Markdown front matter or in each JSONL record)")
+        raise DreamingError(
+            "none of these documents has a year: the chronological loop needs dated documents "
+            "(a year in Markdown front matter or in each JSONL record)"
+        )
     periods = plan_periods(sources, every)
     total, done = len(sources), 0
     for number, period in enumerate(periods):
+
         def period_progress(index: int, count: int, title: str, key: str = period.key, base: int = done) -> None:
             if progress:
                 progress(base + index, total, f"{key}: {title}")
 
         read = ingest_sources(runtime, period.sources, config=reading, progress=period_progress)
         done += len(period.sources)
-        summary = PeriodReport(period.key, documents_added=read.documents_added,
-                               documents_skipped=read.documents_skipped)
+        summary = PeriodReport(
+            period.key, documents_added=read.documents_added, documents_skipped=read.documents_skipped
+        )
         report.documents_added += read.documents_added
         report.documents_skipped += read.documents_skipped
         report.chunks_added += read.chunks_added
@@ -327,7 +388,10 @@ def run_chrono(runtime: Runtime, paths: Sequence[str | Path], every: Literal["ye
                 rem = run_rem(runtime, dreams=dreams, current_year=period.year, seed=seed + number)
                 summary.dreamt = True
                 summary.dreams_stored, summary.dreams_dropped, summary.failures = (
-                    rem.dreams_stored, rem.dreams_dropped, rem.failures)
+                    rem.dreams_stored,
+                    rem.dreams_dropped,
+                    rem.failures,
+                )
                 report.dreams_stored += rem.dreams_stored
                 report.dreams_dropped += rem.dreams_dropped
                 report.failures += rem.failures
@@ -344,16 +408,27 @@ def recent_dreams(runtime: Runtime, limit: int = 50) -> list[DreamView]:
     """The newest dreams, newest first, each with the nodes it was dreamt from."""
     with runtime.db.connect() as con:
         dreams = store.recent_nodes(con, "rem_dream", limit)
-        parents = {n.id: n for n in corpus.get_nodes(con, {p for d in dreams for p in d.parent_ids}, with_vectors=False)}
-    return [DreamView(d, (d.metadata or {}).get("question"), [parents[p] for p in d.parent_ids if p in parents])
-            for d in dreams]
+        parents = {
+            n.id: n for n in corpus.get_nodes(con, {p for d in dreams for p in d.parent_ids}, with_vectors=False)
+        }
+    return [
+        DreamView(d, (d.metadata or {}).get("question"), [parents[p] for p in d.parent_ids if p in parents])
+        for d in dreams
+    ]
 
 
 def recent_discoveries(runtime: Runtime, limit: int = 50) -> list[DiscoveryView]:
     """The newest links found by REM exploration, newest first, with both memories."""
     with runtime.db.connect() as con:
         found = store.recent_relations(con, EXPLORATION, limit)
-        ends = {n.id: n for n in corpus.get_nodes(con, {e for r, _ in found for e in (r.source_id, r.target_id)},
-                                                  with_vectors=False)}
-    return [DiscoveryView(r, ends[r.source_id], ends[r.target_id], at) for r, at in found
-            if r.source_id in ends and r.target_id in ends]
+        ends = {
+            n.id: n
+            for n in corpus.get_nodes(
+                con, {e for r, _ in found for e in (r.source_id, r.target_id)}, with_vectors=False
+            )
+        }
+    return [
+        DiscoveryView(r, ends[r.source_id], ends[r.target_id], at)
+        for r, at in found
+        if r.source_id in ends and r.target_id in ends
+    ]

@@ -20,8 +20,16 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.figures.palette import (
-    APPROVED_LINE, CRYSTAL_FILL, CRYSTAL_LINE, DREAM_LINE, HALO_COLOUR, LINK_COLOUR, PATH_COLOUR, UNKNOWN_DOMAIN,
-    domain_colours, hover_text,
+    APPROVED_LINE,
+    CRYSTAL_FILL,
+    CRYSTAL_LINE,
+    DREAM_LINE,
+    HALO_COLOUR,
+    LINK_COLOUR,
+    PATH_COLOUR,
+    UNKNOWN_DOMAIN,
+    domain_colours,
+    hover_text,
 )
 
 LAYERS: tuple[str, ...] = ("corpus", "dreams", "links", "halos", "path", "loci", "crystals")
@@ -110,10 +118,18 @@ class MapData:
     subtitle: str | None = None
 
 
-def session_map(data: MapData, *, layers: frozenset[str] | set[str] | tuple[str, ...] = LAYERS, webgl: bool = True,
-                width: int | None = None, height: int = 720, legend: bool = True) -> go.Figure:
+def session_map(
+    data: MapData,
+    *,
+    layers: frozenset[str] | set[str] | tuple[str, ...] = LAYERS,
+    webgl: bool = True,
+    width: int | None = None,
+    height: int = 720,
+    legend: bool = True,
+) -> go.Figure:
     """The map as a figure. ``webgl`` draws the corpus with Scattergl (the app);
-    ``width`` fixes the size for a static image, and marks scale with it."""
+    ``width`` fixes the size for a static image, and marks scale with it.
+    """
     layers = frozenset(layers)
     scale = (min(width, height) / 1024) if width else 0.85
     colours = domain_colours([*data.nodes.domains, *(locus.domain for locus in data.loci)])
@@ -142,18 +158,42 @@ def session_map(data: MapData, *, layers: frozenset[str] | set[str] | tuple[str,
     figure.update_layout(
         template="plotly_white",
         title=dict(text=title, x=0.01, xanchor="left", font=dict(size=max(11, round(20 * scale)))),
-        width=width, height=height if width is None else (height or width),
+        width=width,
+        height=height if width is None else (height or width),
         margin=dict(l=10, r=10, t=max(40, round(70 * scale)), b=10),
         showlegend=legend,
         # under the map when space is short (a small image) or the width is the app's to choose
-        legend=(dict(orientation="h", yanchor="top", y=-0.01, xanchor="left", x=0, font=dict(size=8 if small else 11),
-                     itemsizing="constant", itemwidth=30, tracegroupgap=0, bgcolor="rgba(255,255,255,0.8)")
-                if small or width is None else
-                dict(yanchor="top", y=1, xanchor="left", x=1.01, font=dict(size=max(9, round(12 * scale))),
-                     itemsizing="constant", bgcolor="rgba(255,255,255,0.8)")),
-        xaxis=axis, yaxis=dict(axis, scaleanchor="x", scaleratio=1),
-        hovermode="closest", dragmode="pan", uirevision="map",
-        plot_bgcolor="white", paper_bgcolor="white",
+        legend=(
+            dict(
+                orientation="h",
+                yanchor="top",
+                y=-0.01,
+                xanchor="left",
+                x=0,
+                font=dict(size=8 if small else 11),
+                itemsizing="constant",
+                itemwidth=30,
+                tracegroupgap=0,
+                bgcolor="rgba(255,255,255,0.8)",
+            )
+            if small or width is None
+            else dict(
+                yanchor="top",
+                y=1,
+                xanchor="left",
+                x=1.01,
+                font=dict(size=max(9, round(12 * scale))),
+                itemsizing="constant",
+                bgcolor="rgba(255,255,255,0.8)",
+            )
+        ),
+        xaxis=axis,
+        yaxis=dict(axis, scaleanchor="x", scaleratio=1),
+        hovermode="closest",
+        dragmode="pan",
+        uirevision="map",
+        plot_bgcolor="white",
+        paper_bgcolor="white",
     )
     if not traces:
         figure.add_annotation(text="nothing on the map yet", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
@@ -162,7 +202,8 @@ def session_map(data: MapData, *, layers: frozenset[str] | set[str] | tuple[str,
 
 def _fitting_height(data: MapData, most: int) -> int:
     """A height for the app's (container-wide, ~1000 px) chart, legend below, that suits the map's aspect: the axes
-    keep one scale, so a wide map in a tall chart is mostly blank."""
+    keep one scale, so a wide map in a tall chart is mostly blank.
+    """
     xs = np.concatenate([data.nodes.x, [l.x for l in data.loci]]) if len(data.nodes) or data.loci else np.zeros(0)
     ys = np.concatenate([data.nodes.y, [l.y for l in data.loci]]) if len(data.nodes) or data.loci else np.zeros(0)
     if len(xs) < 2 or np.ptp(xs) <= 0:
@@ -181,19 +222,33 @@ def _halos(halos: list[MapHalo], scale: float) -> list[go.BaseTraceType]:
     # resonances share loci, so each one alone stays light.
     alpha = 0.04 + 0.18 * fade
     sizes = (16 + 9 * np.sqrt(np.clip(strengths, 0, None))) * scale * 1.3
-    text = [f"<b>resonance</b> ({h.status})<br>themes: {hover_text(', '.join(h.themes), 120)}<br>"
-            f"strength {h.strength:.2f}, now {h.current_strength:.2f}" for h in halos]
-    return [go.Scatter(
-        x=[h.x for h in halos], y=[h.y for h in halos], mode="markers", name="resonance halo",
-        marker=dict(size=sizes, color=[f"rgba({r},{g},{b},{a:.3f})" for a in alpha],
-                    line=dict(width=1.2, color=[f"rgba({r},{g},{b},{min(1, 2 * a + 0.2):.3f})" for a in alpha])),
-        hovertext=text, hoverinfo="text", customdata=[["resonance", h.resonance_id] for h in halos],
-        legendrank=5,
-    )]
+    text = [
+        f"<b>resonance</b> ({h.status})<br>themes: {hover_text(', '.join(h.themes), 120)}<br>"
+        f"strength {h.strength:.2f}, now {h.current_strength:.2f}"
+        for h in halos
+    ]
+    return [
+        go.Scatter(
+            x=[h.x for h in halos],
+            y=[h.y for h in halos],
+            mode="markers",
+            name="resonance halo",
+            marker=dict(
+                size=sizes,
+                color=[f"rgba({r},{g},{b},{a:.3f})" for a in alpha],
+                line=dict(width=1.2, color=[f"rgba({r},{g},{b},{min(1, 2 * a + 0.2):.3f})" for a in alpha]),
+            ),
+            hovertext=text,
+            hoverinfo="text",
+            customdata=[["resonance", h.resonance_id] for h in halos],
+            legendrank=5,
+        )
+    ]
 
 
-def _nodes(nodes: NodePoints, colours: dict[str, str], scale: float, webgl: bool, *, corpus: bool,
-           dreams: bool) -> list[go.BaseTraceType]:
+def _nodes(
+    nodes: NodePoints, colours: dict[str, str], scale: float, webgl: bool, *, corpus: bool, dreams: bool
+) -> list[go.BaseTraceType]:
     if not len(nodes):
         return []
     scatter = go.Scattergl if webgl else go.Scatter
@@ -207,23 +262,49 @@ def _nodes(nodes: NodePoints, colours: dict[str, str], scale: float, webgl: bool
     excerpt = 140 if len(nodes) <= 10_000 else 60
     for (domain, is_dream), rows in sorted(groups.items()):
         idx = np.array(rows)
-        text = [f"<b>{nodes.types[i]}</b> · {hover_text(nodes.domains[i] or UNKNOWN_DOMAIN, 40)}"
-                f"{' · ' + str(nodes.years[i]) if nodes.years[i] else ''}<br>{hover_text(nodes.texts[i], excerpt)}"
-                for i in rows]
-        marker = (dict(size=max(5, 9 * scale), symbol="diamond", color=colours[domain], opacity=0.9,
-                       line=dict(width=1.2, color=DREAM_LINE))
-                  if is_dream else
-                  dict(size=max(3, 6 * scale), color=colours[domain], opacity=0.45, line=dict(width=0)))
-        traces.append(scatter(
-            x=nodes.x[idx], y=nodes.y[idx], mode="markers", marker=marker,
-            name=f"{domain} (dream)" if is_dream else domain, legendgroup=domain, showlegend=not is_dream,
-            hovertext=text, hoverinfo="text", customdata=[["node", nodes.ids[i]] for i in rows],
-            legendrank=10,
-        ))
+        text = [
+            f"<b>{nodes.types[i]}</b> · {hover_text(nodes.domains[i] or UNKNOWN_DOMAIN, 40)}"
+            f"{' · ' + str(nodes.years[i]) if nodes.years[i] else ''}<br>{hover_text(nodes.texts[i], excerpt)}"
+            for i in rows
+        ]
+        marker = (
+            dict(
+                size=max(5, 9 * scale),
+                symbol="diamond",
+                color=colours[domain],
+                opacity=0.9,
+                line=dict(width=1.2, color=DREAM_LINE),
+            )
+            if is_dream
+            else dict(size=max(3, 6 * scale), color=colours[domain], opacity=0.45, line=dict(width=0))
+        )
+        traces.append(
+            scatter(
+                x=nodes.x[idx],
+                y=nodes.y[idx],
+                mode="markers",
+                marker=marker,
+                name=f"{domain} (dream)" if is_dream else domain,
+                legendgroup=domain,
+                showlegend=not is_dream,
+                hovertext=text,
+                hoverinfo="text",
+                customdata=[["node", nodes.ids[i]] for i in rows],
+                legendrank=10,
+            )
+        )
     if any(is_dream for _, is_dream in groups):
         # one legend entry for the shape; the colour is the domain's, as for any node
-        traces.append(go.Scatter(x=[None], y=[None], mode="markers", name="dream node", legendrank=20,
-                                 marker=dict(symbol="diamond", size=9, color="white", line=dict(width=1.5, color=DREAM_LINE))))
+        traces.append(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name="dream node",
+                legendrank=20,
+                marker=dict(symbol="diamond", size=9, color="white", line=dict(width=1.5, color=DREAM_LINE)),
+            )
+        )
     return traces
 
 
@@ -235,9 +316,18 @@ def _links(links: list[MapLink], scale: float) -> list[go.BaseTraceType]:
     for link in links:
         xs += [link.x0, link.x1, None]
         ys += [link.y0, link.y1, None]
-    return [go.Scatter(x=xs, y=ys, mode="lines", name="discovered link", hoverinfo="skip",
-                       line=dict(color=LINK_COLOUR, width=max(1, 1.6 * scale), dash="dash"), opacity=0.6,
-                       legendrank=30)]
+    return [
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="lines",
+            name="discovered link",
+            hoverinfo="skip",
+            line=dict(color=LINK_COLOUR, width=max(1, 1.6 * scale), dash="dash"),
+            opacity=0.6,
+            legendrank=30,
+        )
+    ]
 
 
 def _path(steps: list[MapStep], scale: float) -> list[go.BaseTraceType]:
@@ -260,7 +350,11 @@ def _path(steps: list[MapStep], scale: float) -> list[go.BaseTraceType]:
             symbols.append("arrow")
             sizes.append(max(9, 17 * scale))
     line = go.Scatter(
-        x=xs, y=ys, mode="lines+markers", name="trace (path)", hoverinfo="skip",
+        x=xs,
+        y=ys,
+        mode="lines+markers",
+        name="trace (path)",
+        hoverinfo="skip",
         line=dict(color=PATH_COLOUR, width=max(1.2, 2.4 * scale)),
         marker=dict(symbol=symbols, size=sizes, angleref="previous", color=PATH_COLOUR, line=dict(width=0)),
         legendrank=40,
@@ -279,14 +373,24 @@ def _path(steps: list[MapStep], scale: float) -> list[go.BaseTraceType]:
             labels_y.append(y)
             labels.append("·".join("start" if n == 0 else str(n) for n in shown[:4]) + ("…" if len(shown) > 4 else ""))
     numbers = go.Scatter(
-        x=labels_x, y=labels_y, mode="text", text=labels, textposition="top right", name="step numbers",
+        x=labels_x,
+        y=labels_y,
+        mode="text",
+        text=labels,
+        textposition="top right",
+        name="step numbers",
         textfont=dict(size=max(8, round(13 * scale)), color=PATH_COLOUR, weight="bold", shadow="0px 0px 3px white"),
-        hoverinfo="skip", showlegend=False,
+        hoverinfo="skip",
+        showlegend=False,
     )
     start = go.Scatter(
-        x=[steps[0].x], y=[steps[0].y], mode="markers", name="start",
+        x=[steps[0].x],
+        y=[steps[0].y],
+        mode="markers",
+        name="start",
         marker=dict(symbol="square", size=max(8, 14 * scale), color="white", line=dict(width=2.5, color=PATH_COLOUR)),
-        hoverinfo="skip", legendrank=41,
+        hoverinfo="skip",
+        legendrank=41,
     )
     return [line, start, numbers]
 
@@ -295,14 +399,29 @@ def _loci(loci: list[MapLocus], colours: dict[str, str], scale: float) -> list[g
     if not loci:
         return []
     sizes = [min(34.0, (9 + 5 * math.sqrt(max(0, locus.visit_count)))) * scale * 1.2 for locus in loci]
-    text = [f"<b>locus</b> ({locus.source_type}) · visits {locus.visit_count} · "
-            f"{hover_text(locus.domain or UNKNOWN_DOMAIN, 40)}<br>{hover_text(locus.concept, 160)}" for locus in loci]
-    return [go.Scatter(
-        x=[locus.x for locus in loci], y=[locus.y for locus in loci], mode="markers", name="locus (size: visits)",
-        marker=dict(size=sizes, color=[colours.get(locus.domain or UNKNOWN_DOMAIN) for locus in loci],
-                    line=dict(width=1.5, color=PATH_COLOUR), opacity=0.95),
-        hovertext=text, hoverinfo="text", customdata=[["locus", locus.id] for locus in loci], legendrank=50,
-    )]
+    text = [
+        f"<b>locus</b> ({locus.source_type}) · visits {locus.visit_count} · "
+        f"{hover_text(locus.domain or UNKNOWN_DOMAIN, 40)}<br>{hover_text(locus.concept, 160)}"
+        for locus in loci
+    ]
+    return [
+        go.Scatter(
+            x=[locus.x for locus in loci],
+            y=[locus.y for locus in loci],
+            mode="markers",
+            name="locus (size: visits)",
+            marker=dict(
+                size=sizes,
+                color=[colours.get(locus.domain or UNKNOWN_DOMAIN) for locus in loci],
+                line=dict(width=1.5, color=PATH_COLOUR),
+                opacity=0.95,
+            ),
+            hovertext=text,
+            hoverinfo="text",
+            customdata=[["locus", locus.id] for locus in loci],
+            legendrank=50,
+        )
+    ]
 
 
 def _crystals(crystals: list[MapCrystal], scale: float) -> list[go.BaseTraceType]:
@@ -311,11 +430,26 @@ def _crystals(crystals: list[MapCrystal], scale: float) -> list[go.BaseTraceType
         return []
     colours = [CRYSTAL_FILL if c.status in ("active", "acted_upon") else "#dee2e6" for c in shown]
     lines = [APPROVED_LINE if c.approved else CRYSTAL_LINE for c in shown]
-    text = [f"<b>crystal</b> ({'approved' if c.approved else c.status}) · confidence {c.confidence:.2f}<br>"
-            f"{hover_text(c.insight, 200)}" for c in shown]
-    return [go.Scatter(
-        x=[c.x for c in shown], y=[c.y for c in shown], mode="markers", name="crystal",
-        marker=dict(symbol="star", size=max(12, 28 * scale), color=colours,
-                    line=dict(width=[3 if c.approved else 1.5 for c in shown], color=lines)),
-        hovertext=text, hoverinfo="text", customdata=[["crystal", c.id] for c in shown], legendrank=60,
-    )]
+    text = [
+        f"<b>crystal</b> ({'approved' if c.approved else c.status}) · confidence {c.confidence:.2f}<br>"
+        f"{hover_text(c.insight, 200)}"
+        for c in shown
+    ]
+    return [
+        go.Scatter(
+            x=[c.x for c in shown],
+            y=[c.y for c in shown],
+            mode="markers",
+            name="crystal",
+            marker=dict(
+                symbol="star",
+                size=max(12, 28 * scale),
+                color=colours,
+                line=dict(width=[3 if c.approved else 1.5 for c in shown], color=lines),
+            ),
+            hovertext=text,
+            hoverinfo="text",
+            customdata=[["crystal", c.id] for c in shown],
+            legendrank=60,
+        )
+    ]

@@ -7,9 +7,36 @@ from collections.abc import Iterable
 
 # Plotly's D3 qualitative palette, then Alphabet for corpora with many domains.
 _QUALITATIVE = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-    "#AA0DFE", "#3283FE", "#85660D", "#782AB6", "#565656", "#1C8356", "#16FF32", "#F7E1A0", "#E2E2E2", "#1CBE4F",
-    "#C4451C", "#DEA0FD", "#FE00FA", "#325A9B", "#FEAF16", "#F8A19F", "#90AD1C", "#F6222E", "#1CFFCE", "#2ED9FF",
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#AA0DFE",
+    "#3283FE",
+    "#85660D",
+    "#782AB6",
+    "#565656",
+    "#1C8356",
+    "#16FF32",
+    "#F7E1A0",
+    "#E2E2E2",
+    "#1CBE4F",
+    "#C4451C",
+    "#DEA0FD",
+    "#FE00FA",
+    "#325A9B",
+    "#FEAF16",
+    "#F8A19F",
+    "#90AD1C",
+    "#F6222E",
+    "#1CFFCE",
+    "#2ED9FF",
 )
 UNKNOWN_DOMAIN = "(no domain)"
 UNKNOWN_COLOUR = "#9aa0a6"
@@ -17,7 +44,7 @@ PATH_COLOUR = "#1e293b"
 CRYSTAL_FILL = "#ffd43b"
 CRYSTAL_LINE = "#7a5800"
 APPROVED_LINE = "#2b8a3e"
-HALO_COLOUR = (245, 159, 0)      # amber, drawn with an alpha that fades with decay
+HALO_COLOUR = (245, 159, 0)  # amber, drawn with an alpha that fades with decay
 DREAM_LINE = "#7048e8"
 LINK_COLOUR = "#7048e8"
 
@@ -32,7 +59,8 @@ def domain_colours(domains: Iterable[str | None]) -> dict[str, str]:
 
 def hover_text(text: str | None, limit: int = 160) -> str:
     """Model or corpus text for a hover label: shortened, on one line, and escaped, since
-    Plotly reads tags in hover text and model output is shown as text, never as HTML."""
+    Plotly reads tags in hover text and model output is shown as text, never as HTML.
+    """
     text = " ".join((text or "").split())
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"

@@ -1,5 +1,6 @@
 """Offline answers for the prompts of the night (judge, REM question, REM
-synthesis, dream relation, fusion), each derived from the prompt's own input."""
+synthesis, dream relation, fusion), each derived from the prompt's own input.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from typing import Any
 import numpy as np
 
 from explorer.offline import answers
-from explorer.offline.kit import OfflineKit, keyphrases, shorten, split_sentences
+from explorer.offline.kit import OfflineKit
 from explorer.offline.reading import implant
 from explorer.prompts import split_passages
 from explorer.prompts.dreaming import NO_CONNECTION
+from explorer.text import keyphrases, shorten, split_sentences
 
 
 def _score(value: float) -> int:
@@ -33,7 +35,8 @@ def _sentences(text: str) -> list[str]:
 @answers("rem_judge")
 def rem_judge(fields: dict[str, Any], kit: OfflineKit) -> str:
     """Scores from embedding similarity: plausible when close, novel when not too close,
-    useful when the two share keyphrases."""
+    useful when the two share keyphrases.
+    """
     seed = str(fields["seed"])
     candidates = split_passages(str(fields["candidates"]))
     if not candidates:
@@ -53,8 +56,10 @@ def rem_judge(fields: dict[str, Any], kit: OfflineKit) -> str:
         if (entry["novelty"] + entry["plausibility"] + entry["usefulness"]) / 3 >= min_score:
             i, j, _ = kit.closest_pair(_sentences(seed), _sentences(text))
             topic = ", ".join(shared[:3]) or ", ".join(keyphrases(text, 2)) or "a common theme"
-            entry["connection"] = (f"Both bear on {topic}: “{shorten(_sentences(seed)[i], 20)}” "
-                                   f"meets “{shorten(_sentences(text)[j], 20)}”.")
+            entry["connection"] = (
+                f"Both bear on {topic}: “{shorten(_sentences(seed)[i], 20)}” "
+                f"meets “{shorten(_sentences(text)[j], 20)}”."
+            )
             entry["confidence"] = round(float(np.clip(sim, 0.0, 1.0)), 3)
         else:
             entry["connection"] = NO_CONNECTION
@@ -80,8 +85,10 @@ def rem_question(fields: dict[str, Any], kit: OfflineKit) -> str:
             first_seen.setdefault(key, phrase)
     shared = [first_seen[key] for key, _ in counts.most_common(3)]
     if shared:
-        return (f"What do these passages reveal about {_join(shared)}, and how does that understanding change "
-                "from one passage to the next?")
+        return (
+            f"What do these passages reveal about {_join(shared)}, and how does that understanding change "
+            "from one passage to the next?"
+        )
     own = [phrases[0] for phrases in (keyphrases(p, 1) for p in passages) if phrases]
     return f"What links {_join(own or ['these passages'])}, and what does setting them side by side reveal?"
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.offline import answers
-from explorer.offline.kit import OfflineKit, keyphrases, shorten, split_sentences
+from explorer.offline.kit import OfflineKit
 from explorer.prompts import split_passages
+from explorer.text import keyphrases, shorten, split_sentences
 
 NOTHING_SIMILARITY = 0.92  # a passage this close to something known adds nothing
 
@@ -28,8 +29,10 @@ def implant(fields: dict[str, Any], kit: OfflineKit) -> str:
     shared = [p for p in keyphrases(new_info, 6) if p.lower() in " ".join(known).lower()][:3]
     topic = ", ".join(shared) if shared else ", ".join(keyphrases(new_info, 2)) or "this subject"
     relation = "restates" if sim > 0.8 else "echoes" if sim > 0.55 else "loosely touches"
-    parts = [f"On {topic}, the new passage {relation} what is known: “{shorten(new_sentences[i], 30)}” "
-             f"beside “{shorten(known_sentences[j], 30)}”."]
+    parts = [
+        f"On {topic}, the new passage {relation} what is known: “{shorten(new_sentences[i], 30)}” "
+        f"beside “{shorten(known_sentences[j], 30)}”."
+    ]
     if novel != new_sentences[i]:
         parts.append(f"What it adds: “{shorten(novel, 30)}”.")
     return " ".join(parts)

@@ -15,13 +15,16 @@ from typing import Any
 import numpy as np
 
 from explorer.offline import answers
-from explorer.offline.kit import OfflineKit, keyphrases, shorten, split_sentences
+from explorer.offline.kit import OfflineKit
 from explorer.prompts import split_passages
+from explorer.text import keyphrases, shorten, split_sentences
 
 _LABELLED = re.compile(r"^\[\d+\] \(([^)]*)\) ", re.MULTILINE)
 _ACTION_WORDS = re.compile(
     r"\b(use|using|add|added|replace|replaced|avoid|should|must|can now|instead|deprecated|removed|"
-    r"call|run|install|set|enable|disable|try|write|prefer|switch|migrate|new)\b", re.IGNORECASE)
+    r"call|run|install|set|enable|disable|try|write|prefer|switch|migrate|new)\b",
+    re.IGNORECASE,
+)
 
 
 _QUOTED = re.compile(r"“([^”]{12,})”")
@@ -30,17 +33,43 @@ _QUOTED = re.compile(r"“([^”]{12,})”")
 # Words of the offline provider's own connectives ("the new passage restates what is known", "what we learn
 # about X extends what we knew"): a theme made of them says nothing about the content.
 _CONNECTIVE_WORDS = frozenset(
-    "passage restates echoes loosely touches known extends adds knew learn note first consistent perhaps "
-    "unexpected beside meets pull apart stands carries seen turn similarity".split())
+    [
+        "passage",
+        "restates",
+        "echoes",
+        "loosely",
+        "touches",
+        "known",
+        "extends",
+        "adds",
+        "knew",
+        "learn",
+        "note",
+        "first",
+        "consistent",
+        "perhaps",
+        "unexpected",
+        "beside",
+        "meets",
+        "pull",
+        "apart",
+        "stands",
+        "carries",
+        "seen",
+        "turn",
+        "similarity",
+    ]
+)
 
 
 def _content(text: str) -> str:
     """The quoted material of an extractive text (offline syntheses, insights and reflections quote their
-    sources inside fixed connectives) and what follows the last quote; the text itself when it quotes nothing."""
+    sources inside fixed connectives) and what follows the last quote; the text itself when it quotes nothing.
+    """
     quoted = [q.rstrip(" …") for q in _QUOTED.findall(text)]
     if not quoted:
         return text
-    tail = text[text.rfind("”") + 1:].lstrip(" ).:").strip()
+    tail = text[text.rfind("”") + 1 :].lstrip(" ).:").strip()
     parts = [*quoted, tail] if len(tail.split()) >= 4 else quoted
     return " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts)
 
@@ -98,22 +127,27 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
     i, j = divmod(int(sims.argmax()), sims.shape[1])
     far_i, far_j = divmod(int(sims.argmin()), sims.shape[1])
     surprise = theirs[int(sims.max(axis=0).argmin())]
-    shared_i, shared_j, _ = kit.closest_pair(here_phrases, there_phrases) if here_phrases and there_phrases else (0, 0, 0.0)
+    shared_i, shared_j, _ = (
+        kit.closest_pair(here_phrases, there_phrases) if here_phrases and there_phrases else (0, 0, 0.0)
+    )
     a = here_phrases[shared_i] if here_phrases else "the current locus"
     b = there_phrases[shared_j] if there_phrases else "the encountered locus"
     # Themes: the closest pair first (what links them), then the encountered locus's own salient phrases.
     themes = list(dict.fromkeys(t for t in [b, a, *there_phrases[:2], *here_phrases[:1]] if t))[:5]
     cross = bool(here_domains and there_domains and not set(here_domains) & set(there_domains))
-    where = f"from {', '.join(here_domains)} to {', '.join(there_domains)}" if cross else \
-        f"within {', '.join(there_domains or here_domains) or 'one domain'}"
+    where = (
+        f"from {', '.join(here_domains)} to {', '.join(there_domains)}"
+        if cross
+        else f"within {', '.join(there_domains or here_domains) or 'one domain'}"
+    )
     focus = " ".join(themes[:2])
     pool = ours + theirs
     possibility = [pool[int(np.argmax(kit.similarity([focus], pool)[0]))]] if focus else [theirs[j]]
     answer = {
         "connection": f"Both turn on {a} and {b}: “{shorten(ours[i], 30)}” meets “{shorten(theirs[j], 30)}” "
-                      f"(similarity {float(sims[i, j]):.2f}).",
+        f"(similarity {float(sims[i, j]):.2f}).",
         "tension": f"They pull apart where “{shorten(ours[far_i], 25)}” stands against “{shorten(theirs[far_j], 25)}” "
-                   f"(similarity {float(sims[far_i, far_j]):.2f}).",
+        f"(similarity {float(sims[far_i, far_j]):.2f}).",
         "bridge": f"{where.capitalize()}: {a} carries over as {b}.",
         "surprise": f"Unexpected beside the current locus: “{shorten(surprise, 30)}”.",
         "possibility": f"Perhaps: {shorten(possibility[0], 40)}",
@@ -139,7 +173,7 @@ def analogy(fields: dict[str, Any], kit: OfflineKit) -> str:
         if not there_phrases or not sentences:
             continue
         sims = kit.similarity(here_phrases, there_phrases)
-        for a, x in enumerate(here_phrases):   # a phrase is no analogy of itself
+        for a, x in enumerate(here_phrases):  # a phrase is no analogy of itself
             for b, y in enumerate(there_phrases):
                 if x.lower() == y.lower():
                     sims[a, b] = -np.inf
@@ -148,11 +182,13 @@ def analogy(fields: dict[str, Any], kit: OfflineKit) -> str:
         i, j = divmod(int(np.argmax(sims)), sims.shape[1])
         sim = float(sims[i, j])
         best = [s for s in sentences if there_phrases[j].lower() in s.lower()] or sentences[:1]
-        found.append({
-            "concept": f"{there_phrases[j]}, seen as {here_phrases[i]}: {shorten(best[0], 30)}",
-            "domain": label,
-            "rationale": f"{here_phrases[i]} and {there_phrases[j]} play the same part (similarity {sim:.2f}).",
-        })
+        found.append(
+            {
+                "concept": f"{there_phrases[j]}, seen as {here_phrases[i]}: {shorten(best[0], 30)}",
+                "domain": label,
+                "rationale": f"{here_phrases[i]} and {there_phrases[j]} play the same part (similarity {sim:.2f}).",
+            }
+        )
     return json.dumps({"analogies": found})
 
 
@@ -169,14 +205,18 @@ def crystallize(fields: dict[str, Any], kit: OfflineKit) -> str:
     support = kit.similarity([focus], evidence)[0] if evidence else []
     confidence = float(sum(sorted(support, reverse=True)[:3]) / max(1, min(3, len(support)))) if len(support) else 0.0
     domains = list(dict.fromkeys([*_domains(fields.get("domains")), *(l for l in _labels(block) if l)]))
-    insight = (f"{focus.capitalize()} recur across {len(evidence)} encounters and surface again at "
-               f"“{shorten(locus, 12)}”: " + " ".join(shorten(s, 30) for s in central))
-    return json.dumps({
-        "insight": insight,
-        "confidence": round(min(1.0, max(0.0, confidence)), 3),
-        "actionability": actionability([s for e in evidence for s in _sentences(e)] or _sentences(locus)),
-        "domains": domains,
-    })
+    insight = (
+        f"{focus.capitalize()} recur across {len(evidence)} encounters and surface again at "
+        f"“{shorten(locus, 12)}”: " + " ".join(shorten(s, 30) for s in central)
+    )
+    return json.dumps(
+        {
+            "insight": insight,
+            "confidence": round(min(1.0, max(0.0, confidence)), 3),
+            "actionability": actionability([s for e in evidence for s in _sentences(e)] or _sentences(locus)),
+            "domains": domains,
+        }
+    )
 
 
 @answers("wander_validate")
@@ -189,6 +229,8 @@ def validate(fields: dict[str, Any], kit: OfflineKit) -> str:
     supporting = int((sims >= 0.35).sum())
     best = int(sims.argmax())
     valid = supporting >= min(2, len(evidence)) and float(sims.max()) >= 0.45
-    notes = (f"{'Supported' if valid else 'Not supported'} by {supporting} of {len(evidence)} passages "
-             f"(closest, similarity {float(sims[best]):.2f}: “{shorten(evidence[best], 20)}”).")
+    notes = (
+        f"{'Supported' if valid else 'Not supported'} by {supporting} of {len(evidence)} passages "
+        f"(closest, similarity {float(sims[best]):.2f}: “{shorten(evidence[best], 20)}”)."
+    )
     return json.dumps({"valid": valid, "confidence": round(float(sims.mean()), 3), "notes": notes})

@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
-REGISTRY: dict[str, "Prompt[Any]"] = {}
+REGISTRY: dict[str, Prompt[Any]] = {}
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,8 @@ def format_passages(texts: list[str], labels: list[str | None] | None = None) ->
         return "(none)"
     labels = labels or [None] * len(texts)
     return "\n\n".join(
-        f"[{i}] " + (f"({label}) " if label else "") + " ".join(text.split()) for i, (text, label) in enumerate(zip(texts, labels), 1)
+        f"[{i}] " + (f"({label}) " if label else "") + " ".join(text.split())
+        for i, (text, label) in enumerate(zip(texts, labels), 1)
     )
 
 

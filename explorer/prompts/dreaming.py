@@ -1,5 +1,6 @@
 """Prompts of the night: the REM exploration judge, the REM cycle's question,
-synthesis and dream relation (rem-rag.md), and memory fusion."""
+synthesis and dream relation (rem-rag.md), and memory fusion.
+"""
 
 from __future__ import annotations
 
@@ -89,9 +90,11 @@ def parse_judge(text: str) -> JudgeAnswer | None:
 
 REM_JUDGE = Prompt[JudgeAnswer](
     kind="rem_judge",
-    system=("You evaluate possible connections between memories during creative exploration, the way a dreaming "
-            "mind links distant memories. Be open to non-obvious links, and honest: a forced or trivial link is "
-            "NO_CONNECTION."),
+    system=(
+        "You evaluate possible connections between memories during creative exploration, the way a dreaming "
+        "mind links distant memories. Be open to non-obvious links, and honest: a forced or trivial link is "
+        "NO_CONNECTION."
+    ),
     template=(
         "Seed memory ({seed_category}):\n{seed}\n\n"
         "Relations the seed already has:\n{seed_relations}\n\n"

@@ -98,8 +98,14 @@ def parse_dwelling(text: str) -> Dwelling | None:
     return Dwelling(**reflections, themes=themes, interestingness=interest, actionability=action)
 
 
-DWELLING = Prompt[Dwelling](kind="wander_dwell", template=DWELLING_PROMPT, parse=parse_dwelling,
-                            temperature=0.7, max_tokens=600, json_answer=True)
+DWELLING = Prompt[Dwelling](
+    kind="wander_dwell",
+    template=DWELLING_PROMPT,
+    parse=parse_dwelling,
+    temperature=0.7,
+    max_tokens=600,
+    json_answer=True,
+)
 
 # -- analogical reasoning ------------------------------------------------------
 
@@ -167,7 +173,11 @@ def parse_crystal(text: str) -> CrystalDraft | None:
     if len(insight) < 10 or confidence is None or action is None:
         return None
     domains = data.get("domains") or []
-    domains = tuple(dict.fromkeys(clean_text(str(d)) for d in domains if clean_text(str(d)))) if isinstance(domains, list) else ()
+    domains = (
+        tuple(dict.fromkeys(clean_text(str(d)) for d in domains if clean_text(str(d))))
+        if isinstance(domains, list)
+        else ()
+    )
     return CrystalDraft(insight, confidence, action, domains)
 
 

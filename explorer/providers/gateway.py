@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from explorer.prompts import Prompt
+from explorer.records.calls import CallRecord
 from explorer.settings import Settings
-from explorer.store.calls import CallRecord
 
 T = TypeVar("T")
 Tier = Literal["local", "cloud", "offline"]
@@ -114,8 +114,15 @@ class Gateway:
     def offline_only(self) -> bool:
         return self.settings.offline
 
-    def ask(self, prompt: Prompt[T], fields: dict[str, Any], *, tier: Tier = "local",
-            purpose: str | None = None, session_id: str | None = None) -> Answer[T]:
+    def ask(
+        self,
+        prompt: Prompt[T],
+        fields: dict[str, Any],
+        *,
+        tier: Tier = "local",
+        purpose: str | None = None,
+        session_id: str | None = None,
+    ) -> Answer[T]:
         model, used_tier = self.model_for(tier)
         started = time.perf_counter()
         if used_tier == "offline":
@@ -123,13 +130,28 @@ class Gateway:
         else:
             answer = self._ask_model(prompt, fields, model, used_tier)
         if self.log is not None:
-            self.log(CallRecord(
-                model=answer.model, tier=answer.tier, purpose=purpose or prompt.kind,
-                outcome="ok" if answer.ok else ("timeout" if answer.error and "timed out" in answer.error
-                                                else "parse_error" if answer.text else "error"),
-                prompt_tokens=0, completion_tokens=answer.tokens, cost_cents=answer.cost_cents,
-                latency_ms=(time.perf_counter() - started) * 1000, error=answer.error, session_id=session_id,
-            ))
+            self.log(
+                CallRecord(
+                    model=answer.model,
+                    tier=answer.tier,
+                    purpose=purpose or prompt.kind,
+                    outcome="ok"
+                    if answer.ok
+                    else (
+                        "timeout"
+                        if answer.error and "timed out" in answer.error
+                        else "parse_error"
+                        if answer.text
+                        else "error"
+                    ),
+                    prompt_tokens=0,
+                    completion_tokens=answer.tokens,
+                    cost_cents=answer.cost_cents,
+                    latency_ms=(time.perf_counter() - started) * 1000,
+                    error=answer.error,
+                    session_id=session_id,
+                )
+            )
         return answer
 
     def _ask_offline(self, prompt: Prompt[T], fields: dict[str, Any]) -> Answer[T]:
@@ -154,8 +176,12 @@ class Gateway:
                 self._sleep(min(8.0, 0.5 * 2 ** (attempt - 1)))
             try:
                 response = litellm.completion(
-                    model=model, messages=messages, temperature=prompt.temperature, max_tokens=prompt.max_tokens,
-                    timeout=self.settings.timeout_s, api_base=self.settings.api_base,
+                    model=model,
+                    messages=messages,
+                    temperature=prompt.temperature,
+                    max_tokens=prompt.max_tokens,
+                    timeout=self.settings.timeout_s,
+                    api_base=self.settings.api_base,
                     **({"response_format": {"type": "json_object"}} if prompt.json_answer and tier == "cloud" else {}),
                     **self.completion_kwargs,
                 )
@@ -183,7 +209,9 @@ def _cost_cents(litellm: Any, response: Any) -> float:
 
 def _retryable(exc: Exception) -> bool:
     name = type(exc).__name__
-    return not any(word in name for word in ("Authentication", "NotFound", "BadRequest", "PermissionDenied", "ContextWindow"))
+    return not any(
+        word in name for word in ("Authentication", "NotFound", "BadRequest", "PermissionDenied", "ContextWindow")
+    )
 
 
 def _describe(exc: Exception, model: str, timeout_s: float) -> str:

@@ -6,7 +6,7 @@ than the limit on its own (a table, a list without full stops) is cut by words.
 
 from __future__ import annotations
 
-from explorer.offline.kit import split_sentences
+from explorer.text import split_sentences
 
 DEFAULT_CHUNK_WORDS = 300
 

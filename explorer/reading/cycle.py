@@ -33,7 +33,8 @@ class ReadingConfig:
 
 class KnownNodes:
     """What the knowledge base holds, as the READING cycle needs it: vectors
-    for neighbour search, and text, year, generation and entity by id."""
+    for neighbour search, and text, year, generation and entity by id.
+    """
 
     def __init__(self, dim: int):
         self.index = VectorIndex(dim)
@@ -74,8 +75,17 @@ class ReadingResult:
     failures: list[str] = field(default_factory=list)
 
 
-def read_document(text: str, *, document_id: str, year: int | None, domain: str | None, known: KnownNodes,
-                  embedder: Embedder, gateway: Gateway, config: ReadingConfig = ReadingConfig()) -> ReadingResult:
+def read_document(
+    text: str,
+    *,
+    document_id: str,
+    year: int | None,
+    domain: str | None,
+    known: KnownNodes,
+    embedder: Embedder,
+    gateway: Gateway,
+    config: ReadingConfig = ReadingConfig(),
+) -> ReadingResult:
     """Run the READING cycle over one document's text.
 
     ``known`` is extended as chunks are read, so later chunks of the same
@@ -86,51 +96,87 @@ def read_document(text: str, *, document_id: str, year: int | None, domain: str 
     chunks = chunk_text(text, config.chunk_words)
     vectors = embedder.embed(chunks)
     for index, (chunk_text_, vector) in enumerate(zip(chunks, vectors)):
-        chunk = Node(type="raw_chunk", text=chunk_text_, embedding=vector, document_id=document_id, chunk_index=index,
-                     year=year, domain=domain, learned_from="reading", importance=0.5)
+        chunk = Node(
+            type="raw_chunk",
+            text=chunk_text_,
+            embedding=vector,
+            document_id=document_id,
+            chunk_index=index,
+            year=year,
+            domain=domain,
+            learned_from="reading",
+            importance=0.5,
+        )
         neighbours = known.index.top_k(vector, config.neighbours, exclude=[chunk.id])
         known.add([chunk])
         result.nodes.append(chunk)
         result.chunks += 1
         result.relations += [
             Relation(chunk.id, other, "EXTENDS", created_by="reading", confidence=round(sim, 4))
-            for other, sim in neighbours if sim >= config.relate_min_similarity
+            for other, sim in neighbours
+            if sim >= config.relate_min_similarity
         ]
         _implant(chunk, neighbours, known, embedder, gateway, result)
         _entities(chunk, known, embedder, gateway, config, result)
     return result
 
 
-def _derived(kind: str, text: str, vector: np.ndarray, parents: list[str], known: KnownNodes, source: Node,
-             model: str, **extra) -> Node:
+def _derived(
+    kind: str, text: str, vector: np.ndarray, parents: list[str], known: KnownNodes, source: Node, model: str, **extra
+) -> Node:
     generation = 1 + max((known.generation.get(p, 0) for p in parents), default=0)
-    return Node(type=kind, text=text, embedding=vector, document_id=source.document_id,
-                year=source.year, domain=source.domain, generation=generation, parent_ids=parents,
-                learned_from="reading", memory_type="derived", metadata={"model": model}, **extra)
+    return Node(
+        type=kind,
+        text=text,
+        embedding=vector,
+        document_id=source.document_id,
+        year=source.year,
+        domain=source.domain,
+        generation=generation,
+        parent_ids=parents,
+        learned_from="reading",
+        memory_type="derived",
+        metadata={"model": model},
+        **extra,
+    )
 
 
-def _implant(chunk: Node, neighbours: list[tuple[str, float]], known: KnownNodes, embedder: Embedder,
-             gateway: Gateway, result: ReadingResult) -> None:
+def _implant(
+    chunk: Node,
+    neighbours: list[tuple[str, float]],
+    known: KnownNodes,
+    embedder: Embedder,
+    gateway: Gateway,
+    result: ReadingResult,
+) -> None:
     ids = [n for n, _ in neighbours]
-    answer = gateway.ask(IMPLANT, {
-        "new_info": chunk.text,
-        "existing_knowledge": format_passages([known.text[i] for i in ids], [str(known.year[i] or "") or None for i in ids]),
-    }, purpose="implant")
+    answer = gateway.ask(
+        IMPLANT,
+        {
+            "new_info": chunk.text,
+            "existing_knowledge": format_passages(
+                [known.text[i] for i in ids], [str(known.year[i] or "") or None for i in ids]
+            ),
+        },
+        purpose="implant",
+    )
     if not answer.ok:
         result.failures.append(f"chunk {chunk.chunk_index}: implant synthesis failed ({answer.error})")
         return
     if answer.value == "":
         return  # NOTHING: the chunk adds nothing to what is known
-    synthesis = _derived("synthesis", answer.value, embedder.embed([answer.value])[0], [chunk.id, *ids], known,
-                         chunk, answer.model)
+    synthesis = _derived(
+        "synthesis", answer.value, embedder.embed([answer.value])[0], [chunk.id, *ids], known, chunk, answer.model
+    )
     known.add([synthesis])
     result.nodes.append(synthesis)
     result.relations += [Relation(synthesis.id, p, "DERIVES", created_by="reading") for p in synthesis.parent_ids]
     result.syntheses += 1
 
 
-def _entities(chunk: Node, known: KnownNodes, embedder: Embedder, gateway: Gateway, config: ReadingConfig,
-              result: ReadingResult) -> None:
+def _entities(
+    chunk: Node, known: KnownNodes, embedder: Embedder, gateway: Gateway, config: ReadingConfig, result: ReadingResult
+) -> None:
     answer = gateway.ask(ENTITIES, {"passage": chunk.text, "max_entities": config.max_entities}, purpose="entities")
     if not answer.ok:
         result.failures.append(f"chunk {chunk.chunk_index}: entity extraction failed ({answer.error})")
@@ -144,10 +190,15 @@ def _entities(chunk: Node, known: KnownNodes, embedder: Embedder, gateway: Gatew
         mask = known.entity_mask(item.entity)
         previous = [] if mask is None else known.index.top_k(learning_vector, config.entity_neighbours, allowed=mask)
         prev_ids = [p for p, _ in previous]
-        synthesis = gateway.ask(ENTITY_SYNTHESIS, {
-            "entity": item.entity, "learning": item.learning,
-            "previous": format_passages([known.text[p] for p in prev_ids]),
-        }, purpose="entity_synthesis")
+        synthesis = gateway.ask(
+            ENTITY_SYNTHESIS,
+            {
+                "entity": item.entity,
+                "learning": item.learning,
+                "previous": format_passages([known.text[p] for p in prev_ids]),
+            },
+            purpose="entity_synthesis",
+        )
         if synthesis.ok:
             pending.append((item.entity, synthesis.value, prev_ids, synthesis.model))
         else:

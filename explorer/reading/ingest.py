@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from explorer.reading.chunker import chunk_text
 from explorer.reading.cycle import KnownNodes, ReadingConfig, read_document
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
-from explorer.records import Document
+from explorer.records import Document, Progress
 from explorer.runtime import Runtime
-from explorer.store import StoreError
-from explorer.store import corpus
+from explorer.store import StoreError, corpus
 
-Progress = Callable[[int, int, str], None]
 HOLD_S = 1.0
 
 
@@ -57,8 +55,9 @@ def load_known(runtime: Runtime) -> KnownNodes:
     return known
 
 
-def collect_sources(paths: Iterable[str | Path], *, year: int | None, domain: str | None, max_mb: float,
-                    report: IngestReport) -> list[SourceText]:
+def collect_sources(
+    paths: Iterable[str | Path], *, year: int | None, domain: str | None, max_mb: float, report: IngestReport
+) -> list[SourceText]:
     sources: list[SourceText] = []
     for item in expand_paths(paths):
         if isinstance(item, LoadError):
@@ -72,17 +71,30 @@ def collect_sources(paths: Iterable[str | Path], *, year: int | None, domain: st
     return sources
 
 
-def ingest_paths(runtime: Runtime, paths: Iterable[str | Path], *, year: int | None = None, domain: str | None = None,
-                 max_mb: float = DEFAULT_MAX_MB, config: ReadingConfig = ReadingConfig(),
-                 progress: Progress | None = None) -> IngestReport:
+def ingest_paths(
+    runtime: Runtime,
+    paths: Iterable[str | Path],
+    *,
+    year: int | None = None,
+    domain: str | None = None,
+    max_mb: float = DEFAULT_MAX_MB,
+    config: ReadingConfig = ReadingConfig(),
+    progress: Progress | None = None,
+) -> IngestReport:
     """Load every file under ``paths`` and read each document into the knowledge base."""
     report = IngestReport()
     sources = collect_sources(paths, year=year, domain=domain, max_mb=max_mb, report=report)
     return ingest_sources(runtime, sources, config=config, progress=progress, report=report)
 
 
-def ingest_sources(runtime: Runtime, sources: list[SourceText], *, config: ReadingConfig = ReadingConfig(),
-                   progress: Progress | None = None, report: IngestReport | None = None) -> IngestReport:
+def ingest_sources(
+    runtime: Runtime,
+    sources: list[SourceText],
+    *,
+    config: ReadingConfig = ReadingConfig(),
+    progress: Progress | None = None,
+    report: IngestReport | None = None,
+) -> IngestReport:
     """Read loaded documents in order; documents already present are skipped."""
     report = report or IngestReport()
     known = load_known(runtime)
@@ -111,14 +123,30 @@ def ingest_sources(runtime: Runtime, sources: list[SourceText], *, config: Readi
     return report
 
 
-def _ingest_one(runtime: Runtime, source: SourceText, digest: str, known: KnownNodes, config: ReadingConfig,
-                report: IngestReport) -> KnownNodes:
+def _ingest_one(
+    runtime: Runtime, source: SourceText, digest: str, known: KnownNodes, config: ReadingConfig, report: IngestReport
+) -> KnownNodes:
     """Read one document and write all its rows in one transaction; returns the (possibly reloaded) known nodes."""
-    doc = Document(title=source.title, content_hash=digest, source=source.source, path=source.path,
-                   year=source.year, domain=source.domain, word_count=len(source.text.split()))
+    doc = Document(
+        title=source.title,
+        content_hash=digest,
+        source=source.source,
+        path=source.path,
+        year=source.year,
+        domain=source.domain,
+        word_count=len(source.text.split()),
+    )
     try:
-        result = read_document(source.text, document_id=doc.id, year=doc.year, domain=doc.domain, known=known,
-                               embedder=runtime.embedder, gateway=runtime.gateway, config=config)
+        result = read_document(
+            source.text,
+            document_id=doc.id,
+            year=doc.year,
+            domain=doc.domain,
+            known=known,
+            embedder=runtime.embedder,
+            gateway=runtime.gateway,
+            config=config,
+        )
         with runtime.db.transaction() as con:
             corpus.insert_document(con, doc)
             corpus.insert_nodes(con, result.nodes)
@@ -139,7 +167,8 @@ def _ingest_one(runtime: Runtime, source: SourceText, digest: str, known: KnownN
 
 def _embed_chunks_in_batches(runtime: Runtime, sources: list[SourceText], config: ReadingConfig) -> None:
     """Embed every chunk up front in large batches (the cache then serves the cycle):
-    one text at a time costs several times more per text on a CPU."""
+    one text at a time costs several times more per text on a CPU.
+    """
     texts = [chunk for source in sources for chunk in chunk_text(source.text, config.chunk_words)]
     for start in range(0, len(texts), 256):
         runtime.embedder.embed(texts[start : start + 256])

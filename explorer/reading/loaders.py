@@ -59,14 +59,18 @@ def _year(value: object, where: str) -> int | None:
 def _read_text(path: Path, max_mb: float) -> str:
     size = path.stat().st_size
     if size > max_mb * 1024 * 1024:
-        raise ValueError(f"file is {size / 1024 / 1024:.1f} MB, over the {max_mb:g} MB limit (split it, or raise --max-mb)")
+        raise ValueError(
+            f"file is {size / 1024 / 1024:.1f} MB, over the {max_mb:g} MB limit (split it, or raise --max-mb)"
+        )
     data = path.read_bytes()
     if b"\x00" in data[:65536]:
         raise ValueError("binary file (it contains NUL bytes), not text")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 text (byte {exc.start}: {data[exc.start:exc.start + 1]!r}); convert it to UTF-8") from None
+        raise ValueError(
+            f"not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1]!r}); convert it to UTF-8"
+        ) from None
     if not text.strip():
         raise ValueError("empty file")
     return text
@@ -81,9 +85,12 @@ def _markdown(path: Path, text: str, defaults: dict) -> SourceText:
     if not post.content.strip():
         raise ValueError("no text after the front matter")
     return SourceText(
-        text=post.content, title=str(meta.get("title") or path.stem), path=str(path),
+        text=post.content,
+        title=str(meta.get("title") or path.stem),
+        path=str(path),
         year=_year(meta.get("year", defaults.get("year")), str(path)),
-        domain=meta.get("domain") or defaults.get("domain"), source=meta.get("source"),
+        domain=meta.get("domain") or defaults.get("domain"),
+        source=meta.get("source"),
     )
 
 
@@ -97,11 +104,15 @@ def _jsonl(path: Path, text: str, defaults: dict) -> Iterator[SourceText | LoadE
                 raise ValueError("a line must be a JSON object")
             body = record.get("text")
             if not isinstance(body, str) or not body.strip():
-                raise ValueError("no \"text\" field with text in it")
+                raise ValueError('no "text" field with text in it')
             yield SourceText(
-                text=body, title=str(record.get("title") or f"{path.stem} line {number}"), path=str(path), line=number,
+                text=body,
+                title=str(record.get("title") or f"{path.stem} line {number}"),
+                path=str(path),
+                line=number,
                 year=_year(record.get("year", defaults.get("year")), str(path)),
-                domain=record.get("domain") or defaults.get("domain"), source=record.get("source"),
+                domain=record.get("domain") or defaults.get("domain"),
+                source=record.get("source"),
             )
         except json.JSONDecodeError as exc:
             yield LoadError(str(path), f"malformed JSON ({exc.msg} at column {exc.colno})", number)
@@ -109,8 +120,9 @@ def _jsonl(path: Path, text: str, defaults: dict) -> Iterator[SourceText | LoadE
             yield LoadError(str(path), str(exc), number)
 
 
-def load_file(path: Path, *, year: int | None = None, domain: str | None = None,
-              max_mb: float = DEFAULT_MAX_MB) -> Iterator[SourceText | LoadError]:
+def load_file(
+    path: Path, *, year: int | None = None, domain: str | None = None, max_mb: float = DEFAULT_MAX_MB
+) -> Iterator[SourceText | LoadError]:
     defaults = {"year": year, "domain": domain}
     try:
         text = _read_text(path, max_mb)
@@ -135,6 +147,10 @@ def expand_paths(paths: Iterable[str | Path]) -> Iterator[Path | LoadError]:
                 yield LoadError(str(path), f"no {', '.join(SUFFIXES)} files in this folder")
             yield from files
         elif path.is_file():
-            yield path if path.suffix.lower() in SUFFIXES else LoadError(str(path), f"unsupported file type {path.suffix or '(none)'}; use {', '.join(SUFFIXES)}")
+            yield (
+                path
+                if path.suffix.lower() in SUFFIXES
+                else LoadError(str(path), f"unsupported file type {path.suffix or '(none)'}; use {', '.join(SUFFIXES)}")
+            )
         else:
             yield LoadError(str(path), "no such file or folder")

@@ -2,25 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from explorer.records.calls import CallRecord
 from explorer.store.database import Connection
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One model call. Never holds prompt text or keys: only what it cost and how it went."""
-
-    model: str
-    tier: str
-    purpose: str
-    outcome: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_cents: float = 0.0
-    latency_ms: float = 0.0
-    error: str | None = None
-    session_id: str | None = None
 
 
 def log_calls(con: Connection, records: list[CallRecord]) -> None:
@@ -28,8 +11,21 @@ def log_calls(con: Connection, records: list[CallRecord]) -> None:
         con.executemany(
             "INSERT INTO model_calls (model, tier, purpose, session_id, prompt_tokens, completion_tokens, cost_cents, latency_ms, outcome, error) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [[r.model, r.tier, r.purpose, r.session_id, r.prompt_tokens, r.completion_tokens, r.cost_cents,
-              r.latency_ms, r.outcome, r.error] for r in records],
+            [
+                [
+                    r.model,
+                    r.tier,
+                    r.purpose,
+                    r.session_id,
+                    r.prompt_tokens,
+                    r.completion_tokens,
+                    r.cost_cents,
+                    r.latency_ms,
+                    r.outcome,
+                    r.error,
+                ]
+                for r in records
+            ],
         )
 
 

@@ -12,15 +12,37 @@ from explorer.records import Document, Node, Relation
 from explorer.store.database import Connection
 
 _NODE_COLUMNS = (
-    "id", "type", "text", "embedding", "document_id", "chunk_index", "year", "domain", "entity", "generation",
-    "parent_ids", "category", "importance", "prominence", "confidence", "memory_type", "is_latest",
-    "superseded_by", "learned_from", "source_text", "metadata", "access_count", "last_accessed_at", "created_at",
+    "id",
+    "type",
+    "text",
+    "embedding",
+    "document_id",
+    "chunk_index",
+    "year",
+    "domain",
+    "entity",
+    "generation",
+    "parent_ids",
+    "category",
+    "importance",
+    "prominence",
+    "confidence",
+    "memory_type",
+    "is_latest",
+    "superseded_by",
+    "learned_from",
+    "source_text",
+    "metadata",
+    "access_count",
+    "last_accessed_at",
+    "created_at",
 )
 _NODE_SELECT = ", ".join(_NODE_COLUMNS)
 _NODE_SELECT_NO_VECTOR = ", ".join("NULL AS embedding" if c == "embedding" else c for c in _NODE_COLUMNS)
 
 
 # -- documents -----------------------------------------------------------------
+
 
 def find_document_by_hash(con: Connection, content_hash: str) -> str | None:
     row = con.execute("SELECT id FROM documents WHERE content_hash = ?", [content_hash]).fetchone()
@@ -35,11 +57,14 @@ def insert_document(con: Connection, doc: Document) -> None:
 
 
 def list_documents(con: Connection) -> list[Document]:
-    rows = con.execute("SELECT title, content_hash, source, path, year, domain, word_count, id FROM documents ORDER BY year NULLS LAST, title").fetchall()
+    rows = con.execute(
+        "SELECT title, content_hash, source, path, year, domain, word_count, id FROM documents ORDER BY year NULLS LAST, title"
+    ).fetchall()
     return [Document(*row[:-1], id=str(row[-1])) for row in rows]
 
 
 # -- nodes ---------------------------------------------------------------------
+
 
 def _vector(value: np.ndarray | None) -> list[float] | None:
     return None if value is None else np.asarray(value, dtype=np.float32).tolist()
@@ -52,10 +77,31 @@ def insert_nodes(con: Connection, nodes: Sequence[Node]) -> None:
     con.executemany(
         f"INSERT INTO nodes ({', '.join(_NODE_COLUMNS[:-1])}) VALUES ({placeholders})",
         [
-            [n.id, n.type, n.text, _vector(n.embedding), n.document_id, n.chunk_index, n.year, n.domain, n.entity,
-             n.generation, list(n.parent_ids), n.category, n.importance, n.prominence, n.confidence, n.memory_type,
-             n.is_latest, n.superseded_by, n.learned_from, n.source_text,
-             None if n.metadata is None else json.dumps(n.metadata), n.access_count, n.last_accessed_at]
+            [
+                n.id,
+                n.type,
+                n.text,
+                _vector(n.embedding),
+                n.document_id,
+                n.chunk_index,
+                n.year,
+                n.domain,
+                n.entity,
+                n.generation,
+                list(n.parent_ids),
+                n.category,
+                n.importance,
+                n.prominence,
+                n.confidence,
+                n.memory_type,
+                n.is_latest,
+                n.superseded_by,
+                n.learned_from,
+                n.source_text,
+                None if n.metadata is None else json.dumps(n.metadata),
+                n.access_count,
+                n.last_accessed_at,
+            ]
             for n in nodes
         ],
     )
@@ -106,8 +152,15 @@ def list_nodes(
     return [_row_to_node(r) for r in con.execute(sql, params).fetchall()]
 
 
-def count_nodes(con: Connection, *, types: Sequence[str] | None = None, latest_only: bool = False,
-                search: str | None = None, domain: str | None = None, year: int | None = None) -> int:
+def count_nodes(
+    con: Connection,
+    *,
+    types: Sequence[str] | None = None,
+    latest_only: bool = False,
+    search: str | None = None,
+    domain: str | None = None,
+    year: int | None = None,
+) -> int:
     where, params = _node_filters(types, latest_only, search, domain, year)
     return con.execute(f"SELECT count(*) FROM nodes {where}", params).fetchone()[0]
 
@@ -121,7 +174,9 @@ def _node_filters(types, latest_only, search, domain, year) -> tuple[str, list[A
         clauses.append("is_latest")
     if search:
         # a literal, case-insensitive substring: the user's % and _ are not wildcards
-        clauses.append("contains(lower(text || ' ' || coalesce(source_text, '') || ' ' || coalesce(entity, '')), lower(?))")
+        clauses.append(
+            "contains(lower(text || ' ' || coalesce(source_text, '') || ' ' || coalesce(entity, '')), lower(?))"
+        )
         params.append(search)
     if domain:
         clauses.append("domain = ?")
@@ -132,7 +187,9 @@ def _node_filters(types, latest_only, search, domain, year) -> tuple[str, list[A
     return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-def node_vectors(con: Connection, *, types: Sequence[str] | None = None, latest_only: bool = False) -> tuple[list[str], np.ndarray]:
+def node_vectors(
+    con: Connection, *, types: Sequence[str] | None = None, latest_only: bool = False
+) -> tuple[list[str], np.ndarray]:
     """(ids, matrix) of every embedded node, for in-memory nearest-neighbour search."""
     where, params = _node_filters(types, latest_only, None, None, None)
     where = (where + " AND" if where else "WHERE") + " embedding IS NOT NULL"
@@ -144,7 +201,10 @@ def node_vectors(con: Connection, *, types: Sequence[str] | None = None, latest_
 
 
 def children_of(con: Connection, node_id: str) -> list[Node]:
-    rows = con.execute(f"SELECT {_NODE_SELECT_NO_VECTOR} FROM nodes WHERE list_contains(parent_ids, ?::UUID) ORDER BY created_at", [node_id]).fetchall()
+    rows = con.execute(
+        f"SELECT {_NODE_SELECT_NO_VECTOR} FROM nodes WHERE list_contains(parent_ids, ?::UUID) ORDER BY created_at",
+        [node_id],
+    ).fetchall()
     return [_row_to_node(r) for r in rows]
 
 
@@ -169,12 +229,24 @@ def domain_year_counts(con: Connection) -> list[tuple[str | None, int | None, st
 
 # -- relations -----------------------------------------------------------------
 
+
 def insert_relations(con: Connection, relations: Sequence[Relation]) -> None:
     if relations:
         con.executemany(
             "INSERT INTO relations (id, source_id, target_id, type, confidence, description, scores, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [[r.id, r.source_id, r.target_id, r.type, r.confidence, r.description,
-              None if r.scores is None else json.dumps(r.scores), r.created_by] for r in relations],
+            [
+                [
+                    r.id,
+                    r.source_id,
+                    r.target_id,
+                    r.type,
+                    r.confidence,
+                    r.description,
+                    None if r.scores is None else json.dumps(r.scores),
+                    r.created_by,
+                ]
+                for r in relations
+            ],
         )
 
 
@@ -194,6 +266,7 @@ def list_relations(con: Connection, node_ids: Iterable[str] | None = None) -> li
 
 
 # -- embedding cache -----------------------------------------------------------
+
 
 def cached_embeddings(con: Connection, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
     if not hashes:

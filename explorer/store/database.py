@@ -135,18 +135,25 @@ class Database:
     # -- schema ------------------------------------------------------------
 
     def _migrate(self, con: Connection) -> None:
-        con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+        con.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
         current = con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
         pending = [m for m in _migrations() if m[0] > current]
         if current > latest_version():
-            raise SchemaMismatch(f"database {self.path} has schema version {current}, newer than this program ({latest_version()}); upgrade Dream Explorer")
+            raise SchemaMismatch(
+                f"database {self.path} has schema version {current}, newer than this program ({latest_version()}); upgrade Dream Explorer"
+            )
         for version, name, sql in pending:
             con.execute("BEGIN TRANSACTION")
             try:
                 con.execute(sql.replace("{dim}", str(self.embedding_dim)))
                 con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
                 if version == 1:
-                    con.executemany("INSERT INTO meta VALUES (?, ?)", [["embedding_model", self.embedding_model], ["embedding_dim", str(self.embedding_dim)]])
+                    con.executemany(
+                        "INSERT INTO meta VALUES (?, ?)",
+                        [["embedding_model", self.embedding_model], ["embedding_dim", str(self.embedding_dim)]],
+                    )
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
@@ -156,7 +163,10 @@ class Database:
 
     def _check_embedding_model(self, con: Connection) -> None:
         meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
-        if meta.get("embedding_model") != self.embedding_model or int(meta.get("embedding_dim", 0)) != self.embedding_dim:
+        if (
+            meta.get("embedding_model") != self.embedding_model
+            or int(meta.get("embedding_dim", 0)) != self.embedding_dim
+        ):
             raise SchemaMismatch(
                 f"database {self.path} was built with embeddings from {meta.get('embedding_model')} "
                 f"({meta.get('embedding_dim')} dims), not {self.embedding_model} ({self.embedding_dim} dims); "

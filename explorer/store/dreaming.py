@@ -47,8 +47,10 @@ def recent_relations(con: Connection, created_by: str, limit: int) -> list[tuple
         "WHERE created_by = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
         [created_by, limit],
     ).fetchall()
-    return [(Relation(str(s), str(t), ty, by, conf, desc, json.loads(sc) if isinstance(sc, str) else sc, id=str(i)), at)
-            for s, t, ty, by, conf, desc, sc, i, at in rows]
+    return [
+        (Relation(str(s), str(t), ty, by, conf, desc, json.loads(sc) if isinstance(sc, str) else sc, id=str(i)), at)
+        for s, t, ty, by, conf, desc, sc, i, at in rows
+    ]
 
 
 def supersede_nodes(con: Connection, superseded_by: dict[str, str]) -> None:

@@ -26,8 +26,14 @@ def emit(con: Connection, subject: str, payload: dict[str, Any], session_id: str
     )
 
 
-def list_events(con: Connection, *, session_id: str | None = None, subject_prefix: str | None = None,
-                after_seq: int = 0, limit: int = 1000) -> list[Event]:
+def list_events(
+    con: Connection,
+    *,
+    session_id: str | None = None,
+    subject_prefix: str | None = None,
+    after_seq: int = 0,
+    limit: int = 1000,
+) -> list[Event]:
     clauses, params = ["seq > ?"], [after_seq]
     if session_id is not None:
         clauses.append("session_id = ?")

@@ -77,7 +77,7 @@ def all_node_vectors(con: Connection) -> tuple[list[str], np.ndarray]:
 
 
 def locus_nodes(con: Connection, locus_ids: Sequence[str]) -> dict[str, str]:
-    """locus id → the corpus node it stands on, for the loci that stand on one."""
+    """Locus id → the corpus node it stands on, for the loci that stand on one."""
     if not locus_ids:
         return {}
     rows = con.execute(
@@ -88,7 +88,7 @@ def locus_nodes(con: Connection, locus_ids: Sequence[str]) -> dict[str, str]:
 
 
 def crystal_loci(con: Connection, crystal_ids: Sequence[str]) -> dict[str, str]:
-    """crystal id → the locus it formed at, for the crystals that formed at one."""
+    """Crystal id → the locus it formed at, for the crystals that formed at one."""
     if not crystal_ids:
         return {}
     rows = con.execute(
@@ -107,12 +107,20 @@ def save_points(con: Connection, points: Sequence[StoredPoint]) -> None:
         "INSERT OR REPLACE INTO projection_points (item_kind, item_id, x, y, projection_version, placed_by) "
         "SELECT unnest(?::VARCHAR[]), unnest(?::UUID[]), unnest(?::DOUBLE[]), unnest(?::DOUBLE[]), "
         "unnest(?::INTEGER[]), unnest(?::VARCHAR[])",
-        [[p.kind for p in points], [p.id for p in points], [float(p.x) for p in points], [float(p.y) for p in points],
-         [int(p.version) for p in points], [p.placed_by for p in points]],
+        [
+            [p.kind for p in points],
+            [p.id for p in points],
+            [float(p.x) for p in points],
+            [float(p.y) for p in points],
+            [int(p.version) for p in points],
+            [p.placed_by for p in points],
+        ],
     )
 
 
-def load_points(con: Connection, kind: str | None = None, ids: Iterable[str] | None = None) -> dict[tuple[str, str], StoredPoint]:
+def load_points(
+    con: Connection, kind: str | None = None, ids: Iterable[str] | None = None
+) -> dict[tuple[str, str], StoredPoint]:
     """(kind, id) → point, for one kind or all, optionally only the ids given."""
     clauses, params = [], []
     if kind is not None:
@@ -151,7 +159,7 @@ def point_counts(con: Connection) -> dict[tuple[str, str], int]:
 
 
 def missing_counts(con: Connection) -> dict[str, int]:
-    """kind → items with a vector and no point."""
+    """Kind → items with a vector and no point."""
     out = {}
     for kind, table in _TABLES.items():
         out[kind] = con.execute(

@@ -7,7 +7,9 @@ from explorer.store.database import Connection
 
 
 def database_stats(con: Connection) -> dict[str, object]:
-    by_type = dict.fromkeys(NODE_TYPES, 0) | dict(con.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall())
+    by_type = dict.fromkeys(NODE_TYPES, 0) | dict(
+        con.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall()
+    )
 
     def count(table: str) -> int:
         return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # table names are literals below

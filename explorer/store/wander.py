@@ -1,6 +1,6 @@
 """Queries for Wander's tables: sessions, loci, traces, residues, resonances, crystals, warm memory.
 
-Records go in and out as the dataclasses of :mod:`explorer.wander.records`;
+Records go in and out as the dataclasses of :mod:`explorer.records.wander`;
 column names are their field names. Deleting a session cascades here, in code
 (the schema has no FOREIGN KEY clauses, see 001_initial.sql).
 """
@@ -14,21 +14,43 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from explorer.store.database import Connection
-from explorer.wander.records import (
-    Crystal, FenceAnchor, Locus, Residue, Resonance, Session, Trace, WarmMemory,
+from explorer.records.wander import (
+    Crystal,
+    FenceAnchor,
+    Locus,
+    Residue,
+    Resonance,
+    Session,
+    Trace,
+    WarmMemory,
 )
+from explorer.store.database import Connection
 
 R = TypeVar("R")
 
 _VECTOR_COLUMNS = {"seed_embedding", "attractor_embedding", "embedding", "themes_embedding"}
 _JSON_COLUMNS = {"adjacent_to", "bridges_to", "contradicts", "selection_scores", "supporting_evidence", "content"}
-_ID_COLUMNS = {"id", "session_id", "current_locus_id", "pending_locus_id", "node_id", "from_locus_id", "to_locus_id",
-               "trace_id", "source_resonance_id", "source_locus_id"}
+_ID_COLUMNS = {
+    "id",
+    "session_id",
+    "current_locus_id",
+    "pending_locus_id",
+    "node_id",
+    "from_locus_id",
+    "to_locus_id",
+    "trace_id",
+    "source_resonance_id",
+    "source_locus_id",
+}
 
 _TABLES: dict[type, str] = {
-    Session: "wander_sessions", Locus: "wander_loci", Trace: "wander_traces", Residue: "wander_residues",
-    Resonance: "wander_resonances", Crystal: "wander_crystals", WarmMemory: "wander_warm_memory",
+    Session: "wander_sessions",
+    Locus: "wander_loci",
+    Trace: "wander_traces",
+    Residue: "wander_residues",
+    Resonance: "wander_resonances",
+    Crystal: "wander_crystals",
+    WarmMemory: "wander_warm_memory",
 }
 # Columns the database fills in when a record leaves them unset.
 _DEFAULTED = {"created_at", "first_encountered", "last_reinforced_at", "last_accessed_at"}
@@ -90,8 +112,16 @@ def _in(ids: Sequence[str]) -> str:
     return f"({', '.join('?' for _ in ids)})"
 
 
-def _select(con: Connection, kind: type[R], where: str = "", params: Sequence[Any] = (), order: str = "",
-            limit: int | None = None, offset: int = 0, with_vectors: bool = True) -> list[R]:
+def _select(
+    con: Connection,
+    kind: type[R],
+    where: str = "",
+    params: Sequence[Any] = (),
+    order: str = "",
+    limit: int | None = None,
+    offset: int = 0,
+    with_vectors: bool = True,
+) -> list[R]:
     columns = _columns(kind)
     select = ", ".join(f"NULL AS {c}" if c in _VECTOR_COLUMNS and not with_vectors else c for c in columns)
     sql = f"SELECT {select} FROM {_TABLES[kind]} {where} {order}"
@@ -108,8 +138,10 @@ def _update(con: Connection, kind: type, record_id: str, values: dict[str, Any])
         raise ValueError(f"unknown {_TABLES[kind]} columns: {sorted(unknown)}")
     if values:
         assignments = ", ".join(f"{name} = ?" for name in values)
-        con.execute(f"UPDATE {_TABLES[kind]} SET {assignments} WHERE id = ?",
-                    [*(_to_db(k, v) for k, v in values.items()), record_id])
+        con.execute(
+            f"UPDATE {_TABLES[kind]} SET {assignments} WHERE id = ?",
+            [*(_to_db(k, v) for k, v in values.items()), record_id],
+        )
 
 
 def _ids(values: Iterable[str]) -> list[str]:
@@ -117,6 +149,7 @@ def _ids(values: Iterable[str]) -> list[str]:
 
 
 # -- sessions ------------------------------------------------------------------
+
 
 def insert_session(con: Connection, session: Session) -> None:
     _insert(con, [session])
@@ -142,26 +175,41 @@ def update_session(con: Connection, session_id: str, **values: Any) -> None:
 def delete_session(con: Connection, session_id: str) -> None:
     """The session and everything it owns, its events included. Crystals outlive it (session_id NULL, as
     wander.md says); cross-session resonances lose its residues from their support. The model-call log keeps
-    its rows: it is the record of what was spent."""
+    its rows: it is the record of what was spent.
+    """
     params = [session_id]
     loci = "SELECT id FROM wander_loci WHERE session_id = ?"
     resonances = "SELECT id FROM wander_resonances WHERE session_id = ?"
-    residues = [str(r[0]) for r in con.execute("SELECT id FROM wander_residues WHERE session_id = ?", params).fetchall()]
+    residues = [
+        str(r[0]) for r in con.execute("SELECT id FROM wander_residues WHERE session_id = ?", params).fetchall()
+    ]
     con.execute(f"DELETE FROM projection_points WHERE item_kind = 'locus' AND item_id IN ({loci})", params)
     con.execute(f"DELETE FROM projection_points WHERE item_kind = 'resonance' AND item_id IN ({resonances})", params)
     con.execute(f"UPDATE wander_crystals SET source_locus_id = NULL WHERE source_locus_id IN ({loci})", params)
-    con.execute(f"UPDATE wander_crystals SET source_resonance_id = NULL WHERE source_resonance_id IN ({resonances})", params)
+    con.execute(
+        f"UPDATE wander_crystals SET source_resonance_id = NULL WHERE source_resonance_id IN ({resonances})", params
+    )
     con.execute("UPDATE wander_crystals SET session_id = NULL WHERE session_id = ?", params)
     if residues:
         con.execute(
             "UPDATE wander_resonances SET supporting_residue_ids = list_filter(supporting_residue_ids, lambda r: NOT list_contains(?::UUID[], r)) "
-            "WHERE session_id IS NULL AND list_has_any(supporting_residue_ids, ?::UUID[])", [residues, residues])
-    for table in ("events", "wander_warm_memory", "wander_resonances", "wander_residues", "wander_traces", "wander_loci"):
+            "WHERE session_id IS NULL AND list_has_any(supporting_residue_ids, ?::UUID[])",
+            [residues, residues],
+        )
+    for table in (
+        "events",
+        "wander_warm_memory",
+        "wander_resonances",
+        "wander_residues",
+        "wander_traces",
+        "wander_loci",
+    ):
         con.execute(f"DELETE FROM {table} WHERE session_id = ?", params)
     con.execute("DELETE FROM wander_sessions WHERE id = ?", params)
 
 
 # -- loci ----------------------------------------------------------------------
+
 
 def insert_loci(con: Connection, loci: Sequence[Locus]) -> None:
     _insert(con, loci)
@@ -179,16 +227,28 @@ def get_loci(con: Connection, ids: Iterable[str], *, with_vectors: bool = True) 
     return [found[i] for i in ids if i in found]
 
 
-def list_loci(con: Connection, session_id: str, *, with_vectors: bool = True, visited: bool | None = None,
-              min_interestingness: float | None = None) -> list[Locus]:
+def list_loci(
+    con: Connection,
+    session_id: str,
+    *,
+    with_vectors: bool = True,
+    visited: bool | None = None,
+    min_interestingness: float | None = None,
+) -> list[Locus]:
     clauses, params = ["session_id = ?"], [session_id]
     if visited is not None:
         clauses.append("visit_count > 0" if visited else "visit_count = 0")
     if min_interestingness is not None:
         clauses.append("interestingness >= ?")
         params.append(min_interestingness)
-    return _select(con, Locus, "WHERE " + " AND ".join(clauses), params, "ORDER BY first_encountered, rowid",
-                   with_vectors=with_vectors)
+    return _select(
+        con,
+        Locus,
+        "WHERE " + " AND ".join(clauses),
+        params,
+        "ORDER BY first_encountered, rowid",
+        with_vectors=with_vectors,
+    )
 
 
 def count_loci(con: Connection, session_id: str) -> int:
@@ -196,6 +256,7 @@ def count_loci(con: Connection, session_id: str) -> int:
 
 
 # -- traces and residues ---------------------------------------------------------
+
 
 def insert_trace(con: Connection, trace: Trace) -> None:
     _insert(con, [trace])
@@ -214,7 +275,9 @@ def insert_residue(con: Connection, residue: Residue) -> None:
 
 
 def list_residues(con: Connection, session_id: str, *, with_vectors: bool = False) -> list[Residue]:
-    return _select(con, Residue, "WHERE session_id = ?", [session_id], "ORDER BY created_at, rowid", with_vectors=with_vectors)
+    return _select(
+        con, Residue, "WHERE session_id = ?", [session_id], "ORDER BY created_at, rowid", with_vectors=with_vectors
+    )
 
 
 def get_residues(con: Connection, ids: Iterable[str], *, with_vectors: bool = False) -> list[Residue]:
@@ -231,11 +294,13 @@ def residue_steps(con: Connection, session_id: str, *, after_step: int = 0) -> l
     rows = con.execute(
         f"SELECT t.step_number, {', '.join('r.' + c for c in columns)} FROM wander_residues r "
         "JOIN wander_traces t ON t.id = r.trace_id WHERE r.session_id = ? AND t.step_number > ? ORDER BY t.step_number",
-        [session_id, after_step]).fetchall()
+        [session_id, after_step],
+    ).fetchall()
     return [(row[0], Residue(**{c: _from_db(c, v) for c, v in zip(columns, row[1:])})) for row in rows]
 
 
 # -- resonances ------------------------------------------------------------------
+
 
 def insert_resonances(con: Connection, resonances: Sequence[Resonance]) -> None:
     _insert(con, resonances)
@@ -260,19 +325,27 @@ def get_resonances(con: Connection, ids: Iterable[str]) -> list[Resonance]:
 
 def resonances_in_reach(con: Connection, session_id: str) -> list[Resonance]:
     """What a session's residues are matched against: its own resonances, the cross-session ones, and
-    other sessions' confirmed ones (a match promotes those to cross-session). Invalidated ones are out."""
-    return _select(con, Resonance,
-                   "WHERE status <> 'invalidated' AND (session_id = ? OR session_id IS NULL OR status = 'confirmed')",
-                   [session_id], "ORDER BY created_at, rowid")
+    other sessions' confirmed ones (a match promotes those to cross-session). Invalidated ones are out.
+    """
+    return _select(
+        con,
+        Resonance,
+        "WHERE status <> 'invalidated' AND (session_id = ? OR session_id IS NULL OR status = 'confirmed')",
+        [session_id],
+        "ORDER BY created_at, rowid",
+    )
 
 
-def list_resonances(con: Connection, *, session_id: str | None = None, status: str | None = None,
-                    with_vectors: bool = False) -> list[Resonance]:
+def list_resonances(
+    con: Connection, *, session_id: str | None = None, status: str | None = None, with_vectors: bool = False
+) -> list[Resonance]:
     """All resonances, or a session's own plus the cross-session ones its residues support."""
     clauses, params = [], []
     if session_id is not None:
-        clauses.append("(session_id = ? OR (session_id IS NULL AND list_has_any(supporting_residue_ids, "
-                       "(SELECT coalesce(list(id), []) FROM wander_residues WHERE session_id = ?))))")
+        clauses.append(
+            "(session_id = ? OR (session_id IS NULL AND list_has_any(supporting_residue_ids, "
+            "(SELECT coalesce(list(id), []) FROM wander_residues WHERE session_id = ?))))"
+        )
         params += [session_id, session_id]
     if status is not None:
         clauses.append("status = ?")
@@ -282,6 +355,7 @@ def list_resonances(con: Connection, *, session_id: str | None = None, status: s
 
 
 # -- crystals --------------------------------------------------------------------
+
 
 def insert_crystal(con: Connection, crystal: Crystal) -> None:
     _insert(con, [crystal])
@@ -296,9 +370,15 @@ def get_crystal(con: Connection, crystal_id: str) -> Crystal | None:
     return found[0] if found else None
 
 
-def list_crystals(con: Connection, *, status: str | None = None, min_confidence: float | None = None,
-                  session_id: str | None = None, source_resonance_ids: Sequence[str] | None = None,
-                  with_vectors: bool = False) -> list[Crystal]:
+def list_crystals(
+    con: Connection,
+    *,
+    status: str | None = None,
+    min_confidence: float | None = None,
+    session_id: str | None = None,
+    source_resonance_ids: Sequence[str] | None = None,
+    with_vectors: bool = False,
+) -> list[Crystal]:
     clauses, params = [], []
     if status is not None:
         clauses.append("status = ?")
@@ -320,13 +400,17 @@ def last_crystal_attempt(con: Connection, resonance_id: str) -> int | None:
     """The resonance's occurrences when it last crystallized or tried to (from the event log), None if never."""
     row = con.execute(
         "SELECT CAST(payload->>'occurrences' AS INTEGER) FROM events WHERE subject IN ('wander.crystal.formed', "
-        "'wander.crystal.rejected') AND payload->>'resonance_id' = ? ORDER BY seq DESC LIMIT 1", [str(resonance_id)]).fetchone()
+        "'wander.crystal.rejected') AND payload->>'resonance_id' = ? ORDER BY seq DESC LIMIT 1",
+        [str(resonance_id)],
+    ).fetchone()
     return None if row is None or row[0] is None else int(row[0])
 
 
 def crystal_vectors(con: Connection) -> tuple[list[str], np.ndarray]:
     """(ids, matrix) of every crystal not invalidated, for the near-duplicate check."""
-    rows = con.execute("SELECT id, embedding FROM wander_crystals WHERE status <> 'invalidated' ORDER BY created_at, id").fetchall()
+    rows = con.execute(
+        "SELECT id, embedding FROM wander_crystals WHERE status <> 'invalidated' ORDER BY created_at, id"
+    ).fetchall()
     if not rows:
         return [], np.zeros((0, 0), dtype=np.float32)
     return [str(r[0]) for r in rows], np.asarray([r[1] for r in rows], dtype=np.float32)
@@ -334,33 +418,44 @@ def crystal_vectors(con: Connection) -> tuple[list[str], np.ndarray]:
 
 # -- warm memory -----------------------------------------------------------------
 
+
 def insert_warm_memory(con: Connection, rows: Sequence[WarmMemory]) -> None:
     _insert(con, rows)
 
 
-def list_warm_memory(con: Connection, session_id: str, *, cluster_type: str | None = None,
-                     with_vectors: bool = False) -> list[WarmMemory]:
+def list_warm_memory(
+    con: Connection, session_id: str, *, cluster_type: str | None = None, with_vectors: bool = False
+) -> list[WarmMemory]:
     clauses, params = ["session_id = ?"], [session_id]
     if cluster_type:
         clauses.append("cluster_type = ?")
         params.append(cluster_type)
-    return _select(con, WarmMemory, "WHERE " + " AND ".join(clauses), params, "ORDER BY created_at, rowid",
-                   with_vectors=with_vectors)
+    return _select(
+        con,
+        WarmMemory,
+        "WHERE " + " AND ".join(clauses),
+        params,
+        "ORDER BY created_at, rowid",
+        with_vectors=with_vectors,
+    )
 
 
 def compressed_through_step(con: Connection, session_id: str) -> int:
     """The last step whose residues were compressed into warm memory (0: none yet)."""
     value = con.execute(
         "SELECT max(CAST(content->>'through_step' AS INTEGER)) FROM wander_warm_memory WHERE session_id = ? AND cluster_type = 'summary'",
-        [session_id]).fetchone()[0]
+        [session_id],
+    ).fetchone()[0]
     return int(value or 0)
 
 
 # -- the corpus, as Wander sees it -------------------------------------------------
 
+
 def corpus_marker(con: Connection) -> tuple[int, int]:
     """A cheap change counter for the in-memory corpus index: (latest nodes, all nodes). (Counting the
-    embedded ones too would read every vector: 20 ms at 100k nodes.)"""
+    embedded ones too would read every vector: 20 ms at 100k nodes.)
+    """
     row = con.execute("SELECT count(*) FILTER (WHERE is_latest), count(*) FROM nodes").fetchone()
     return int(row[0]), int(row[1])
 
@@ -369,46 +464,68 @@ def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:
     """Columns of every embedded, latest node: id, embedding, domain, importance, confidence."""
     table = con.execute(
         "SELECT id, embedding, domain, importance, confidence FROM nodes WHERE is_latest AND embedding IS NOT NULL "
-        "ORDER BY created_at, rowid").fetchnumpy()
+        "ORDER BY created_at, rowid"
+    ).fetchnumpy()
     return table
 
 
 def updates_of(con: Connection, node_id: str) -> list[str]:
     """Nodes linked to ``node_id`` by an UPDATES relation, either way (tension seeking)."""
-    rows = con.execute("SELECT CASE WHEN source_id = ? THEN target_id ELSE source_id END FROM relations "
-                       "WHERE type = 'UPDATES' AND (source_id = ? OR target_id = ?)", [node_id, node_id, node_id]).fetchall()
+    rows = con.execute(
+        "SELECT CASE WHEN source_id = ? THEN target_id ELSE source_id END FROM relations "
+        "WHERE type = 'UPDATES' AND (source_id = ? OR target_id = ?)",
+        [node_id, node_id, node_id],
+    ).fetchall()
     return [str(r[0]) for r in rows]
 
 
 def node_summaries(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """id → {text, type, domain, entity, parent_ids, document_id} for the nodes that exist."""
+    """Id → {text, type, domain, entity, parent_ids, document_id} for the nodes that exist."""
     ids = _ids(ids)
     if not ids:
         return {}
-    rows = con.execute(f"SELECT id, text, type, domain, entity, parent_ids, document_id FROM nodes WHERE id IN {_in(ids)}",
-                       ids).fetchall()
-    return {str(i): {"text": t, "type": ty, "domain": d, "entity": e, "parent_ids": [str(p) for p in (ps or [])],
-                     "document_id": None if doc is None else str(doc)} for i, t, ty, d, e, ps, doc in rows}
+    rows = con.execute(
+        f"SELECT id, text, type, domain, entity, parent_ids, document_id FROM nodes WHERE id IN {_in(ids)}", ids
+    ).fetchall()
+    return {
+        str(i): {
+            "text": t,
+            "type": ty,
+            "domain": d,
+            "entity": e,
+            "parent_ids": [str(p) for p in (ps or [])],
+            "document_id": None if doc is None else str(doc),
+        }
+        for i, t, ty, d, e, ps, doc in rows
+    }
 
 
 # -- events ------------------------------------------------------------------------
 
+
 def emit_events(con: Connection, session_id: str, items: Sequence[tuple[str, dict[str, Any]]]) -> None:
     """A step's events in one statement, in order (the event log of :mod:`explorer.store.events`)."""
     if items:
-        con.execute(f"INSERT INTO events (subject, session_id, payload) VALUES {', '.join('(?, ?, ?)' for _ in items)}",
-                    [v for subject, payload in items for v in (subject, session_id, json.dumps(payload, default=str))])
+        con.execute(
+            f"INSERT INTO events (subject, session_id, payload) VALUES {', '.join('(?, ?, ?)' for _ in items)}",
+            [v for subject, payload in items for v in (subject, session_id, json.dumps(payload, default=str))],
+        )
 
 
 # -- search ------------------------------------------------------------------------
 
+
 def nearest(con: Connection, kind: str, vector: np.ndarray, limit: int) -> list[tuple[str, str, str | None, float]]:
     """(id, text, session_id, cosine) of the loci, crystals or resonances nearest to ``vector``."""
-    table, text = {"locus": ("wander_loci", "concept"), "crystal": ("wander_crystals", "insight"),
-                   "resonance": ("wander_resonances", "array_to_string(themes, ', ')")}[kind]
+    table, text = {
+        "locus": ("wander_loci", "concept"),
+        "crystal": ("wander_crystals", "insight"),
+        "resonance": ("wander_resonances", "array_to_string(themes, ', ')"),
+    }[kind]
     dim = len(vector)
     rows = con.execute(
         f"SELECT id, {text}, session_id, array_cosine_similarity(embedding, ?::FLOAT[{int(dim)}]) AS score "
         f"FROM {table} ORDER BY score DESC, id LIMIT ?",
-        [np.asarray(vector, dtype=np.float32).tolist(), limit]).fetchall()
+        [np.asarray(vector, dtype=np.float32).tolist(), limit],
+    ).fetchall()
     return [(str(i), t, None if s is None else str(s), float(sc)) for i, t, s, sc in rows]

@@ -22,8 +22,8 @@ import numpy as np
 from explorer.prompts import format_passages
 from explorer.prompts.wander import ANALOGY, Analogy
 from explorer.providers.gateway import Answer
+from explorer.records.wander import Adjacency, Locus, SourceType, Strategy
 from explorer.wander.config import WanderTuning
-from explorer.wander.records import Adjacency, Locus, SourceType, Strategy
 from explorer.wander.space import NO_DOMAIN, CorpusSpace, LociSpace, cosines
 
 SAME_POINT = 0.98  # cosine above which an item is the current locus itself
@@ -40,7 +40,7 @@ class Surroundings:
     here: Locus
     corpus: CorpusSpace
     loci: LociSpace
-    path: np.ndarray                      # embeddings of the loci visited just before this one, oldest first
+    path: np.ndarray  # embeddings of the loci visited just before this one, oldest first
     tuning: WanderTuning
     failures: list[str] = field(default_factory=list)
 
@@ -79,17 +79,34 @@ class Surroundings:
         node_id = self.corpus.index.ids[row]
         existing = self.loci.locus_for_node(node_id)
         domain = self.corpus.domain(row)
-        return Adjacency(concept=existing.concept if existing else "", embedding=self.corpus.index.matrix[row],
-                         strategy=strategy, source_type=source_type, domains=[domain] if domain else [],
-                         node_id=node_id, locus_id=existing.id if existing else None,
-                         similarity=float(self.node_sims[row]), note=note,
-                         abstraction_level=existing.abstraction_level if existing else 0.5)
+        return Adjacency(
+            concept=existing.concept if existing else "",
+            embedding=self.corpus.index.matrix[row],
+            strategy=strategy,
+            source_type=source_type,
+            domains=[domain] if domain else [],
+            node_id=node_id,
+            locus_id=existing.id if existing else None,
+            similarity=float(self.node_sims[row]),
+            note=note,
+            abstraction_level=existing.abstraction_level if existing else 0.5,
+        )
 
-    def from_locus(self, position: int, strategy: Strategy, source_type: SourceType, note: str | None = None) -> Adjacency:
+    def from_locus(
+        self, position: int, strategy: Strategy, source_type: SourceType, note: str | None = None
+    ) -> Adjacency:
         locus = self.loci.loci[self.loci.free.ids[position]]
-        return Adjacency(concept=locus.concept, embedding=locus.embedding, strategy=strategy, source_type=source_type,
-                         domains=list(locus.domains), locus_id=locus.id, similarity=float(self.free_sims[position]),
-                         note=note, abstraction_level=locus.abstraction_level)
+        return Adjacency(
+            concept=locus.concept,
+            embedding=locus.embedding,
+            strategy=strategy,
+            source_type=source_type,
+            domains=list(locus.domains),
+            locus_id=locus.id,
+            similarity=float(self.free_sims[position]),
+            note=note,
+            abstraction_level=locus.abstraction_level,
+        )
 
 
 def _top(sims: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray:
@@ -106,18 +123,24 @@ def _top(sims: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray
 def distance_band(s: Surroundings, rng: np.random.Generator) -> list[Adjacency]:
     """Items sampled at random from the band of moderate distance; the nearest-to-band ones when it is empty."""
     t = s.tuning
-    low, high = 1.0 - t.band_high, 1.0 - t.band_low   # the band as similarities
+    low, high = 1.0 - t.band_high, 1.0 - t.band_low  # the band as similarities
     nodes = np.flatnonzero((s.node_sims >= low) & (s.node_sims <= high))
     free = np.flatnonzero((s.free_sims >= low) & (s.free_sims <= high))
     pool = len(nodes) + len(free)
     if pool == 0:
         middle = (low + high) / 2
         closeness = -np.abs(s.node_sims - middle)
-        return [s.from_node(int(r), "distance_band", "ADJACENT", "nearest to the distance band")
-                for r in _top(closeness, t.band_samples)]
+        return [
+            s.from_node(int(r), "distance_band", "ADJACENT", "nearest to the distance band")
+            for r in _top(closeness, t.band_samples)
+        ]
     picks = rng.choice(pool, size=min(t.band_samples, pool), replace=False)
-    return [s.from_node(int(nodes[p]), "distance_band", "ADJACENT") if p < len(nodes)
-            else s.from_locus(int(free[p - len(nodes)]), "distance_band", "ADJACENT") for p in picks]
+    return [
+        s.from_node(int(nodes[p]), "distance_band", "ADJACENT")
+        if p < len(nodes)
+        else s.from_locus(int(free[p - len(nodes)]), "distance_band", "ADJACENT")
+        for p in picks
+    ]
 
 
 def cross_domain(s: Surroundings) -> list[Adjacency]:
@@ -170,13 +193,20 @@ def seek_tensions(s: Surroundings, updates: Sequence[str] = ()) -> list[Adjacenc
             break
         row = int(rows[i])
         if s.corpus.index.ids[row] not in taken and pull[i] > 0:
-            found.append(s.from_node(row, "tension", "ADJACENT",
-                                     f"near this locus yet pulling against {against} (pull {float(pull[i]):.2f})"))
+            found.append(
+                s.from_node(
+                    row,
+                    "tension",
+                    "ADJACENT",
+                    f"near this locus yet pulling against {against} (pull {float(pull[i]):.2f})",
+                )
+            )
     return found
 
 
-def analogical_reason(s: Surroundings, rng: np.random.Generator, ask: Ask, embed: Embed,
-                      node_text: NodeText) -> list[Adjacency]:
+def analogical_reason(
+    s: Surroundings, rng: np.random.Generator, ask: Ask, embed: Embed, node_text: NodeText
+) -> list[Adjacency]:
     """Analogous concepts the model proposes, shown passages from other domains for inspiration."""
     t = s.tuning
     mask = s.other_domains
@@ -191,12 +221,17 @@ def analogical_reason(s: Surroundings, rng: np.random.Generator, ask: Ask, embed
     ids = [s.corpus.index.ids[int(r)] for r in inspiring]
     texts = node_text(ids)
     rows = [(texts[i]["text"], s.corpus.domain(int(r))) for i, r in zip(ids, inspiring) if i in texts]
-    answer = ask(ANALOGY, {
-        "concept": s.here.concept,
-        "domains": ", ".join(s.here.domains) or "unknown",
-        "elsewhere": format_passages([text for text, _ in rows], [domain for _, domain in rows]),
-        "count": t.analogies,
-    }, tier="local", purpose="wander_analogy")
+    answer = ask(
+        ANALOGY,
+        {
+            "concept": s.here.concept,
+            "domains": ", ".join(s.here.domains) or "unknown",
+            "elsewhere": format_passages([text for text, _ in rows], [domain for _, domain in rows]),
+            "count": t.analogies,
+        },
+        tier="local",
+        purpose="wander_analogy",
+    )
     if not answer.ok:
         s.failures.append(f"analogical reasoning failed: {answer.error}")
         return []
@@ -211,10 +246,19 @@ def analogical_reason(s: Surroundings, rng: np.random.Generator, ask: Ask, embed
         if sim > SAME_POINT:
             continue
         existing = s.loci.locus_for_concept(analogy.concept)
-        found.append(Adjacency(concept=analogy.concept, embedding=vector, strategy="analogy", source_type="SERENDIPITOUS",
-                               domains=[analogy.domain] if analogy.domain else [], similarity=sim,
-                               locus_id=existing.id if existing else None,
-                               note=analogy.rationale or None, abstraction_level=0.6))
+        found.append(
+            Adjacency(
+                concept=analogy.concept,
+                embedding=vector,
+                strategy="analogy",
+                source_type="SERENDIPITOUS",
+                domains=[analogy.domain] if analogy.domain else [],
+                similarity=sim,
+                locus_id=existing.id if existing else None,
+                note=analogy.rationale or None,
+                abstraction_level=0.6,
+            )
+        )
     return found
 
 

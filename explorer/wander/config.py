@@ -24,7 +24,7 @@ class SessionConfig:
     max_steps: int = 1000
     cloud_budget_cents: int = 500
     temperature: float = 0.7
-    human_checkpoint_frequency: int = 50   # 0: never pause for review
+    human_checkpoint_frequency: int = 50  # 0: never pause for review
     random_seed: int | None = None
 
 
@@ -33,21 +33,21 @@ class WanderTuning:
     """Constants of the step (wander.md's algorithm) and of the guard rails."""
 
     # 1. adjacencies
-    band_low: float = 0.3                  # cosine distance band of distance-band sampling
+    band_low: float = 0.3  # cosine distance band of distance-band sampling
     band_high: float = 0.7
     band_samples: int = 6
     bridge_candidates: int = 3
     analogies: int = 3
-    analogy_sources: int = 4               # passages from other domains shown to the analogy prompt
+    analogy_sources: int = 4  # passages from other domains shown to the analogy prompt
     tension_candidates: int = 2
-    tension_pool: int = 64                 # nearest items among which tensions are sought
-    path_memory: int = 5                   # recent loci that define "where we were heading"
-    remember_candidates: int = 5           # best candidates kept as loci each step (the chosen one included)
-    failed_path_penalty: float = 0.5       # interestingness factor near a path that led nowhere
-    failed_path_radius: float = 0.1        # cosine distance counted as "near"
+    tension_pool: int = 64  # nearest items among which tensions are sought
+    path_memory: int = 5  # recent loci that define "where we were heading"
+    remember_candidates: int = 5  # best candidates kept as loci each step (the chosen one included)
+    failed_path_penalty: float = 0.5  # interestingness factor near a path that led nowhere
+    failed_path_radius: float = 0.1  # cosine distance counted as "near"
     # 2. scope
-    exclude_radius: float = 0.35           # cosine distance around an exclude anchor that is cut out
-    fence_warning: float = 0.95            # share of the drift limit at which the fence is "approached"
+    exclude_radius: float = 0.35  # cosine distance around an exclude anchor that is cut out
+    fence_warning: float = 0.95  # share of the drift limit at which the fence is "approached"
     attractor_weight: float = 0.15
     # 3. composite score (wander.md)
     w_interestingness: float = 0.3
@@ -57,18 +57,18 @@ class WanderTuning:
     # 5. dwelling and model choice
     recent_themes: int = 10
     active_resonances: int = 5
-    cloud_share: float = 0.2               # target share of dwelling calls that go to the cloud (~80% local)
-    cloud_min_score: float = 0.6           # only high-value encounters earn a cloud call
-    min_cloud_estimate_cents: float = 0.05 # floor of the cost estimate made before each cloud call
-    cost_safety: float = 1.5               # estimate = safety × (price of prompt + max answer tokens)
+    cloud_share: float = 0.2  # target share of dwelling calls that go to the cloud (~80% local)
+    cloud_min_score: float = 0.6  # only high-value encounters earn a cloud call
+    min_cloud_estimate_cents: float = 0.05  # floor of the cost estimate made before each cloud call
+    cost_safety: float = 1.5  # estimate = safety × (price of prompt + max answer tokens)
     budget_low_share: float = 0.8
-    exhausted_action: str = "offline"      # with no local model once the budget is spent: "offline" or "pause"
+    exhausted_action: str = "offline"  # with no local model once the budget is spent: "offline" or "pause"
     # 6. resonance
-    resonance_match: float = 0.72          # cosine between residue themes and a resonance
+    resonance_match: float = 0.72  # cosine between residue themes and a resonance
     resonance_max_matches: int = 3
     reinforce_gain: float = 1.0
     max_strength: float = 10.0
-    decay_rate: float = 0.1                # 10% a day
+    decay_rate: float = 0.1  # 10% a day
     confirm_occurrences: int = 3
     confirm_strength: float = 2.5
     invalidate_strength: float = 0.2
@@ -76,7 +76,7 @@ class WanderTuning:
     crystal_min_interest: float = 0.5
     crystal_evidence: int = 6
     duplicate_crystal: float = 0.92
-    crystal_new_support: int = 3           # residues a resonance must gather before it crystallizes again
+    crystal_new_support: int = 3  # residues a resonance must gather before it crystallizes again
     # 9. memory
     hot_memory_limit: int = 20
     hot_memory_keep: int = 5
@@ -84,7 +84,7 @@ class WanderTuning:
     failed_path_interest: float = 0.3
     warm_ttl_days: float = 30.0
     # guard rails
-    failure_trip: int = 3                  # consecutive steps with a failed dwelling
+    failure_trip: int = 3  # consecutive steps with a failed dwelling
     loop_window: int = 12
-    loop_distinct: int = 3                 # fewer distinct loci than this in the window is a loop
-    fence_trip: int = 3                    # consecutive steps past the fence (nowhere inside it to go)
+    loop_distinct: int = 3  # fewer distinct loci than this in the window is a loop
+    fence_trip: int = 3  # consecutive steps past the fence (nowhere inside it to go)

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from explorer.offline.kit import shorten
 from explorer.prompts import format_passages
 from explorer.prompts.wander import CRYSTALLIZE, VALIDATE
+from explorer.records.wander import Crystal, Locus, Residue, Resonance
+from explorer.text import shorten
 from explorer.wander.config import WanderTuning
 from explorer.wander.guards import Spending
-from explorer.wander.records import Crystal, Locus, Residue, Resonance
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -50,8 +50,13 @@ class Evidence:
         """``[{type, id, summary}]`` for every residue, locus and node that exists."""
         items: list[dict[str, Any]] = []
         for residue in self.residues[-limit:]:
-            items.append({"type": "residue", "id": residue.id,
-                          "summary": shorten(residue.possibility or residue.connection or ", ".join(residue.themes), 30)})
+            items.append(
+                {
+                    "type": "residue",
+                    "id": residue.id,
+                    "summary": shorten(residue.possibility or residue.connection or ", ".join(residue.themes), 30),
+                }
+            )
         seen: set[str] = set()
         for residue in self.residues[-limit:]:
             locus = self.loci.get(residue.to_locus_id)
@@ -72,10 +77,15 @@ class CrystalAttempt:
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-def pick_resonance(touched: Sequence[Resonance], locus_interest: float | None,
-                   last_attempt: Callable[[str], int | None], tuning: WanderTuning) -> Resonance | None:
+def pick_resonance(
+    touched: Sequence[Resonance],
+    locus_interest: float | None,
+    last_attempt: Callable[[str], int | None],
+    tuning: WanderTuning,
+) -> Resonance | None:
     """The strongest confirmed resonance this step touched, if the locus is interesting enough and the
-    resonance recurred ``crystal_new_support`` more times since it last crystallized (or tried to)."""
+    resonance recurred ``crystal_new_support`` more times since it last crystallized (or tried to).
+    """
     if locus_interest is None or locus_interest < tuning.crystal_min_interest:
         return None
 
@@ -88,8 +98,17 @@ def pick_resonance(touched: Sequence[Resonance], locus_interest: float | None,
     return max((r for r in touched if ready(r)), key=lambda r: r.strength, default=None)
 
 
-def crystallize(resonance: Resonance, locus: Locus, evidence: Evidence, *, session_id: str | None,
-                spending: Spending, embed: Embed, existing: np.ndarray, tuning: WanderTuning) -> CrystalAttempt:
+def crystallize(
+    resonance: Resonance,
+    locus: Locus,
+    evidence: Evidence,
+    *,
+    session_id: str | None,
+    spending: Spending,
+    embed: Embed,
+    existing: np.ndarray,
+    tuning: WanderTuning,
+) -> CrystalAttempt:
     attempt = {"resonance_id": resonance.id, "occurrences": resonance.occurrences, "locus_id": locus.id}
 
     def rejected(reason: str) -> CrystalAttempt:
@@ -97,10 +116,17 @@ def crystallize(resonance: Resonance, locus: Locus, evidence: Evidence, *, sessi
 
     texts, labels = evidence.passages(tuning.crystal_evidence)
     block = format_passages(texts, labels)
-    draft = spending.ask(CRYSTALLIZE, {
-        "themes": ", ".join(resonance.themes), "locus": locus.concept,
-        "domains": ", ".join(locus.domains) or "unknown", "evidence": block,
-    }, tier="cloud", purpose="wander_crystallize")
+    draft = spending.ask(
+        CRYSTALLIZE,
+        {
+            "themes": ", ".join(resonance.themes),
+            "locus": locus.concept,
+            "domains": ", ".join(locus.domains) or "unknown",
+            "evidence": block,
+        },
+        tier="cloud",
+        purpose="wander_crystallize",
+    )
     if not draft.ok:
         return rejected(f"crystallization failed: {draft.error}")
     vector = embed([draft.value.insight])[0]
@@ -108,25 +134,38 @@ def crystallize(resonance: Resonance, locus: Locus, evidence: Evidence, *, sessi
         closest = float(np.max(existing @ vector))
         if closest > tuning.duplicate_crystal:
             return rejected(f"near-duplicate of an existing crystal (similarity {closest:.2f})")
-    verdict = spending.ask(VALIDATE, {"insight": draft.value.insight, "evidence": block}, tier="cloud",
-                           purpose="wander_validate")
+    verdict = spending.ask(
+        VALIDATE, {"insight": draft.value.insight, "evidence": block}, tier="cloud", purpose="wander_validate"
+    )
     if not verdict.ok:
         return rejected(f"validation failed: {verdict.error}")
     if not verdict.value.valid:
         return rejected(f"rejected by validation: {verdict.value.notes}")
-    domains = list(dict.fromkeys([*draft.value.domains, *locus.domains,
-                                  *(d for l in evidence.loci.values() for d in l.domains)]))
+    domains = list(
+        dict.fromkeys([*draft.value.domains, *locus.domains, *(d for l in evidence.loci.values() for d in l.domains)])
+    )
     crystal = Crystal(
-        insight=draft.value.insight, embedding=vector,
+        insight=draft.value.insight,
+        embedding=vector,
         confidence=round((draft.value.confidence + verdict.value.confidence) / 2, 4),
-        actionability=draft.value.actionability, domains=domains, session_id=session_id,
-        source_resonance_id=resonance.id, source_locus_id=locus.id,
+        actionability=draft.value.actionability,
+        domains=domains,
+        session_id=session_id,
+        source_resonance_id=resonance.id,
+        source_locus_id=locus.id,
         supporting_evidence=evidence.supporting(tuning.crystal_evidence),
-        validated_by=verdict.model, validation_notes=verdict.value.notes,
+        validated_by=verdict.model,
+        validation_notes=verdict.value.notes,
     )
     payload = {**attempt, "crystal_id": crystal.id, "insight": crystal.insight, "confidence": crystal.confidence}
-    return CrystalAttempt(crystal, "formed", [
-        ("wander.crystal.formed", payload),
-        ("wander.crystal.validated", {**payload, "validated_by": verdict.model, "decision": "valid",
-                                      "notes": verdict.value.notes}),
-    ])
+    return CrystalAttempt(
+        crystal,
+        "formed",
+        [
+            ("wander.crystal.formed", payload),
+            (
+                "wander.crystal.validated",
+                {**payload, "validated_by": verdict.model, "decision": "valid", "notes": verdict.value.notes},
+            ),
+        ],
+    )

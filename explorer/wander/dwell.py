@@ -14,8 +14,8 @@ import numpy as np
 
 from explorer.prompts.wander import DWELLING, Dwelling
 from explorer.providers.gateway import Answer
+from explorer.records.wander import Adjacency, Locus, Residue, Resonance
 from explorer.wander.guards import Spending
-from explorer.wander.records import Adjacency, Locus, Residue, Resonance
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -24,8 +24,9 @@ def _domains(domains: Sequence[str]) -> str:
     return ", ".join(domains) or "unknown"
 
 
-def dwelling_fields(here: Locus, there: Adjacency | Locus, recent_themes: Sequence[str],
-                    resonances: Sequence[Resonance]) -> dict[str, str]:
+def dwelling_fields(
+    here: Locus, there: Adjacency | Locus, recent_themes: Sequence[str], resonances: Sequence[Resonance]
+) -> dict[str, str]:
     return {
         "current_concept": here.concept,
         "current_domains": _domains(here.domains),
@@ -34,8 +35,10 @@ def dwelling_fields(here: Locus, there: Adjacency | Locus, recent_themes: Sequen
         "next_domains": _domains(there.domains),
         "next_abstraction": f"{there.abstraction_level:.1f}",
         "recent_themes": ", ".join(recent_themes) or "(none yet)",
-        "active_resonances": "\n".join(f"- {', '.join(r.themes)} (seen {r.occurrences}×, {r.status})"
-                                       for r in resonances) or "(none yet)",
+        "active_resonances": "\n".join(
+            f"- {', '.join(r.themes)} (seen {r.occurrences}×, {r.status})" for r in resonances
+        )
+        or "(none yet)",
     }
 
 
@@ -48,19 +51,38 @@ def themes_vector(themes: Sequence[str], embed: Embed) -> np.ndarray | None:
     return (mean / norm).astype(np.float32) if norm else None
 
 
-def dwell(here: Locus, there: Adjacency, recent_themes: Sequence[str], resonances: Sequence[Resonance],
-          spending: Spending) -> Answer[Dwelling]:
+def dwell(
+    here: Locus, there: Adjacency, recent_themes: Sequence[str], resonances: Sequence[Resonance], spending: Spending
+) -> Answer[Dwelling]:
     tier = "cloud" if spending.wants_cloud(there.score) else "local"
-    return spending.ask(DWELLING, dwelling_fields(here, there, recent_themes, resonances), tier=tier,
-                        purpose="wander_dwell")
+    return spending.ask(
+        DWELLING, dwelling_fields(here, there, recent_themes, resonances), tier=tier, purpose="wander_dwell"
+    )
 
 
-def residue_from(dwelling: Dwelling, *, session_id: str, trace_id: str, from_locus_id: str | None, to_locus_id: str,
-                 model: str, embed: Embed) -> Residue:
+def residue_from(
+    dwelling: Dwelling,
+    *,
+    session_id: str,
+    trace_id: str,
+    from_locus_id: str | None,
+    to_locus_id: str,
+    model: str,
+    embed: Embed,
+) -> Residue:
     return Residue(
-        session_id=session_id, trace_id=trace_id, from_locus_id=from_locus_id, to_locus_id=to_locus_id,
-        connection=dwelling.connection, tension=dwelling.tension, bridge=dwelling.bridge, surprise=dwelling.surprise,
-        possibility=dwelling.possibility, themes=list(dwelling.themes),
-        themes_embedding=themes_vector(dwelling.themes, embed), interestingness=dwelling.interestingness,
-        actionability=dwelling.actionability, model_used=model,
+        session_id=session_id,
+        trace_id=trace_id,
+        from_locus_id=from_locus_id,
+        to_locus_id=to_locus_id,
+        connection=dwelling.connection,
+        tension=dwelling.tension,
+        bridge=dwelling.bridge,
+        surprise=dwelling.surprise,
+        possibility=dwelling.possibility,
+        themes=list(dwelling.themes),
+        themes_embedding=themes_vector(dwelling.themes, embed),
+        interestingness=dwelling.interestingness,
+        actionability=dwelling.actionability,
+        model_used=model,
     )

@@ -14,9 +14,9 @@ from typing import Any
 
 from explorer.prompts import Prompt
 from explorer.providers.gateway import Answer, Gateway, Tier, Usage, _import_litellm
+from explorer.records.wander import Session
 from explorer.wander.config import WanderTuning
 from explorer.wander.errors import SessionStateError
-from explorer.wander.records import Session
 
 TRANSITIONS: dict[str, frozenset[str]] = {
     "active": frozenset({"paused", "completed", "abandoned"}),
@@ -34,7 +34,8 @@ def require_transition(session: Session, target: str) -> None:
         raise SessionStateError(f"unknown session status {target!r}; use one of {', '.join(TRANSITIONS)}")
     if target not in TRANSITIONS[session.status]:
         hint = {"active": "it is already running", "paused": "it is already paused; resume it first"}.get(
-            session.status, "it has ended; start a new session")
+            session.status, "it has ended; start a new session"
+        )
         why = f" ({session.status_reason})" if session.status_reason else ""
         raise SessionStateError(f"cannot {_VERBS[target]} session {session.id}: it is {session.status}{why}; {hint}")
 
@@ -42,12 +43,16 @@ def require_transition(session: Session, target: str) -> None:
 def require_active(session: Session) -> None:
     if session.status != "active":
         why = f" ({session.status_reason})" if session.status_reason else ""
-        hint = (f"resume it with `explorer wander resume {session.id}`" if session.status == "paused"
-                else "start a new session")
+        hint = (
+            f"resume it with `explorer wander resume {session.id}`"
+            if session.status == "paused"
+            else "start a new session"
+        )
         raise SessionStateError(f"session {session.id} is {session.status}{why}; {hint}")
 
 
 # -- budget --------------------------------------------------------------------
+
 
 def _prices(gateway: Gateway, model: str) -> tuple[float, float] | None:
     """(input, output) dollars per token: the call's own pricing overrides, else litellm's price list."""
@@ -61,8 +66,9 @@ def _prices(gateway: Gateway, model: str) -> tuple[float, float] | None:
     return float(info.get("input_cost_per_token") or 0.0), float(info.get("output_cost_per_token") or 0.0)
 
 
-def estimate_cost_cents(gateway: Gateway, prompt: Prompt[Any], fields: dict[str, Any], model: str,
-                        tuning: WanderTuning) -> float:
+def estimate_cost_cents(
+    gateway: Gateway, prompt: Prompt[Any], fields: dict[str, Any], model: str, tuning: WanderTuning
+) -> float:
     """An upper estimate of one call's cost, in cents."""
     prices = _prices(gateway, model)
     if prices is None:
@@ -99,7 +105,9 @@ class Spending:
         self.downgraded += 1
         return "local" if self.has_local_model else "offline"
 
-    def ask(self, prompt: Prompt[Any], fields: dict[str, Any], *, tier: Tier = "local", purpose: str | None = None) -> Answer[Any]:
+    def ask(
+        self, prompt: Prompt[Any], fields: dict[str, Any], *, tier: Tier = "local", purpose: str | None = None
+    ) -> Answer[Any]:
         tier = self.affordable(prompt, fields, tier)
         answer = self.gateway.ask(prompt, fields, tier=tier, purpose=purpose, session_id=self.session.id)
         self.usage.add(answer)
@@ -119,20 +127,34 @@ class Spending:
         return value >= self.tuning.cloud_min_score and share < self.tuning.cloud_share
 
 
-def budget_warnings(before: float, after: float, budget: float, exhausted: bool, tuning: WanderTuning) -> dict[str, Any] | None:
+def budget_warnings(
+    before: float, after: float, budget: float, exhausted: bool, tuning: WanderTuning
+) -> dict[str, Any] | None:
     """The ``wander.budget.low`` payload when this step crossed the warning line or ran the budget out."""
     line = tuning.budget_low_share * budget
     if budget > 0 and before < line <= after:
-        return {"spent_cents": round(after, 4), "budget_cents": budget, "share": round(after / budget, 3), "exhausted": exhausted}
+        return {
+            "spent_cents": round(after, 4),
+            "budget_cents": budget,
+            "share": round(after / budget, 3),
+            "exhausted": exhausted,
+        }
     if exhausted:
-        return {"spent_cents": round(after, 4), "budget_cents": budget, "share": round(after / budget, 3) if budget else 1.0,
-                "exhausted": True}
+        return {
+            "spent_cents": round(after, 4),
+            "budget_cents": budget,
+            "share": round(after / budget, 3) if budget else 1.0,
+            "exhausted": True,
+        }
     return None
 
 
 # -- circuit breaker and checkpoints -----------------------------------------------
 
-def circuit_reason(session: Session, recent_loci: list[str], tuning: WanderTuning, last_error: str | None = None) -> str | None:
+
+def circuit_reason(
+    session: Session, recent_loci: list[str], tuning: WanderTuning, last_error: str | None = None
+) -> str | None:
     """Why the circuit breaker trips after this step, or None.
 
     ``recent_loci`` are the destinations of the steps since the breaker was last
@@ -141,12 +163,14 @@ def circuit_reason(session: Session, recent_loci: list[str], tuning: WanderTunin
     if session.failure_streak >= tuning.failure_trip:
         detail = f" (last: {last_error})" if last_error else ""
         return f"circuit breaker: {session.failure_streak} steps in a row failed to dwell{detail}"
-    window = recent_loci[-tuning.loop_window:]
+    window = recent_loci[-tuning.loop_window :]
     if len(window) >= tuning.loop_window and len(set(window)) < tuning.loop_distinct:
         return f"circuit breaker: loop, the last {len(window)} steps visited only {len(set(window))} loci"
     if session.fence_streak >= tuning.fence_trip:
-        return (f"circuit breaker: drift past the fence, {session.fence_streak} steps in a row with nowhere to go inside it; "
-                "widen it (fence include, a larger max drift) or inject a concept")
+        return (
+            f"circuit breaker: drift past the fence, {session.fence_streak} steps in a row with nowhere to go inside it; "
+            "widen it (fence include, a larger max drift) or inject a concept"
+        )
     return None
 
 

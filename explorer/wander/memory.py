@@ -15,9 +15,9 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from explorer.offline.kit import shorten
+from explorer.records.wander import Locus, Residue, WarmMemory
+from explorer.text import shorten
 from explorer.wander.config import WanderTuning
-from explorer.wander.records import Locus, Residue, WarmMemory
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -46,8 +46,15 @@ def theme_clusters(themes: Sequence[str], vectors: np.ndarray, threshold: float)
     return clusters
 
 
-def compress(hot: Sequence[tuple[int, Residue]], loci: dict[str, Locus], embed: Embed, *, session_id: str,
-             now: datetime, tuning: WanderTuning) -> list[WarmMemory]:
+def compress(
+    hot: Sequence[tuple[int, Residue]],
+    loci: dict[str, Locus],
+    embed: Embed,
+    *,
+    session_id: str,
+    now: datetime,
+    tuning: WanderTuning,
+) -> list[WarmMemory]:
     """Warm rows for the oldest hot residues, or nothing while hot memory is within its limit."""
     if len(hot) <= tuning.hot_memory_limit:
         return []
@@ -56,8 +63,18 @@ def compress(hot: Sequence[tuple[int, Residue]], loci: dict[str, Locus], embed: 
     rows: list[WarmMemory] = []
 
     def warm(kind: str, content: dict, vector: np.ndarray | None) -> None:
-        rows.append(WarmMemory(session_id=session_id, cluster_type=kind, content=content, embedding=vector,
-                               strength=1.0, last_accessed_at=now, created_at=now, expires_at=expires))
+        rows.append(
+            WarmMemory(
+                session_id=session_id,
+                cluster_type=kind,
+                content=content,
+                embedding=vector,
+                strength=1.0,
+                last_accessed_at=now,
+                created_at=now,
+                expires_at=expires,
+            )
+        )
 
     counts = Counter(t for _, r in old for t in dict.fromkeys(x.lower() for x in r.themes))
     themes = [t for t, _ in counts.most_common()]
@@ -66,8 +83,11 @@ def compress(hot: Sequence[tuple[int, Residue]], loci: dict[str, Locus], embed: 
         for members in theme_clusters(themes, vectors, tuning.theme_cluster_similarity):
             residues = [r.id for _, r in old if {x.lower() for x in r.themes} & {themes[i] for i in members}]
             if len(residues) >= 2:
-                warm("theme_cluster", {"themes": [themes[i] for i in members], "residue_ids": residues,
-                                       "count": len(residues)}, _unit(vectors[members]))
+                warm(
+                    "theme_cluster",
+                    {"themes": [themes[i] for i in members], "residue_ids": residues, "count": len(residues)},
+                    _unit(vectors[members]),
+                )
 
     run: list[tuple[int, Residue]] = []
     for item in [*old, None]:
@@ -77,19 +97,32 @@ def compress(hot: Sequence[tuple[int, Residue]], loci: dict[str, Locus], embed: 
             continue
         if run:
             path = [loci[r.to_locus_id] for _, r in run if r.to_locus_id in loci]
-            warm("failed_path", {
-                "steps": [s for s, _ in run], "locus_ids": [l.id for l in path],
-                "concepts": [shorten(l.concept, 12) for l in path],
-                "mean_interestingness": round(float(np.mean([r.interestingness or 0.0 for _, r in run])), 4),
-            }, _unit(np.vstack([l.embedding for l in path if l.embedding is not None])) if path else None)
+            warm(
+                "failed_path",
+                {
+                    "steps": [s for s, _ in run],
+                    "locus_ids": [l.id for l in path],
+                    "concepts": [shorten(l.concept, 12) for l in path],
+                    "mean_interestingness": round(float(np.mean([r.interestingness or 0.0 for _, r in run])), 4),
+                },
+                _unit(np.vstack([l.embedding for l in path if l.embedding is not None])) if path else None,
+            )
             run = []
 
     interests = [r.interestingness for _, r in old if r.interestingness is not None]
     best = max(old, key=lambda item: item[1].interestingness or 0.0)[1]
     vectors = [r.themes_embedding for _, r in old if r.themes_embedding is not None]
-    warm("summary", {
-        "from_step": old[0][0], "through_step": old[-1][0], "steps": len(old),
-        "top_themes": themes[:8], "mean_interestingness": round(float(np.mean(interests)), 4) if interests else None,
-        "best_possibility": best.possibility, "best_residue_id": best.id,
-    }, _unit(np.vstack(vectors)) if vectors else None)
+    warm(
+        "summary",
+        {
+            "from_step": old[0][0],
+            "through_step": old[-1][0],
+            "steps": len(old),
+            "top_themes": themes[:8],
+            "mean_interestingness": round(float(np.mean(interests)), 4) if interests else None,
+            "best_possibility": best.possibility,
+            "best_residue_id": best.id,
+        },
+        _unit(np.vstack(vectors)) if vectors else None,
+    )
     return rows

@@ -16,21 +16,28 @@ from typing import Any
 
 import numpy as np
 
+from explorer.records.wander import Residue, Resonance
 from explorer.wander.config import WanderTuning
-from explorer.wander.records import Residue, Resonance
 
 
 @dataclass
 class ResonanceOutcome:
-    touched: list[Resonance] = field(default_factory=list)       # reinforced or new, in match order
+    touched: list[Resonance] = field(default_factory=list)  # reinforced or new, in match order
     created: list[Resonance] = field(default_factory=list)
-    updated: list[Resonance] = field(default_factory=list)       # reinforced, promoted or invalidated
+    updated: list[Resonance] = field(default_factory=list)  # reinforced, promoted or invalidated
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def _payload(r: Resonance, now: datetime, **extra: Any) -> dict[str, Any]:
-    return {"resonance_id": r.id, "themes": r.themes, "occurrences": r.occurrences,
-            "strength": round(r.current_strength(now), 4), "status": r.status, "cross_session": r.session_id is None, **extra}
+    return {
+        "resonance_id": r.id,
+        "themes": r.themes,
+        "occurrences": r.occurrences,
+        "strength": round(r.current_strength(now), 4),
+        "status": r.status,
+        "cross_session": r.session_id is None,
+        **extra,
+    }
 
 
 def decayed_away(resonance: Resonance, now: datetime, tuning: WanderTuning) -> bool:
@@ -38,20 +45,26 @@ def decayed_away(resonance: Resonance, now: datetime, tuning: WanderTuning) -> b
 
 
 def reinforce(resonance: Resonance, residue_id: str, now: datetime, tuning: WanderTuning) -> Resonance:
-    return replace(resonance,
-                   occurrences=resonance.occurrences + 1,
-                   strength=min(tuning.max_strength, resonance.current_strength(now) + tuning.reinforce_gain),
-                   supporting_residue_ids=[*resonance.supporting_residue_ids, residue_id],
-                   last_reinforced_at=now)
+    return replace(
+        resonance,
+        occurrences=resonance.occurrences + 1,
+        strength=min(tuning.max_strength, resonance.current_strength(now) + tuning.reinforce_gain),
+        supporting_residue_ids=[*resonance.supporting_residue_ids, residue_id],
+        last_reinforced_at=now,
+    )
 
 
 def confirmable(resonance: Resonance, now: datetime, tuning: WanderTuning) -> bool:
-    return (resonance.status == "candidate" and resonance.occurrences >= tuning.confirm_occurrences
-            and resonance.current_strength(now) >= tuning.confirm_strength)
+    return (
+        resonance.status == "candidate"
+        and resonance.occurrences >= tuning.confirm_occurrences
+        and resonance.current_strength(now) >= tuning.confirm_strength
+    )
 
 
-def check_resonances(residue: Residue | None, in_reach: list[Resonance], session_id: str, now: datetime,
-                     tuning: WanderTuning) -> ResonanceOutcome:
+def check_resonances(
+    residue: Residue | None, in_reach: list[Resonance], session_id: str, now: datetime, tuning: WanderTuning
+) -> ResonanceOutcome:
     out = ResonanceOutcome()
     live = []
     for r in in_reach:
@@ -75,14 +88,27 @@ def check_resonances(residue: Residue | None, in_reach: list[Resonance], session
         if confirmable(new, now, tuning):
             new = replace(new, status="confirmed")
             out.events.append(("wander.resonance.confirmed", _payload(new, now, residue_id=residue.id)))
-        out.events.append(("wander.resonance.strengthened",
-                           _payload(new, now, residue_id=residue.id, similarity=round(float(sims[i]), 4), promoted=promoted)))
+        out.events.append(
+            (
+                "wander.resonance.strengthened",
+                _payload(new, now, residue_id=residue.id, similarity=round(float(sims[i]), 4), promoted=promoted),
+            )
+        )
         out.updated.append(new)
         out.touched.append(new)
     if not out.touched:
-        candidate = Resonance(themes=list(residue.themes), embedding=residue.themes_embedding, session_id=session_id,
-                              occurrences=1, strength=1.0, status="candidate", supporting_residue_ids=[residue.id],
-                              last_reinforced_at=now, decay_rate=tuning.decay_rate, created_at=now)
+        candidate = Resonance(
+            themes=list(residue.themes),
+            embedding=residue.themes_embedding,
+            session_id=session_id,
+            occurrences=1,
+            strength=1.0,
+            status="candidate",
+            supporting_residue_ids=[residue.id],
+            last_reinforced_at=now,
+            decay_rate=tuning.decay_rate,
+            created_at=now,
+        )
         out.created.append(candidate)
         out.touched.append(candidate)
         out.events.append(("wander.resonance.detected", _payload(candidate, now, residue_id=residue.id)))

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.records.wander import Adjacency, Session
 from explorer.wander.config import WanderTuning
-from explorer.wander.records import Adjacency, Session
 
 
 def _centres(session: Session) -> np.ndarray:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.records.wander import Adjacency, Session
 from explorer.wander.adjacency import Surroundings
 from explorer.wander.config import WanderTuning
-from explorer.wander.records import Adjacency, Session
 from explorer.wander.scope import attractor_pull
 
-UNVERIFIED_UNCERTAINTY = 0.6   # an analogy the model proposed is a guess until visited
+UNVERIFIED_UNCERTAINTY = 0.6  # an analogy the model proposed is a guess until visited
 ANALOGY_IMPORTANCE = 0.6
 
 
@@ -30,8 +30,14 @@ def ambiguity(similarity: float) -> float:
     return max(0.0, 1.0 - 2.0 * abs(similarity - 0.5))
 
 
-def score(candidates: list[Adjacency], s: Surroundings, session: Session, visited_domains: set[str],
-          failed_paths: np.ndarray, tuning: WanderTuning) -> None:
+def score(
+    candidates: list[Adjacency],
+    s: Surroundings,
+    session: Session,
+    visited_domains: set[str],
+    failed_paths: np.ndarray,
+    tuning: WanderTuning,
+) -> None:
     """Fill in each candidate's four scores, attractor pull and composite score."""
     visited = s.loci.visited.matrix
     here_domains = {d.lower() for d in s.here.domains}
@@ -60,9 +66,13 @@ def score(candidates: list[Adjacency], s: Surroundings, session: Session, visite
         else:
             c.bridge_potential = 1.0 if domains - seen_domains else 0.7
         c.attractor_pull = attractor_pull(c.embedding, session)
-        c.score = (tuning.w_interestingness * c.interestingness + tuning.w_novelty * c.novelty
-                   + tuning.w_bridge * c.bridge_potential + tuning.w_uncertainty * c.uncertainty
-                   + tuning.attractor_weight * c.attractor_pull)
+        c.score = (
+            tuning.w_interestingness * c.interestingness
+            + tuning.w_novelty * c.novelty
+            + tuning.w_bridge * c.bridge_potential
+            + tuning.w_uncertainty * c.uncertainty
+            + tuning.attractor_weight * c.attractor_pull
+        )
 
 
 def softmax_select(candidates: list[Adjacency], temperature: float, rng: np.random.Generator) -> int:

@@ -23,41 +23,63 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from explorer.offline.kit import shorten
+from explorer.records import Progress
+from explorer.records.wander import (
+    Crystal,
+    CrystalEvidence,
+    FenceAnchor,
+    Locus,
+    Residue,
+    Resonance,
+    RunResult,
+    SearchHit,
+    Session,
+    SessionView,
+    StepResult,
+    Trace,
+    utcnow,
+)
 from explorer.runtime import Runtime
 from explorer.store import corpus as corpus_store
 from explorer.store import events
 from explorer.store import wander as store
 from explorer.store.database import Connection
+from explorer.text import shorten
 from explorer.wander import crystal as crystals
 from explorer.wander.config import SessionConfig, WanderTuning
 from explorer.wander.crystal import CrystalAttempt, Evidence
 from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, SessionStateError, WanderError
 from explorer.wander.guards import Spending, require_active, require_transition
-from explorer.wander.records import (
-    Crystal, CrystalEvidence, FenceAnchor, Locus, Residue, Resonance, RunResult, SearchHit, Session, SessionView,
-    StepResult, Trace, utcnow,
-)
 from explorer.wander.space import CorpusSpace, LociSpace
 from explorer.wander.walk import StepCallbacks, StepInputs, StepPlan, take_step
 
-Progress = Callable[[int, int, str], None]
 TUNING = WanderTuning()
-HOLD_S = 1.0            # run() holds the database this long between letting other processes in
-DOMAIN_NEIGHBOURS = 5   # nearest nodes whose domains a new concept inherits
+HOLD_S = 1.0  # run() holds the database this long between letting other processes in
+DOMAIN_NEIGHBOURS = 5  # nearest nodes whose domains a new concept inherits
 DOMAIN_MIN_SIMILARITY = 0.2
 REVIEW_DECISIONS = ("approve", "reject", "archive")
 SEARCH_TYPES = ("locus", "crystal", "resonance")
-EDITABLE = {"name", "attractor", "allowed_domains", "forbidden_domains", "max_drift_distance", "max_steps",
-            "cloud_budget_cents", "temperature", "human_checkpoint_frequency", "status"}
+EDITABLE = {
+    "name",
+    "attractor",
+    "allowed_domains",
+    "forbidden_domains",
+    "max_drift_distance",
+    "max_steps",
+    "cloud_budget_cents",
+    "temperature",
+    "human_checkpoint_frequency",
+    "status",
+}
 
 _cache_lock = threading.Lock()
 _corpus_cache: dict[str, CorpusSpace] = {}
-_memory_cache: dict[tuple[str, str], "SessionMemory"] = {}
-_RECENT_STEPS = 32   # trace rows kept in memory: enough for the loop window and the recent path
+_memory_cache: dict[tuple[str, str], SessionMemory] = {}
+_RECENT_STEPS = 32  # trace rows kept in memory: enough for the loop window and the recent path
 
 
 # -- in-memory spaces ----------------------------------------------------------
+
 
 def _db_key(runtime: Runtime) -> str:
     return str(Path(runtime.db.path).resolve())
@@ -76,8 +98,15 @@ def corpus_space(runtime: Runtime, con: Connection) -> CorpusSpace:
     dim = runtime.db.embedding_dim
     vectors = np.vstack(table["embedding"]).astype(np.float32) if ids else np.zeros((0, dim), np.float32)
     domains = [d if isinstance(d, str) else None for d in table["domain"]]
-    space = CorpusSpace.build(dim, ids, vectors, domains, np.asarray(table["importance"], dtype=np.float32),
-                              np.asarray(table["confidence"], dtype=np.float32), marker)
+    space = CorpusSpace.build(
+        dim,
+        ids,
+        vectors,
+        domains,
+        np.asarray(table["importance"], dtype=np.float32),
+        np.asarray(table["confidence"], dtype=np.float32),
+        marker,
+    )
     with _cache_lock:
         _corpus_cache[key] = space
     return space
@@ -86,7 +115,8 @@ def corpus_space(runtime: Runtime, con: Connection) -> CorpusSpace:
 @dataclass
 class SessionMemory:
     """What a step needs of its session's past, kept between steps in this process: the loci, the
-    recent trace, hot memory and the paths that led nowhere. Valid while ``marker`` (loci, steps) holds."""
+    recent trace, hot memory and the paths that led nowhere. Valid while ``marker`` (loci, steps) holds.
+    """
 
     loci: LociSpace
     recent: list[Trace]
@@ -98,7 +128,9 @@ class SessionMemory:
         return self.loci.marker
 
 
-def _session_memory(runtime: Runtime, con: Connection, session: Session, tuning: WanderTuning = TUNING) -> SessionMemory:
+def _session_memory(
+    runtime: Runtime, con: Connection, session: Session, tuning: WanderTuning = TUNING
+) -> SessionMemory:
     key = (_db_key(runtime), session.id)
     marker = (store.count_loci(con, session.id), session.step_count)
     with _cache_lock:
@@ -109,8 +141,11 @@ def _session_memory(runtime: Runtime, con: Connection, session: Session, tuning:
         loci=LociSpace.build(runtime.db.embedding_dim, store.list_loci(con, session.id), marker),
         recent=store.list_traces(con, session.id, last=_RECENT_STEPS),
         hot=store.residue_steps(con, session.id, after_step=store.compressed_through_step(con, session.id)),
-        failed_paths=[w.embedding for w in store.list_warm_memory(con, session.id, cluster_type="failed_path",
-                                                                  with_vectors=True) if w.embedding is not None],
+        failed_paths=[
+            w.embedding
+            for w in store.list_warm_memory(con, session.id, cluster_type="failed_path", with_vectors=True)
+            if w.embedding is not None
+        ],
     )
     with _cache_lock:
         _memory_cache[key] = memory
@@ -139,6 +174,7 @@ def _embed_one(runtime: Runtime, text: str) -> np.ndarray:
 
 
 # -- sessions ------------------------------------------------------------------
+
 
 def _is_uuid(value: object) -> bool:
     try:
@@ -186,27 +222,50 @@ def create_session(runtime: Runtime, config: SessionConfig, tuning: WanderTuning
     attractor = (config.attractor or "").strip() or None
     session = Session(
         name=(config.name or "").strip() or f"Wander from {shorten(seed_concept, 8)}",
-        seed_concept=seed_concept, seed_embedding=seed_vector, attractor=attractor,
+        seed_concept=seed_concept,
+        seed_embedding=seed_vector,
+        attractor=attractor,
         attractor_embedding=_embed_one(runtime, attractor) if attractor else None,
-        allowed_domains=_domain_list(config.allowed_domains), forbidden_domains=_domain_list(config.forbidden_domains),
-        max_drift_distance=config.max_drift_distance, max_steps=config.max_steps,
-        cloud_budget_cents=config.cloud_budget_cents, temperature=config.temperature,
+        allowed_domains=_domain_list(config.allowed_domains),
+        forbidden_domains=_domain_list(config.forbidden_domains),
+        max_drift_distance=config.max_drift_distance,
+        max_steps=config.max_steps,
+        cloud_budget_cents=config.cloud_budget_cents,
+        temperature=config.temperature,
         human_checkpoint_frequency=config.human_checkpoint_frequency,
         random_seed=config.random_seed if config.random_seed is not None else secrets.randbelow(2**31),
     )
     with runtime.db.connect() as con:
         domains = _infer_domains(corpus_space(runtime, con), seed_vector)
         now = utcnow()
-        seed = Locus(session_id=session.id, concept=seed_concept, embedding=seed_vector, source_type="SEED",
-                     strategy="seed", domains=domains, visit_count=1, last_visited=now, novelty_score=1.0,
-                     interestingness=0.5, uncertainty=0.5)
+        seed = Locus(
+            session_id=session.id,
+            concept=seed_concept,
+            embedding=seed_vector,
+            source_type="SEED",
+            strategy="seed",
+            domains=domains,
+            visit_count=1,
+            last_visited=now,
+            novelty_score=1.0,
+            interestingness=0.5,
+            uncertainty=0.5,
+        )
         session.current_locus_id = seed.id
         with runtime.db.transaction() as tx:
             store.insert_session(tx, session)
             store.insert_loci(tx, [seed])
-            events.emit(tx, "wander.session.created", {"name": session.name, "seed_concept": seed_concept,
-                                                       "random_seed": session.random_seed, "seed_locus_id": seed.id},
-                        session.id)
+            events.emit(
+                tx,
+                "wander.session.created",
+                {
+                    "name": session.name,
+                    "seed_concept": seed_concept,
+                    "random_seed": session.random_seed,
+                    "seed_locus_id": seed.id,
+                },
+                session.id,
+            )
         return _require_session(con, session.id)
 
 
@@ -235,7 +294,9 @@ def _set_status(runtime: Runtime, session_id: str, target: str, reason: str | No
             values["completed_at"] = utcnow()
         with runtime.db.transaction() as tx:
             store.update_session(tx, session.id, **values)
-            events.emit(tx, subject, {"reason": reason, "step_number": session.step_count, "status": target}, session.id)
+            events.emit(
+                tx, subject, {"reason": reason, "step_number": session.step_count, "status": target}, session.id
+            )
         return _require_session(con, session.id)
 
 
@@ -258,7 +319,8 @@ def abandon(runtime: Runtime, session_id: str, reason: str | None = None) -> Ses
 
 def update_session(runtime: Runtime, session_id: str, **fields: Any) -> Session:
     """Change name, attractor, domains, drift limit, max steps, budget, temperature, checkpoint frequency,
-    or status (through the same transitions as pause/resume/stop)."""
+    or status (through the same transitions as pause/resume/stop).
+    """
     unknown = set(fields) - EDITABLE
     if unknown:
         raise InvalidRequest(f"cannot update {', '.join(sorted(unknown))}; editable: {', '.join(sorted(EDITABLE))}")
@@ -274,7 +336,9 @@ def update_session(runtime: Runtime, session_id: str, **fields: Any) -> Session:
                 values["name"] = value.strip()
             elif name == "attractor":
                 attractor = (value or "").strip() or None
-                values.update(attractor=attractor, attractor_embedding=_embed_one(runtime, attractor) if attractor else None)
+                values.update(
+                    attractor=attractor, attractor_embedding=_embed_one(runtime, attractor) if attractor else None
+                )
             elif name in ("allowed_domains", "forbidden_domains"):
                 values[name] = _domain_list(value)
             else:
@@ -301,6 +365,7 @@ def delete_session(runtime: Runtime, session_id: str) -> None:
 
 # -- the step --------------------------------------------------------------------
 
+
 def _evidence(con: Connection, loci: LociSpace, limit: int) -> Callable[[Resonance, Residue | None], Evidence]:
     def gather(resonance: Resonance, residue: Residue | None) -> Evidence:
         ids = [i for i in resonance.supporting_residue_ids if residue is None or i != residue.id][-limit:]
@@ -321,27 +386,42 @@ def _crystal_matrix(con: Connection) -> np.ndarray:
     return store.crystal_vectors(con)[1]
 
 
-def _read_inputs(runtime: Runtime, con: Connection, session: Session, memory: SessionMemory,
-                 tuning: WanderTuning) -> StepInputs:
+def _read_inputs(
+    runtime: Runtime, con: Connection, session: Session, memory: SessionMemory, tuning: WanderTuning
+) -> StepInputs:
     corpus = corpus_space(runtime, con)
     loci = memory.loci
     here = loci.loci.get(session.current_locus_id or "")
     if here is None:
         raise WanderError(f"session {session.id} has lost its current locus; delete it and start a new one")
-    recent = memory.recent[-max(tuning.loop_window, tuning.path_memory + 1):]
-    path = [loci.loci[t.to_locus_id] for t in recent[-(tuning.path_memory + 1):]
-            if t.to_locus_id in loci.loci and t.to_locus_id != here.id]
+    recent = memory.recent[-max(tuning.loop_window, tuning.path_memory + 1) :]
+    path = [
+        loci.loci[t.to_locus_id]
+        for t in recent[-(tuning.path_memory + 1) :]
+        if t.to_locus_id in loci.loci and t.to_locus_id != here.id
+    ]
     since_reset = [t.to_locus_id for t in recent if t.step_number > session.circuit_reset_step]
     updates = store.updates_of(con, here.node_id) if here.node_id else []
     return StepInputs(
-        session=session, here=here, corpus=corpus, loci=loci, path=path[-tuning.path_memory:], since_reset=since_reset,
-        hot=list(memory.hot), resonances=store.resonances_in_reach(con, session.id),
-        failed_paths=np.vstack(memory.failed_paths) if memory.failed_paths else np.zeros((0, runtime.db.embedding_dim), np.float32),
+        session=session,
+        here=here,
+        corpus=corpus,
+        loci=loci,
+        path=path[-tuning.path_memory :],
+        since_reset=since_reset,
+        hot=list(memory.hot),
+        resonances=store.resonances_in_reach(con, session.id),
+        failed_paths=np.vstack(memory.failed_paths)
+        if memory.failed_paths
+        else np.zeros((0, runtime.db.embedding_dim), np.float32),
         visited_domains={d for l in loci.loci.values() if l.visit_count > 0 for d in l.domains},
         pending=loci.loci.get(session.pending_locus_id) if session.pending_locus_id else None,
         updates=updates,
-        already_exhausted=runtime.gateway.model_for("cloud")[1] == "cloud" and any(
-            e.payload.get("exhausted") for e in events.list_events(con, session_id=session.id, subject_prefix="wander.budget.low")),
+        already_exhausted=runtime.gateway.model_for("cloud")[1] == "cloud"
+        and any(
+            e.payload.get("exhausted")
+            for e in events.list_events(con, session_id=session.id, subject_prefix="wander.budget.low")
+        ),
     )
 
 
@@ -366,9 +446,16 @@ def _write_plan(con: Connection, plan: StepPlan) -> None:
     outcome = plan.resonance_outcome
     store.insert_resonances(con, outcome.created)
     for r in outcome.updated:
-        store.update_resonance(con, r.id, session_id=r.session_id, occurrences=r.occurrences, strength=r.strength,
-                               status=r.status, supporting_residue_ids=r.supporting_residue_ids,
-                               last_reinforced_at=r.last_reinforced_at)
+        store.update_resonance(
+            con,
+            r.id,
+            session_id=r.session_id,
+            occurrences=r.occurrences,
+            strength=r.strength,
+            status=r.status,
+            supporting_residue_ids=r.supporting_residue_ids,
+            last_reinforced_at=r.last_reinforced_at,
+        )
     if plan.crystal is not None:
         store.insert_crystal(con, plan.crystal)
     store.insert_warm_memory(con, plan.warm)
@@ -385,8 +472,10 @@ def _commit(runtime: Runtime, plan: StepPlan) -> None:
         if "wander_traces" not in str(exc) and "step_number" not in str(exc):
             raise
         # UNIQUE(session_id, step_number): another process took this step while we were thinking
-        raise SessionStateError(f"session {plan.trace.session_id} took step {plan.trace.step_number} in another "
-                                "process at the same time; this step was not kept, try again") from exc
+        raise SessionStateError(
+            f"session {plan.trace.session_id} took step {plan.trace.step_number} in another "
+            "process at the same time; this step was not kept, try again"
+        ) from exc
 
 
 def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:
@@ -395,10 +484,13 @@ def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> St
         session = _require_session(con, session_id)
         require_active(session)
         if session.step_count >= session.max_steps:
-            _set_status(runtime, session.id, "completed", f"reached max steps ({session.max_steps})",
-                        "wander.session.completed")
-            raise SessionStateError(f"session {session.id} has reached its max steps ({session.max_steps}) and is "
-                                    "now completed; raise max steps to go on")
+            _set_status(
+                runtime, session.id, "completed", f"reached max steps ({session.max_steps})", "wander.session.completed"
+            )
+            raise SessionStateError(
+                f"session {session.id} has reached its max steps ({session.max_steps}) and is "
+                "now completed; raise max steps to go on"
+            )
         memory = _session_memory(runtime, con, session, tuning)
         inputs = _read_inputs(runtime, con, session, memory, tuning)
         spending = Spending(runtime.gateway, session, tuning)
@@ -433,8 +525,9 @@ def _remember(memory: SessionMemory, plan: StepPlan) -> None:
     loci.marker = (len(loci.loci), plan.trace.step_number)
 
 
-def run(runtime: Runtime, session_id: str, steps: int, progress: Progress | None = None,
-        tuning: WanderTuning = TUNING) -> RunResult:
+def run(
+    runtime: Runtime, session_id: str, steps: int, progress: Progress | None = None, tuning: WanderTuning = TUNING
+) -> RunResult:
     """Up to ``steps`` steps; stops early when the session pauses or completes, and says why."""
     if steps < 1:
         raise InvalidRequest("the number of steps must be at least 1")
@@ -461,6 +554,7 @@ def run(runtime: Runtime, session_id: str, steps: int, progress: Progress | None
 
 # -- interventions ---------------------------------------------------------------
 
+
 def _require_open(session: Session, action: str) -> None:
     if session.status not in ("active", "paused"):
         raise SessionStateError(f"cannot {action} session {session.id}: it is {session.status}")
@@ -478,9 +572,16 @@ def inject(runtime: Runtime, session_id: str, concept: str, force_visit: bool = 
         locus = loci.locus_for_concept(concept)
         if locus is None:
             vector = _embed_one(runtime, concept)
-            locus = Locus(session_id=session.id, concept=concept, embedding=vector, source_type="SERENDIPITOUS",
-                          strategy="injected", domains=_infer_domains(corpus_space(runtime, con), vector),
-                          interestingness=0.7, uncertainty=0.6)
+            locus = Locus(
+                session_id=session.id,
+                concept=concept,
+                embedding=vector,
+                source_type="SERENDIPITOUS",
+                strategy="injected",
+                domains=_infer_domains(corpus_space(runtime, con), vector),
+                interestingness=0.7,
+                uncertainty=0.6,
+            )
             new = [locus]
         else:
             new = []
@@ -488,8 +589,12 @@ def inject(runtime: Runtime, session_id: str, concept: str, force_visit: bool = 
             store.insert_loci(tx, new)
             if force_visit:
                 store.update_session(tx, session.id, pending_locus_id=locus.id)
-            events.emit(tx, "wander.locus.injected", {"locus_id": locus.id, "concept": concept, "force_visit": force_visit},
-                        session.id)
+            events.emit(
+                tx,
+                "wander.locus.injected",
+                {"locus_id": locus.id, "concept": concept, "force_visit": force_visit},
+                session.id,
+            )
     _forget_loci(runtime, session.id)
     return locus
 
@@ -518,30 +623,49 @@ def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING
         loci = _loci_space(runtime, con, session)
         here = loci.loci.get(session.current_locus_id or "")
         now = utcnow()
-        reach = [r for r in store.resonances_in_reach(con, session.id) if r.current_strength(now) >= tuning.invalidate_strength]
+        reach = [
+            r
+            for r in store.resonances_in_reach(con, session.id)
+            if r.current_strength(now) >= tuning.invalidate_strength
+        ]
         if here is None or not reach:
             raise WanderError(f"session {session.id} has no resonance to crystallize yet; take more steps first")
-        resonance = max(reach, key=lambda r: (r.status == "confirmed", float(r.embedding @ here.embedding) * r.current_strength(now)))
+        resonance = max(
+            reach,
+            key=lambda r: (r.status == "confirmed", float(r.embedding @ here.embedding) * r.current_strength(now)),
+        )
         spending = Spending(runtime.gateway, session, tuning)
-        attempt = crystals.crystallize(resonance, here, _evidence(con, loci, tuning.crystal_evidence)(resonance, None),
-                                       session_id=session.id, spending=spending, embed=runtime.embedder.embed,
-                                       existing=_crystal_matrix(con), tuning=tuning)
+        attempt = crystals.crystallize(
+            resonance,
+            here,
+            _evidence(con, loci, tuning.crystal_evidence)(resonance, None),
+            session_id=session.id,
+            spending=spending,
+            embed=runtime.embedder.embed,
+            existing=_crystal_matrix(con),
+            tuning=tuning,
+        )
         by_tier = spending.usage.by_tier
         with runtime.db.transaction() as tx:
             if attempt.crystal is not None:
                 store.insert_crystal(tx, attempt.crystal)
-            store.update_session(tx, session.id, cloud_spent_cents=session.cloud_spent_cents + spending.cloud_cents,
-                                 local_calls=session.local_calls + by_tier.get("local", 0),
-                                 cloud_calls=session.cloud_calls + by_tier.get("cloud", 0),
-                                 offline_calls=session.offline_calls + by_tier.get("offline", 0))
+            store.update_session(
+                tx,
+                session.id,
+                cloud_spent_cents=session.cloud_spent_cents + spending.cloud_cents,
+                local_calls=session.local_calls + by_tier.get("local", 0),
+                cloud_calls=session.cloud_calls + by_tier.get("cloud", 0),
+                offline_calls=session.offline_calls + by_tier.get("offline", 0),
+            )
             for subject, payload in attempt.events:
                 events.emit(tx, subject, {**payload, "forced": True}, session.id)
     runtime.flush()
     return attempt
 
 
-def review_crystal(runtime: Runtime, crystal_id: str, decision: str, notes: str | None = None,
-                   reviewer: str | None = None) -> Crystal:
+def review_crystal(
+    runtime: Runtime, crystal_id: str, decision: str, notes: str | None = None, reviewer: str | None = None
+) -> Crystal:
     """A person's verdict: approve (human_approved), reject (invalidated) or archive."""
     if decision not in REVIEW_DECISIONS:
         raise InvalidRequest(f"review decision must be one of {', '.join(REVIEW_DECISIONS)}, not {decision!r}")
@@ -553,19 +677,37 @@ def review_crystal(runtime: Runtime, crystal_id: str, decision: str, notes: str 
         who = (reviewer or "").strip() or "human"
         values: dict[str, Any]
         if decision == "approve":
-            values = {"human_approved": True, "human_approved_at": now, "human_approved_by": who,
-                      "status": "active" if crystal.status in ("invalidated", "archived") else crystal.status}
+            values = {
+                "human_approved": True,
+                "human_approved_at": now,
+                "human_approved_by": who,
+                "status": "active" if crystal.status in ("invalidated", "archived") else crystal.status,
+            }
         elif decision == "reject":
-            values = {"status": "invalidated", "human_approved": False, "human_approved_at": None, "human_approved_by": who}
+            values = {
+                "status": "invalidated",
+                "human_approved": False,
+                "human_approved_at": None,
+                "human_approved_by": who,
+            }
         else:
             values = {"status": "archived"}
         if notes is not None:
             values["validation_notes"] = notes
         with runtime.db.transaction() as tx:
             store.update_crystal(tx, crystal.id, **values)
-            events.emit(tx, "wander.crystal.validated", {"crystal_id": crystal.id, "decision": decision,
-                                                         "validated_by": "human", "reviewer": who, "notes": notes},
-                        crystal.session_id)
+            events.emit(
+                tx,
+                "wander.crystal.validated",
+                {
+                    "crystal_id": crystal.id,
+                    "decision": decision,
+                    "validated_by": "human",
+                    "reviewer": who,
+                    "notes": notes,
+                },
+                crystal.session_id,
+            )
         return store.get_crystal(con, crystal.id)
 
 
@@ -581,6 +723,7 @@ def invalidate_resonance(runtime: Runtime, resonance_id: str) -> Resonance:
 
 # -- reading -----------------------------------------------------------------------
 
+
 def search(runtime: Runtime, query: str, types: Sequence[str] = SEARCH_TYPES, limit: int = 10) -> list[SearchHit]:
     """Loci, crystals and resonances nearest in meaning to ``query``, best first."""
     query = (query or "").strip()
@@ -593,7 +736,9 @@ def search(runtime: Runtime, query: str, types: Sequence[str] = SEARCH_TYPES, li
     hits: list[SearchHit] = []
     with runtime.db.connect() as con:
         for kind in types:
-            hits += [SearchHit(kind, i, text, score, sid) for i, text, sid, score in store.nearest(con, kind, vector, limit)]
+            hits += [
+                SearchHit(kind, i, text, score, sid) for i, text, sid, score in store.nearest(con, kind, vector, limit)
+            ]
     return sorted(hits, key=lambda h: -h.score)[:limit]
 
 
@@ -611,8 +756,9 @@ def session_view(runtime: Runtime, session_id: str) -> SessionView:
         )
 
 
-def list_loci(runtime: Runtime, session_id: str, visited: bool | None = None,
-              min_interestingness: float | None = None) -> list[Locus]:
+def list_loci(
+    runtime: Runtime, session_id: str, visited: bool | None = None, min_interestingness: float | None = None
+) -> list[Locus]:
     """A session's loci (``visited`` True: only those the walk stood on; False: only those it saw)."""
     with runtime.db.connect() as con:
         session = _require_session(con, session_id)
@@ -628,8 +774,9 @@ def get_locus(runtime: Runtime, locus_id: str) -> Locus:
         return found[0]
 
 
-def list_crystals(runtime: Runtime, status: str | None = None, min_confidence: float | None = None,
-                  session_id: str | None = None) -> list[Crystal]:
+def list_crystals(
+    runtime: Runtime, status: str | None = None, min_confidence: float | None = None, session_id: str | None = None
+) -> list[Crystal]:
     with runtime.db.connect() as con:
         return store.list_crystals(con, status=status, min_confidence=min_confidence, session_id=session_id)
 
@@ -655,8 +802,11 @@ def crystal_evidence(runtime: Runtime, crystal_id: str) -> CrystalEvidence:
         nodes = corpus_store.get_nodes(con, node_ids, with_vectors=False)
         parents = [p for n in nodes if n.type != "raw_chunk" for p in n.parent_ids]
         chunks = [n for n in nodes if n.type == "raw_chunk"]
-        chunks += [n for n in corpus_store.get_nodes(con, parents, with_vectors=False)
-                   if n.type == "raw_chunk" and n.id not in {c.id for c in chunks}]
+        chunks += [
+            n
+            for n in corpus_store.get_nodes(con, parents, with_vectors=False)
+            if n.type == "raw_chunk" and n.id not in {c.id for c in chunks}
+        ]
         return CrystalEvidence(crystal, residues, loci, nodes, chunks)
 
 
@@ -664,4 +814,6 @@ def session_events(runtime: Runtime, session_id: str, after_seq: int = 0, limit:
     """The session's persisted events (what NATS subjects were in wander.md), oldest first."""
     with runtime.db.connect() as con:
         _require_session(con, session_id)
-        return events.list_events(con, session_id=session_id, subject_prefix="wander.", after_seq=after_seq, limit=limit)
+        return events.list_events(
+            con, session_id=session_id, subject_prefix="wander.", after_seq=after_seq, limit=limit
+        )

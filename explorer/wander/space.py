@@ -12,15 +12,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.records.wander import Locus
 from explorer.vectors import VectorIndex
-from explorer.wander.records import Locus
 
 NO_DOMAIN = -1
 
 
 def cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     """``matrix @ query`` on one thread. Why not BLAS: on two cores its threads contend with the embedding
-    model's and with each other (measured here: 8 ms against 1 ms for 10k rows, 17 against 12 for 100k)."""
+    model's and with each other (measured here: 8 ms against 1 ms for 10k rows, 17 against 12 for 100k).
+    """
     return np.einsum("ij,j->i", matrix, np.asarray(query, dtype=np.float32))
 
 
@@ -36,16 +37,30 @@ class CorpusSpace:
     marker: tuple[int, int] = (0, 0)
 
     @classmethod
-    def build(cls, dim: int, ids: list[str], vectors: np.ndarray, domains: list[str | None],
-              importance: np.ndarray, confidence: np.ndarray, marker: tuple[int, int] = (0, 0)) -> "CorpusSpace":
+    def build(
+        cls,
+        dim: int,
+        ids: list[str],
+        vectors: np.ndarray,
+        domains: list[str | None],
+        importance: np.ndarray,
+        confidence: np.ndarray,
+        marker: tuple[int, int] = (0, 0),
+    ) -> CorpusSpace:
         index = VectorIndex(dim, capacity=max(1, len(ids)))
         if ids:
             index.add(ids, vectors)
         names = sorted({d for d in domains if d})
         code = {name: i for i, name in enumerate(names)}
         codes = np.asarray([code.get(d, NO_DOMAIN) if d else NO_DOMAIN for d in domains], dtype=np.int32)
-        return cls(index, codes, names, np.asarray(importance, dtype=np.float32).reshape(-1),
-                   np.asarray(confidence, dtype=np.float32).reshape(-1), marker)
+        return cls(
+            index,
+            codes,
+            names,
+            np.asarray(importance, dtype=np.float32).reshape(-1),
+            np.asarray(confidence, dtype=np.float32).reshape(-1),
+            marker,
+        )
 
     def __len__(self) -> int:
         return len(self.index)
@@ -65,7 +80,8 @@ class CorpusSpace:
 @dataclass
 class LociSpace:
     """One session's loci. ``free`` indexes the loci that are not corpus nodes (seed, analogies, injected):
-    loci drawn from nodes are found through the corpus index and mapped back by ``by_node``."""
+    loci drawn from nodes are found through the corpus index and mapped back by ``by_node``.
+    """
 
     dim: int
     loci: dict[str, Locus] = field(default_factory=dict)
@@ -80,7 +96,7 @@ class LociSpace:
         self.visited = self.visited or VectorIndex(self.dim, capacity=64)
 
     @classmethod
-    def build(cls, dim: int, loci: list[Locus], marker: tuple[int, int] = (0, 0)) -> "LociSpace":
+    def build(cls, dim: int, loci: list[Locus], marker: tuple[int, int] = (0, 0)) -> LociSpace:
         space = cls(dim, marker=marker)
         space.add(loci)
         return space

@@ -18,23 +18,39 @@ from typing import Any
 
 import numpy as np
 
-from explorer.offline.kit import shorten
 from explorer.records import new_id
-from explorer.wander import adjacency, crystal as crystals, memory, scope, selection
+from explorer.records.wander import (
+    Adjacency,
+    Crystal,
+    Locus,
+    Residue,
+    Resonance,
+    Session,
+    StepResult,
+    Trace,
+    WarmMemory,
+)
+from explorer.text import shorten
+from explorer.wander import adjacency, memory, scope, selection
+from explorer.wander import crystal as crystals
 from explorer.wander.config import WanderTuning
 from explorer.wander.dwell import dwell, residue_from
 from explorer.wander.guards import Spending, budget_warnings, checkpoint_due, circuit_reason
-from explorer.wander.records import (
-    Adjacency, Crystal, Locus, Residue, Resonance, Session, StepResult, Trace, WarmMemory,
-)
 from explorer.wander.resonance import ResonanceOutcome, check_resonances
 from explorer.wander.space import CorpusSpace, LociSpace
 
 Embed = Callable[[Sequence[str]], np.ndarray]
-NODE_ABSTRACTION = {"raw_chunk": 0.3, "synthesis": 0.5, "entity_insight": 0.5, "rem_dream": 0.7, "fused": 0.6,
-                    "pattern": 0.8, "abstraction": 0.9}
-CONNECTIONS_KEPT = 20   # entries of a locus's adjacent_to / bridges_to / contradicts
-BACKTRACK_POOL = 200    # the most recently seen unexplored loci a walk stuck at the fence may go back to
+NODE_ABSTRACTION = {
+    "raw_chunk": 0.3,
+    "synthesis": 0.5,
+    "entity_insight": 0.5,
+    "rem_dream": 0.7,
+    "fused": 0.6,
+    "pattern": 0.8,
+    "abstraction": 0.9,
+}
+CONNECTIONS_KEPT = 20  # entries of a locus's adjacent_to / bridges_to / contradicts
+BACKTRACK_POOL = 200  # the most recently seen unexplored loci a walk stuck at the fence may go back to
 
 
 def step_rng(random_seed: int, step_number: int, purpose: int) -> np.random.Generator:
@@ -48,15 +64,15 @@ class StepInputs:
     here: Locus
     corpus: CorpusSpace
     loci: LociSpace
-    path: list[Locus]                       # loci visited just before here, oldest first
-    since_reset: list[str]                  # destinations of the steps since the circuit breaker was reset
-    hot: list[tuple[int, Residue]]          # hot memory: (step, residue) not yet compressed
-    resonances: list[Resonance]             # resonances in reach
-    failed_paths: np.ndarray                # warm failed-path vectors, to steer away from
+    path: list[Locus]  # loci visited just before here, oldest first
+    since_reset: list[str]  # destinations of the steps since the circuit breaker was reset
+    hot: list[tuple[int, Residue]]  # hot memory: (step, residue) not yet compressed
+    resonances: list[Resonance]  # resonances in reach
+    failed_paths: np.ndarray  # warm failed-path vectors, to steer away from
     visited_domains: set[str]
-    pending: Locus | None = None            # a locus a person asked to visit next
-    updates: list[str] = field(default_factory=list)   # nodes linked to here by UPDATES relations
-    already_exhausted: bool = False         # the budget ran out in an earlier step (warned then)
+    pending: Locus | None = None  # a locus a person asked to visit next
+    updates: list[str] = field(default_factory=list)  # nodes linked to here by UPDATES relations
+    already_exhausted: bool = False  # the budget ran out in an earlier step (warned then)
 
 
 @dataclass
@@ -64,7 +80,7 @@ class StepCallbacks:
     embed: Embed
     node_text: adjacency.NodeText
     evidence: Callable[[Resonance, Residue], crystals.Evidence]
-    last_attempt: Callable[[str], int | None]          # a resonance's occurrences when it last tried to crystallize
+    last_attempt: Callable[[str], int | None]  # a resonance's occurrences when it last tried to crystallize
     crystal_vectors: Callable[[], np.ndarray]
 
 
@@ -95,30 +111,56 @@ def _fill_concepts(candidates: list[Adjacency], node_text: adjacency.NodeText) -
 
 
 def _as_adjacency(locus: Locus, here: Locus, strategy: str, note: str) -> Adjacency:
-    return Adjacency(concept=locus.concept, embedding=locus.embedding, strategy=strategy, source_type=locus.source_type,
-                     domains=list(locus.domains), node_id=locus.node_id, locus_id=locus.id,
-                     similarity=float(locus.embedding @ here.embedding), note=note,
-                     abstraction_level=locus.abstraction_level, interestingness=locus.interestingness,
-                     uncertainty=locus.uncertainty, score=1.0, probability=1.0)
+    return Adjacency(
+        concept=locus.concept,
+        embedding=locus.embedding,
+        strategy=strategy,
+        source_type=locus.source_type,
+        domains=list(locus.domains),
+        node_id=locus.node_id,
+        locus_id=locus.id,
+        similarity=float(locus.embedding @ here.embedding),
+        note=note,
+        abstraction_level=locus.abstraction_level,
+        interestingness=locus.interestingness,
+        uncertainty=locus.uncertainty,
+        score=1.0,
+        probability=1.0,
+    )
 
 
 def _new_locus(c: Adjacency, session_id: str, now: datetime) -> Locus:
-    return Locus(session_id=session_id, concept=c.concept, embedding=c.embedding, source_type=c.source_type,
-                 strategy=c.strategy, node_id=c.node_id, domains=list(c.domains), abstraction_level=c.abstraction_level,
-                 novelty_score=c.novelty, interestingness=c.interestingness, uncertainty=c.uncertainty,
-                 first_encountered=now)
+    return Locus(
+        session_id=session_id,
+        concept=c.concept,
+        embedding=c.embedding,
+        source_type=c.source_type,
+        strategy=c.strategy,
+        node_id=c.node_id,
+        domains=list(c.domains),
+        abstraction_level=c.abstraction_level,
+        novelty_score=c.novelty,
+        interestingness=c.interestingness,
+        uncertainty=c.uncertainty,
+        first_encountered=now,
+    )
 
 
-def _candidates(inputs: StepInputs, s: adjacency.Surroundings, calls: StepCallbacks, spending: Spending,
-                tuning: WanderTuning) -> list[Adjacency]:
+def _candidates(
+    inputs: StepInputs, s: adjacency.Surroundings, calls: StepCallbacks, spending: Spending, tuning: WanderTuning
+) -> list[Adjacency]:
     session = inputs.session
     groups: dict[str, list[Adjacency]] = {}
     strategies = [
         ("cross_domain", lambda: adjacency.cross_domain(s)),
         ("tension", lambda: adjacency.seek_tensions(s, inputs.updates)),
         ("distance_band", lambda: adjacency.distance_band(s, step_rng(session.random_seed, session.step_count + 1, 1))),
-        ("analogy", lambda: adjacency.analogical_reason(s, step_rng(session.random_seed, session.step_count + 1, 2),
-                                                        spending.ask, calls.embed, calls.node_text)),
+        (
+            "analogy",
+            lambda: adjacency.analogical_reason(
+                s, step_rng(session.random_seed, session.step_count + 1, 2), spending.ask, calls.embed, calls.node_text
+            ),
+        ),
     ]
     for name, strategy in strategies:
         try:
@@ -131,29 +173,46 @@ def _candidates(inputs: StepInputs, s: adjacency.Surroundings, calls: StepCallba
     return [c for c in found if c.concept]
 
 
-def _backtrack(inputs: StepInputs, s: adjacency.Surroundings, fenced_out: int, tuning: WanderTuning) -> tuple[Adjacency, str]:
+def _backtrack(
+    inputs: StepInputs, s: adjacency.Surroundings, fenced_out: int, tuning: WanderTuning
+) -> tuple[Adjacency, str]:
     """Nowhere inside the fence to go from here: go back to an unexplored locus inside it, or to the seed."""
     session, here = inputs.session, inputs.here
-    recent = [l for l in inputs.loci.loci.values() if l.visit_count == 0 and l.id != here.id and l.embedding is not None]
+    recent = [
+        l for l in inputs.loci.loci.values() if l.visit_count == 0 and l.id != here.id and l.embedding is not None
+    ]
     unexplored = [_as_adjacency(l, here, l.strategy, "an unexplored branch") for l in recent[-BACKTRACK_POOL:]]
     unexplored = [c for c in unexplored if scope.rejection(c, session, tuning) is None]
     if unexplored:
         selection.score(unexplored, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
-        pick = selection.softmax_select(unexplored, session.temperature, step_rng(session.random_seed, session.step_count + 1, 4))
-        return unexplored[pick], (f"no adjacency inside the fence ({fenced_out} out of scope): "
-                                  f"back to an unexplored branch, score {unexplored[pick].score:.2f}")
+        pick = selection.softmax_select(
+            unexplored, session.temperature, step_rng(session.random_seed, session.step_count + 1, 4)
+        )
+        return unexplored[pick], (
+            f"no adjacency inside the fence ({fenced_out} out of scope): "
+            f"back to an unexplored branch, score {unexplored[pick].score:.2f}"
+        )
     seed = next((l for l in inputs.loci.loci.values() if l.source_type == "SEED"), here)
-    return (_as_adjacency(seed, here, "seed", "no adjacency inside the fence"),
-            f"no adjacency inside the fence ({fenced_out} out of scope): back to the seed")
+    return (
+        _as_adjacency(seed, here, "seed", "no adjacency inside the fence"),
+        f"no adjacency inside the fence ({fenced_out} out of scope): back to the seed",
+    )
 
 
-def take_step(inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuning: WanderTuning,
-              now: datetime) -> StepPlan:
+def take_step(
+    inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuning: WanderTuning, now: datetime
+) -> StepPlan:
     session, here = inputs.session, inputs.here
     number = session.step_count + 1
     events: list[tuple[str, dict[str, Any]]] = [
-        ("wander.step.started", {"step_number": number, "from_locus_id": here.id, "from_concept": shorten(here.concept, 20)})]
-    path_vectors = np.vstack([l.embedding for l in inputs.path]) if inputs.path else np.zeros((0, len(here.embedding)), np.float32)
+        (
+            "wander.step.started",
+            {"step_number": number, "from_locus_id": here.id, "from_concept": shorten(here.concept, 20)},
+        )
+    ]
+    path_vectors = (
+        np.vstack([l.embedding for l in inputs.path]) if inputs.path else np.zeros((0, len(here.embedding)), np.float32)
+    )
     s = adjacency.Surroundings(here, inputs.corpus, inputs.loci, path_vectors, tuning)
 
     # 1-4: adjacencies, scope, score, choice (or the locus a person asked for)
@@ -167,16 +226,27 @@ def take_step(inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuni
         considered = len(found)
         candidates = [c for c in found if scope.rejection(c, session, tuning) is None]
         fenced_out = considered - len(candidates)
-        events.append(("wander.adjacencies.found", {
-            "step_number": number, "count": considered, "in_scope": len(candidates),
-            "by_strategy": {k: sum(c.strategy == k for c in found) for k in ("distance_band", "cross_domain", "analogy", "tension")},
-        }))
+        events.append(
+            (
+                "wander.adjacencies.found",
+                {
+                    "step_number": number,
+                    "count": considered,
+                    "in_scope": len(candidates),
+                    "by_strategy": {
+                        k: sum(c.strategy == k for c in found)
+                        for k in ("distance_band", "cross_domain", "analogy", "tension")
+                    },
+                },
+            )
+        )
         if candidates:
             selection.score(candidates, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
             pick = selection.softmax_select(candidates, session.temperature, step_rng(session.random_seed, number, 3))
             chosen = candidates[pick]
-            reason = (f"{chosen.strategy.replace('_', ' ')}: score {chosen.score:.2f}, p={chosen.probability:.2f}"
-                      + (f" ({chosen.note})" if chosen.note else ""))
+            reason = f"{chosen.strategy.replace('_', ' ')}: score {chosen.score:.2f}, p={chosen.probability:.2f}" + (
+                f" ({chosen.note})" if chosen.note else ""
+            )
         else:
             chosen, reason = _backtrack(inputs, s, fenced_out, tuning)
 
@@ -185,9 +255,18 @@ def take_step(inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuni
     # past the fence: nowhere inside it to go, or standing outside it (an injected concept, a fence moved in)
     past_fence = (inputs.pending is None and not candidates) or scope.outside(chosen.embedding, session, tuning)
     if warning is not None or past_fence:
-        events.append(("wander.fence.approached", {"step_number": number, "drift": round(drift, 4),
-                                                   "max_drift_distance": session.max_drift_distance,
-                                                   "warning": warning or reason, "out_of_scope": fenced_out}))
+        events.append(
+            (
+                "wander.fence.approached",
+                {
+                    "step_number": number,
+                    "drift": round(drift, 4),
+                    "max_drift_distance": session.max_drift_distance,
+                    "warning": warning or reason,
+                    "out_of_scope": fenced_out,
+                },
+            )
+        )
 
     # the loci: the chosen one (new or known) and the best other candidates, remembered unvisited
     new_loci: list[Locus] = []
@@ -208,14 +287,22 @@ def take_step(inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuni
 
     # 5: dwell
     recent_themes = list(dict.fromkeys(t for _, r in reversed(inputs.hot) for t in r.themes))[: tuning.recent_themes]
-    active = sorted((r for r in inputs.resonances if r.status != "invalidated"),
-                    key=lambda r: -r.current_strength(now))[: tuning.active_resonances]
+    active = sorted(
+        (r for r in inputs.resonances if r.status != "invalidated"), key=lambda r: -r.current_strength(now)
+    )[: tuning.active_resonances]
     trace_id = new_id()
     answer = dwell(here, chosen, recent_themes, active, spending)
     residue = None
     if answer.ok:
-        residue = residue_from(answer.value, session_id=session.id, trace_id=trace_id, from_locus_id=here.id,
-                               to_locus_id=target.id, model=answer.model, embed=calls.embed)
+        residue = residue_from(
+            answer.value,
+            session_id=session.id,
+            trace_id=trace_id,
+            from_locus_id=here.id,
+            to_locus_id=target.id,
+            model=answer.model,
+            embed=calls.embed,
+        )
         residue.created_at = now
     else:
         s.failures.append(f"dwelling failed: {answer.error}")
@@ -232,21 +319,42 @@ def take_step(inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuni
     target.uncertainty = round(target.uncertainty * 0.5, 4)
     locus_updates: dict[str, dict[str, Any]] = {}
     if not any(l.id == target.id for l in new_loci):
-        locus_updates[target.id] = {k: getattr(target, k) for k in
-                                    ("visit_count", "last_visited", "novelty_score", "interestingness", "actionability", "uncertainty")}
-    here_links = {"adjacent_to": list(here.adjacent_to), "bridges_to": list(here.bridges_to), "contradicts": list(here.contradicts)}
+        locus_updates[target.id] = {
+            k: getattr(target, k)
+            for k in ("visit_count", "last_visited", "novelty_score", "interestingness", "actionability", "uncertainty")
+        }
+    here_links = {
+        "adjacent_to": list(here.adjacent_to),
+        "bridges_to": list(here.bridges_to),
+        "contradicts": list(here.contradicts),
+    }
     for c, locus_id in linked:
         if locus_id == here.id:
             continue
-        here_links["adjacent_to"].append({"locus_id": locus_id, "distance": round(c.distance, 4), "strength": round(c.score, 4)})
+        here_links["adjacent_to"].append(
+            {"locus_id": locus_id, "distance": round(c.distance, 4), "strength": round(c.score, 4)}
+        )
         if c.strategy == "cross_domain":
-            here_links["bridges_to"].append({"locus_id": locus_id, "bridge_type": c.note, "strength": round(c.similarity, 4)})
+            here_links["bridges_to"].append(
+                {"locus_id": locus_id, "bridge_type": c.note, "strength": round(c.similarity, 4)}
+            )
         if c.strategy == "tension":
             here_links["contradicts"].append({"locus_id": locus_id, "tension_description": c.note})
     here_links = {k: v[-CONNECTIONS_KEPT:] for k, v in here_links.items()}
     locus_updates.setdefault(here.id, {}).update(here_links)
-    events.append(("wander.locus.visited", {"step_number": number, "locus_id": target.id, "concept": shorten(target.concept, 20),
-                                           "strategy": chosen.strategy, "visit_count": visits, "node_id": target.node_id}))
+    events.append(
+        (
+            "wander.locus.visited",
+            {
+                "step_number": number,
+                "locus_id": target.id,
+                "concept": shorten(target.concept, 20),
+                "strategy": chosen.strategy,
+                "visit_count": visits,
+                "node_id": target.node_id,
+            },
+        )
+    )
 
     # 6: resonances
     outcome = check_resonances(residue, inputs.resonances, session.id, now, tuning)
@@ -257,9 +365,16 @@ def take_step(inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuni
     if residue is not None:
         resonance = crystals.pick_resonance(outcome.touched, residue.interestingness, calls.last_attempt, tuning)
         if resonance is not None:
-            attempt = crystals.crystallize(resonance, target, calls.evidence(resonance, residue), session_id=session.id,
-                                           spending=spending, embed=calls.embed, existing=calls.crystal_vectors(),
-                                           tuning=tuning)
+            attempt = crystals.crystallize(
+                resonance,
+                target,
+                calls.evidence(resonance, residue),
+                session_id=session.id,
+                spending=spending,
+                embed=calls.embed,
+                existing=calls.crystal_vectors(),
+                tuning=tuning,
+            )
             formed = attempt.crystal
             events += attempt.events
             if formed is None and not attempt.reason.startswith("near-duplicate"):
@@ -267,15 +382,31 @@ def take_step(inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuni
 
     # 8: trace and session state
     failed_dwell = residue is None
-    trace = Trace(session_id=session.id, step_number=number, from_locus_id=here.id, to_locus_id=target.id,
-                  adjacencies_considered=considered,
-                  selection_scores={"interestingness": round(chosen.interestingness, 4), "novelty": round(chosen.novelty, 4),
-                                    "bridge_potential": round(chosen.bridge_potential, 4),
-                                    "uncertainty": round(chosen.uncertainty, 4), "attractor_pull": round(chosen.attractor_pull, 4),
-                                    "score": round(chosen.score, 4), "probability": round(chosen.probability, 4)},
-                  selection_reason=reason, model_used=answer.model, tokens_used=spending.usage.tokens,
-                  cost_cents=round(spending.cloud_cents, 6), strategy=chosen.strategy, drift=round(drift, 4),
-                  failures=len(s.failures), id=trace_id, created_at=now)
+    trace = Trace(
+        session_id=session.id,
+        step_number=number,
+        from_locus_id=here.id,
+        to_locus_id=target.id,
+        adjacencies_considered=considered,
+        selection_scores={
+            "interestingness": round(chosen.interestingness, 4),
+            "novelty": round(chosen.novelty, 4),
+            "bridge_potential": round(chosen.bridge_potential, 4),
+            "uncertainty": round(chosen.uncertainty, 4),
+            "attractor_pull": round(chosen.attractor_pull, 4),
+            "score": round(chosen.score, 4),
+            "probability": round(chosen.probability, 4),
+        },
+        selection_reason=reason,
+        model_used=answer.model,
+        tokens_used=spending.usage.tokens,
+        cost_cents=round(spending.cloud_cents, 6),
+        strategy=chosen.strategy,
+        drift=round(drift, 4),
+        failures=len(s.failures),
+        id=trace_id,
+        created_at=now,
+    )
 
     # 9: hot → warm
     hot = [*inputs.hot, (number, residue)] if residue else list(inputs.hot)
@@ -289,50 +420,121 @@ def take_step(inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuni
     # guard rails
     by_tier = spending.usage.by_tier
     spent_before = session.cloud_spent_cents
-    after = replace(session, step_count=number, current_locus_id=target.id, pending_locus_id=None, last_step_at=now,
-                    cloud_spent_cents=round(spent_before + spending.cloud_cents, 6),
-                    local_calls=session.local_calls + by_tier.get("local", 0),
-                    cloud_calls=session.cloud_calls + by_tier.get("cloud", 0),
-                    offline_calls=session.offline_calls + by_tier.get("offline", 0),
-                    failure_streak=session.failure_streak + 1 if failed_dwell else 0,
-                    fence_streak=session.fence_streak + 1 if past_fence else 0)
+    after = replace(
+        session,
+        step_count=number,
+        current_locus_id=target.id,
+        pending_locus_id=None,
+        last_step_at=now,
+        cloud_spent_cents=round(spent_before + spending.cloud_cents, 6),
+        local_calls=session.local_calls + by_tier.get("local", 0),
+        cloud_calls=session.cloud_calls + by_tier.get("cloud", 0),
+        offline_calls=session.offline_calls + by_tier.get("offline", 0),
+        failure_streak=session.failure_streak + 1 if failed_dwell else 0,
+        fence_streak=session.fence_streak + 1 if past_fence else 0,
+    )
     exhausted = spending.downgraded > 0
-    warning_payload = budget_warnings(spent_before, after.cloud_spent_cents, session.cloud_budget_cents,
-                                      exhausted and not inputs.already_exhausted, tuning)
+    warning_payload = budget_warnings(
+        spent_before,
+        after.cloud_spent_cents,
+        session.cloud_budget_cents,
+        exhausted and not inputs.already_exhausted,
+        tuning,
+    )
     if warning_payload:
         events.append(("wander.budget.low", {"step_number": number, **warning_payload}))
     status, status_reason = "active", None
-    tripped = circuit_reason(after, [*inputs.since_reset, target.id], tuning,
-                             last_error=answer.error if failed_dwell else None)
+    tripped = circuit_reason(
+        after, [*inputs.since_reset, target.id], tuning, last_error=answer.error if failed_dwell else None
+    )
     if number >= session.max_steps:
         status, status_reason = "completed", f"reached max steps ({session.max_steps})"
     elif tripped:
         status, status_reason = "paused", tripped
         events.append(("wander.circuit.tripped", {"step_number": number, "reason": tripped}))
     elif exhausted and not spending.has_local_model and tuning.exhausted_action == "pause":
-        status, status_reason = "paused", (f"cloud budget exhausted ({after.cloud_spent_cents:.2f} of "
-                                           f"{session.cloud_budget_cents} cents); raise it, then resume")
+        status, status_reason = (
+            "paused",
+            (
+                f"cloud budget exhausted ({after.cloud_spent_cents:.2f} of "
+                f"{session.cloud_budget_cents} cents); raise it, then resume"
+            ),
+        )
     elif checkpoint_due(after):
-        status, status_reason = "paused", (f"checkpoint: {number} steps taken; review the trace and crystals, then resume")
-    after = replace(after, status=status, status_reason=status_reason,
-                    completed_at=now if status == "completed" else session.completed_at)
-    events.append(("wander.step.completed", {
-        "step_number": number, "from_locus_id": here.id, "to_locus_id": target.id, "to_concept": shorten(target.concept, 20),
-        "strategy": chosen.strategy, "resonances_detected": len(outcome.touched), "crystal_id": formed.id if formed else None,
-        "model_used": answer.model, "cost_cents": trace.cost_cents, "failures": list(s.failures),
-    }))
+        status, status_reason = (
+            "paused",
+            (f"checkpoint: {number} steps taken; review the trace and crystals, then resume"),
+        )
+    after = replace(
+        after,
+        status=status,
+        status_reason=status_reason,
+        completed_at=now if status == "completed" else session.completed_at,
+    )
+    events.append(
+        (
+            "wander.step.completed",
+            {
+                "step_number": number,
+                "from_locus_id": here.id,
+                "to_locus_id": target.id,
+                "to_concept": shorten(target.concept, 20),
+                "strategy": chosen.strategy,
+                "resonances_detected": len(outcome.touched),
+                "crystal_id": formed.id if formed else None,
+                "model_used": answer.model,
+                "cost_cents": trace.cost_cents,
+                "failures": list(s.failures),
+            },
+        )
+    )
     if status == "paused":
         events.append(("wander.session.paused", {"reason": status_reason, "step_number": number}))
     elif status == "completed":
         events.append(("wander.session.completed", {"reason": status_reason, "step_number": number}))
 
-    session_updates = {k: getattr(after, k) for k in (
-        "step_count", "current_locus_id", "pending_locus_id", "last_step_at", "cloud_spent_cents", "local_calls",
-        "cloud_calls", "offline_calls", "failure_streak", "fence_streak", "status", "status_reason", "completed_at")}
+    session_updates = {
+        k: getattr(after, k)
+        for k in (
+            "step_count",
+            "current_locus_id",
+            "pending_locus_id",
+            "last_step_at",
+            "cloud_spent_cents",
+            "local_calls",
+            "cloud_calls",
+            "offline_calls",
+            "failure_streak",
+            "fence_streak",
+            "status",
+            "status_reason",
+            "completed_at",
+        )
+    }
     here_after = replace(here, **here_links)
-    result = StepResult(step_number=number, from_locus=here_after, to_locus=target, trace=trace, residue=residue,
-                        resonances=outcome.touched, crystal=formed, adjacencies=candidates, failures=list(s.failures),
-                        status=status, status_reason=status_reason)
-    return StepPlan(result=result, new_loci=new_loci, locus_updates=locus_updates, trace=trace, residue=residue,
-                    resonance_outcome=outcome, crystal=formed, warm=warm, session_updates=session_updates,
-                    events=events, visited=target)
+    result = StepResult(
+        step_number=number,
+        from_locus=here_after,
+        to_locus=target,
+        trace=trace,
+        residue=residue,
+        resonances=outcome.touched,
+        crystal=formed,
+        adjacencies=candidates,
+        failures=list(s.failures),
+        status=status,
+        status_reason=status_reason,
+    )
+    return StepPlan(
+        result=result,
+        new_loci=new_loci,
+        locus_updates=locus_updates,
+        trace=trace,
+        residue=residue,
+        resonance_outcome=outcome,
+        crystal=formed,
+        warm=warm,
+        session_updates=session_updates,
+        events=events,
+        visited=target,
+    )

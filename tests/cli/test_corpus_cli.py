@@ -10,8 +10,13 @@ from pathlib import Path
 
 
 def explorer(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_ingest_json_contract_and_stats(tmp_path: Path) -> None:
@@ -21,11 +26,22 @@ def test_ingest_json_contract_and_stats(tmp_path: Path) -> None:
     out = explorer("ingest", str(tmp_path), "--json", env={"EXPLORER_DB": str(db)})
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert set(report) == {"documents_added", "documents_skipped", "chunks_added", "syntheses_added",
-                           "entity_insights_added", "errors"}
+    assert set(report) == {
+        "documents_added",
+        "documents_skipped",
+        "chunks_added",
+        "syntheses_added",
+        "entity_insights_added",
+        "errors",
+    }
     assert report["documents_added"] == 2
-    assert report["errors"] == [{"path": str(tmp_path / "bad.jsonl"), "line": 2,
-                                 "message": "malformed JSON (Expecting property name enclosed in double quotes at column 2)"}]
+    assert report["errors"] == [
+        {
+            "path": str(tmp_path / "bad.jsonl"),
+            "line": 2,
+            "message": "malformed JSON (Expecting property name enclosed in double quotes at column 2)",
+        }
+    ]
     assert f"error: {tmp_path / 'bad.jsonl'}:2: malformed JSON" in out.stderr
     stats = explorer("stats", "--json", "--db", str(db))
     counts = json.loads(stats.stdout)
@@ -45,4 +61,6 @@ def test_unusable_database_is_one_line(tmp_path: Path) -> None:
     not_a_db.write_text("this is not a database", encoding="utf-8")
     out = explorer("stats", "--db", str(not_a_db))
     assert out.returncode == 1 and "Traceback" not in out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1 and out.stderr.startswith(f"error: cannot open database {not_a_db}")
+    assert len(out.stderr.strip().splitlines()) == 1 and out.stderr.startswith(
+        f"error: cannot open database {not_a_db}"
+    )

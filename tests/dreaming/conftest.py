@@ -1,10 +1,11 @@
 """Helpers for the dreaming tests: memories built field by field, written to a
-real store with real embeddings, and a scripted gateway for the pure functions."""
+real store with real embeddings, and a scripted gateway for the pure functions.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -22,12 +23,18 @@ def memory(text: str = "a memory", **fields: Any) -> Node:
 
 
 def link(a: Node | str, b: Node | str, kind: str = "EXTENDS", confidence: float = 1.0, **fields: Any) -> Relation:
-    return Relation(getattr(a, "id", a), getattr(b, "id", b), kind, created_by=fields.pop("created_by", "test"),
-                    confidence=confidence, **fields)
+    return Relation(
+        getattr(a, "id", a),
+        getattr(b, "id", b),
+        kind,
+        created_by=fields.pop("created_by", "test"),
+        confidence=confidence,
+        **fields,
+    )
 
 
 def days_ago(days: float) -> datetime:
-    return datetime.now(timezone.utc) - timedelta(days=days)
+    return datetime.now(UTC) - timedelta(days=days)
 
 
 def store(runtime: Runtime, nodes: Sequence[Node], relations: Sequence[Relation] = ()) -> None:
@@ -49,22 +56,35 @@ def store(runtime: Runtime, nodes: Sequence[Node], relations: Sequence[Relation]
 
 class ScriptedGateway:
     """A gateway whose answers come from ``script(prompt, fields) -> text``; an
-    exception raised by the script becomes a failed answer, as the real gateway's would."""
+    exception raised by the script becomes a failed answer, as the real gateway's would.
+    """
 
     def __init__(self, script: Callable[[Prompt, dict], str]):
         self.script = script
         self.calls: list[tuple[str, dict]] = []
 
-    def ask(self, prompt: Prompt, fields: dict, *, tier: str = "local", purpose: str | None = None,
-            session_id: str | None = None) -> Answer:
+    def ask(
+        self,
+        prompt: Prompt,
+        fields: dict,
+        *,
+        tier: str = "local",
+        purpose: str | None = None,
+        session_id: str | None = None,
+    ) -> Answer:
         self.calls.append((prompt.kind, fields))
         try:
             text = self.script(prompt, fields)
         except Exception as exc:
             return Answer(None, "", "scripted", "local", error=f"scripted failure: {exc}")
         value = prompt.parse(text)
-        return Answer(value, text, "scripted", "local",
-                      error=None if value is not None else f"answer to {prompt.kind} does not parse")
+        return Answer(
+            value,
+            text,
+            "scripted",
+            "local",
+            error=None if value is not None else f"answer to {prompt.kind} does not parse",
+        )
 
     def kinds(self) -> list[str]:
         return [kind for kind, _ in self.calls]

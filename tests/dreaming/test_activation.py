@@ -10,8 +10,9 @@ from explorer.dreaming.graph import relations_lookup
 
 from .conftest import link
 
-EXACT = ActivationConfig(max_steps=2, decay=0.5, activation_threshold=0.0, noise_sigma=0.0, result_threshold=0.0,
-                         max_results=None)
+EXACT = ActivationConfig(
+    max_steps=2, decay=0.5, activation_threshold=0.0, noise_sigma=0.0, result_threshold=0.0, max_results=None
+)
 
 
 @pytest.mark.parametrize("kind,forward,reverse", [("UPDATES", 0.9, 0.9), ("EXTENDS", 0.7, 0.5), ("DERIVES", 0.4, 0.6)])
@@ -38,12 +39,14 @@ def test_thresholds_steps_and_result_cap() -> None:
     assert set(one_step) == {"b", "d"}  # c is two hops away
     strict = spread_activation("a", get, ActivationConfig(max_steps=3, noise_sigma=0.0, result_threshold=0.2))
     assert all(score >= 0.2 for score in strict.values()) and "c" not in strict
-    capped = spread_activation("a", get, ActivationConfig(max_steps=3, noise_sigma=0.0, result_threshold=0.0,
-                                                           max_results=1))
+    capped = spread_activation(
+        "a", get, ActivationConfig(max_steps=3, noise_sigma=0.0, result_threshold=0.0, max_results=1)
+    )
     assert list(capped) == ["b"]
     # a node below the activation threshold does not spread: nothing goes past b
-    quiet = spread_activation("a", get, ActivationConfig(max_steps=3, noise_sigma=0.0, result_threshold=0.0,
-                                                          activation_threshold=0.5))
+    quiet = spread_activation(
+        "a", get, ActivationConfig(max_steps=3, noise_sigma=0.0, result_threshold=0.0, activation_threshold=0.5)
+    )
     assert "c" not in quiet
 
 
@@ -67,8 +70,9 @@ def test_noise_is_reproducible_from_its_seed_and_varies_between_seeds() -> None:
     first = spread_activation("n0", _graph(), config, np.random.default_rng(7))
     again = spread_activation("n0", _graph(), config, np.random.default_rng(7))
     other = spread_activation("n0", _graph(), config, np.random.default_rng(8))
-    plain = spread_activation("n0", _graph(), ActivationConfig(noise_sigma=0.0, max_steps=4, result_threshold=0.0,
-                                                               max_results=None))
+    plain = spread_activation(
+        "n0", _graph(), ActivationConfig(noise_sigma=0.0, max_steps=4, result_threshold=0.0, max_results=None)
+    )
     assert first == again
     assert first != other
     assert set(first) <= set(plain) and first != plain

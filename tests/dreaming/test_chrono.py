@@ -24,17 +24,37 @@ def test_periods_run_in_date_order_with_undated_first() -> None:
     sources = [s for s, _ in items]
     by_year = plan_periods(sources, "year", months.get)
     assert [(p.key, [s.title for s in p.sources]) for p in by_year] == [
-        ("undated", ["u"]), ("2001", ["a"]), ("2003", ["b", "c", "d"])]
+        ("undated", ["u"]),
+        ("2001", ["a"]),
+        ("2003", ["b", "c", "d"]),
+    ]
     assert [p.dated for p in by_year] == [False, True, True]
     by_month = plan_periods(sources, "month", lambda s: months[s.title])
-    assert [(p.key, p.year) for p in by_month] == [("undated", None), ("2001-09", 2001), ("2003-01", 2003),
-                                                   ("2003-05", 2003), ("2003", 2003)]
+    assert [(p.key, p.year) for p in by_month] == [
+        ("undated", None),
+        ("2001-09", 2001),
+        ("2003-01", 2003),
+        ("2003-05", 2003),
+        ("2003", 2003),
+    ]
     with pytest.raises(ValueError):
         plan_periods(sources, "week")
 
 
-@pytest.mark.parametrize("value,month", [(dt.date(2008, 3, 14), 3), ("2008-11-02", 11), ("2008-07", 7), (4, 4),
-                                         ("12", 12), (13, None), ("March", None), (True, None), (None, None)])
+@pytest.mark.parametrize(
+    "value,month",
+    [
+        (dt.date(2008, 3, 14), 3),
+        ("2008-11-02", 11),
+        ("2008-07", 7),
+        (4, 4),
+        ("12", 12),
+        (13, None),
+        ("March", None),
+        (True, None),
+        (None, None),
+    ],
+)
 def test_month_from(value, month) -> None:
     assert month_from(value) == month
 
@@ -43,20 +63,31 @@ def test_months_are_read_from_front_matter_and_records(tmp_path: Path) -> None:
     md = tmp_path / "note.md"
     md.write_text("---\ntitle: Note\nyear: 2008\ndate: 2008-03-14\n---\nBody.\n", encoding="utf-8")
     jsonl = tmp_path / "items.jsonl"
-    jsonl.write_text(json.dumps({"text": "a", "year": 2009, "month": 6}) + "\n" + json.dumps({"text": "b", "year": 2009}) + "\n",
-                     encoding="utf-8")
+    jsonl.write_text(
+        json.dumps({"text": "a", "year": 2009, "month": 6}) + "\n" + json.dumps({"text": "b", "year": 2009}) + "\n",
+        encoding="utf-8",
+    )
     assert source_month(SourceText("Body.", "Note", str(md), year=2008)) == 3
     assert source_month(SourceText("a", "a", str(jsonl), line=1, year=2009)) == 6
     assert source_month(SourceText("b", "b", str(jsonl), line=2, year=2009)) is None
 
 
 DOCS = {
-    "whatsnew-a.md": (2001, "Nested scopes arrive in Python 2.1. A function defined inside another function can read "
-                            "the names of the enclosing function, which makes lambda far more useful."),
-    "whatsnew-b.md": (2003, "Python 2.3 adds the sets module and the bool type. True and False become constants, "
-                            "and the enumerate built-in function pairs each item with its index."),
-    "whatsnew-c.md": (2003, "Generators become a standard feature in Python 2.3: the yield keyword no longer needs a "
-                            "future import, and iterators now power for loops throughout the standard library."),
+    "whatsnew-a.md": (
+        2001,
+        "Nested scopes arrive in Python 2.1. A function defined inside another function can read "
+        "the names of the enclosing function, which makes lambda far more useful.",
+    ),
+    "whatsnew-b.md": (
+        2003,
+        "Python 2.3 adds the sets module and the bool type. True and False become constants, "
+        "and the enumerate built-in function pairs each item with its index.",
+    ),
+    "whatsnew-c.md": (
+        2003,
+        "Generators become a standard feature in Python 2.3: the yield keyword no longer needs a "
+        "future import, and iterators now power for loops throughout the standard library.",
+    ),
 }
 
 

@@ -12,18 +12,48 @@ from .conftest import memory, store
 from .test_rem_cycle import PASSAGES
 
 REPORT_KEYS = {
-    "rem": {"seed", "current_year", "dreams_requested", "dreams_stored", "dreams_dropped", "duplicates", "failures",
-            "model_calls", "errors"},
-    "explore": {"seed", "eligible_memories", "seeds_explored", "candidates_judged", "discoveries", "failures",
-                "model_calls", "errors"},
-    "fuse": {"eligible_memories", "clusters_found", "clusters_fused", "clusters_rejected", "memories_superseded",
-             "failures", "model_calls", "errors"},
+    "rem": {
+        "seed",
+        "current_year",
+        "dreams_requested",
+        "dreams_stored",
+        "dreams_dropped",
+        "duplicates",
+        "failures",
+        "model_calls",
+        "errors",
+    },
+    "explore": {
+        "seed",
+        "eligible_memories",
+        "seeds_explored",
+        "candidates_judged",
+        "discoveries",
+        "failures",
+        "model_calls",
+        "errors",
+    },
+    "fuse": {
+        "eligible_memories",
+        "clusters_found",
+        "clusters_fused",
+        "clusters_rejected",
+        "memories_superseded",
+        "failures",
+        "model_calls",
+        "errors",
+    },
 }
 
 
 def explorer(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "explorer", "dream", *args], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", "dream", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def dated_db(make_runtime, path: Path) -> Path:
@@ -38,7 +68,12 @@ def test_rem_explore_fuse_and_cycle_print_their_reports(make_runtime, tmp_path: 
     assert rem.returncode == 0, rem.stderr
     report = json.loads(rem.stdout)
     assert set(report) == REPORT_KEYS["rem"]
-    assert (report["seed"], report["current_year"], report["dreams_requested"], report["model_calls"]) == (7, 2010, 2, 6)
+    assert (report["seed"], report["current_year"], report["dreams_requested"], report["model_calls"]) == (
+        7,
+        2010,
+        2,
+        6,
+    )
     assert report["dreams_stored"] + report["dreams_dropped"] == 2
     for command in ("explore", "fuse"):
         out = explorer(command, "--json", "--db", str(db))

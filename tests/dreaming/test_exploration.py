@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 from explorer.dreaming.exploration import (
-    ExplorationConfig, accepted, directly_related, explore, in_window, judge_fields, sample_seeds,
+    ExplorationConfig,
+    accepted,
+    directly_related,
+    explore,
+    in_window,
+    judge_fields,
+    sample_seeds,
 )
 from explorer.dreaming.graph import relations_lookup
 from explorer.dreaming.service import recent_discoveries, run_exploration
@@ -26,11 +32,25 @@ def rng(seed: int = 0) -> np.random.Generator:
 
 def judge_all(score: float = 4, connection: str = "they share a root", confidence: float | None = 0.8):
     """A judge script that gives every candidate in the prompt the same verdict."""
+
     def script(prompt, fields):
         count = fields["candidates"].count("\n\n") + 1
-        return json.dumps({"judgements": [
-            {"candidate": i, "novelty": score, "plausibility": score, "usefulness": score, "connection": connection,
-             "confidence": confidence} for i in range(1, count + 1)]})
+        return json.dumps(
+            {
+                "judgements": [
+                    {
+                        "candidate": i,
+                        "novelty": score,
+                        "plausibility": score,
+                        "usefulness": score,
+                        "connection": connection,
+                        "confidence": confidence,
+                    }
+                    for i in range(1, count + 1)
+                ]
+            }
+        )
+
     return script
 
 
@@ -55,15 +75,18 @@ def test_seeds_are_spread_over_categories() -> None:
 
 
 def test_category_falls_back_to_domain_then_type() -> None:
-    memories = [memory("x", domain="art", prominence=0.5) for _ in range(3)] + \
-               [memory("y", type="synthesis", prominence=0.5) for _ in range(3)]
+    memories = [memory("x", domain="art", prominence=0.5) for _ in range(3)] + [
+        memory("y", type="synthesis", prominence=0.5) for _ in range(3)
+    ]
     seeds = sample_seeds(memories, ExplorationConfig(max_seeds_per_category=1), rng())
     assert sorted((str(s.domain), s.type) for s in seeds) == [("None", "synthesis"), ("art", "raw_chunk")]
 
 
 def test_without_noise_the_heaviest_come_first() -> None:
-    memories = [memory(f"m{i}", category=f"c{i}", importance=imp, prominence=prom)
-                for i, (imp, prom) in enumerate([(0.2, 0.5), (0.9, 0.7), (0.5, 0.5), (0.9, 0.2)])]
+    memories = [
+        memory(f"m{i}", category=f"c{i}", importance=imp, prominence=prom)
+        for i, (imp, prom) in enumerate([(0.2, 0.5), (0.9, 0.7), (0.5, 0.5), (0.9, 0.2)])
+    ]
     seeds = sample_seeds(memories, ExplorationConfig(seed_noise_sigma=0.0, max_seeds=3), rng())
     assert [s.text for s in seeds] == ["m1", "m2", "m3"]  # weights 0.63, 0.25, 0.18 (0.1 left out)
 
@@ -92,24 +115,47 @@ def test_judge_prompt_holds_seed_candidates_and_known_relations() -> None:
     get = relations_lookup([link(seed, near), link(near, far_a, "DERIVES")])
     fields = judge_fields(seed, [far_a, far_b], get, {n.id: n.text for n in (seed, near, far_a, far_b)})
     text = REM_JUDGE.render(fields)
-    for needle in (seed.text, far_a.text, far_b.text, "(python)", "(concurrency)", "EXTENDS → Neighbour",
-                   "← DERIVES Neighbour", "novelty (1-5)", "plausibility (1-5)", "usefulness (1-5)",
-                   "at least 3.0", "NO_CONNECTION"):
+    for needle in (
+        seed.text,
+        far_a.text,
+        far_b.text,
+        "(python)",
+        "(concurrency)",
+        "EXTENDS → Neighbour",
+        "← DERIVES Neighbour",
+        "novelty (1-5)",
+        "plausibility (1-5)",
+        "usefulness (1-5)",
+        "at least 3.0",
+        "NO_CONNECTION",
+    ):
         assert needle in text, needle
     assert REM_JUDGE.temperature == 0.3
 
 
-@pytest.mark.parametrize("text,expected", [
-    ('{"judgements": [{"candidate": 2, "novelty": 4, "plausibility": 3, "usefulness": 5, "connection": "both cache",'
-     ' "confidence": 0.7}]}', [(2, 4.0, 3.0, 5.0, "both cache", 0.7)]),
-    ('```json\n[{"novelty": 9, "plausibility": "2", "usefulness": 0, "connection": "x"}]\n```',
-     [(1, 5.0, 2.0, 1.0, "x", None)]),  # scores clamped to 1-5, position stands in for a missing number
-    ('{"novelty": 2, "plausibility": 2, "usefulness": 2, "connection": "NO_CONNECTION"}', [(1, 2.0, 2.0, 2.0, None, None)]),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        (
+            '{"judgements": [{"candidate": 2, "novelty": 4, "plausibility": 3, "usefulness": 5, "connection": "both cache",'
+            ' "confidence": 0.7}]}',
+            [(2, 4.0, 3.0, 5.0, "both cache", 0.7)],
+        ),
+        (
+            '```json\n[{"novelty": 9, "plausibility": "2", "usefulness": 0, "connection": "x"}]\n```',
+            [(1, 5.0, 2.0, 1.0, "x", None)],
+        ),  # scores clamped to 1-5, position stands in for a missing number
+        (
+            '{"novelty": 2, "plausibility": 2, "usefulness": 2, "connection": "NO_CONNECTION"}',
+            [(1, 2.0, 2.0, 2.0, None, None)],
+        ),
+    ],
+)
 def test_judge_answers_parse(text, expected) -> None:
     answer = parse_judge(text)
-    assert [(j.candidate, j.novelty, j.plausibility, j.usefulness, j.connection, j.confidence)
-            for j in answer.judgements] == expected
+    assert [
+        (j.candidate, j.novelty, j.plausibility, j.usefulness, j.connection, j.confidence) for j in answer.judgements
+    ] == expected
 
 
 def test_bare_no_connection_means_none_connects() -> None:
@@ -117,21 +163,41 @@ def test_bare_no_connection_means_none_connects() -> None:
     assert answer.no_connection and answer.judgements == ()
 
 
-@pytest.mark.parametrize("text", ["", "They are clearly connected.", "{}", '{"judgements": []}',
-                                  '{"judgements": [{"candidate": 1, "novelty": "high", "plausibility": 3, "usefulness": 3}]}',
-                                  '{"judgements": [{"candidate": 1, "novelty": 4}]}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "They are clearly connected.",
+        "{}",
+        '{"judgements": []}',
+        '{"judgements": [{"candidate": 1, "novelty": "high", "plausibility": 3, "usefulness": 3}]}',
+        '{"judgements": [{"candidate": 1, "novelty": 4}]}',
+    ],
+)
 def test_unusable_judge_answers_do_not_parse(text) -> None:
     assert parse_judge(text) is None
 
 
 def test_acceptance_needs_a_connection_and_the_minimum_average() -> None:
     seed, a, b, c = memory("s"), memory("a"), memory("b"), memory("c")
-    answer = parse_judge(json.dumps({"judgements": [
-        {"candidate": 1, "novelty": 3, "plausibility": 3, "usefulness": 3, "connection": "just enough"},
-        {"candidate": 2, "novelty": 3, "plausibility": 3, "usefulness": 2.9, "connection": "not quite"},
-        {"candidate": 3, "novelty": 5, "plausibility": 5, "usefulness": 5, "connection": "NO_CONNECTION"},
-        {"candidate": 7, "novelty": 5, "plausibility": 5, "usefulness": 5, "connection": "no such candidate"},
-    ]}))
+    answer = parse_judge(
+        json.dumps(
+            {
+                "judgements": [
+                    {"candidate": 1, "novelty": 3, "plausibility": 3, "usefulness": 3, "connection": "just enough"},
+                    {"candidate": 2, "novelty": 3, "plausibility": 3, "usefulness": 2.9, "connection": "not quite"},
+                    {"candidate": 3, "novelty": 5, "plausibility": 5, "usefulness": 5, "connection": "NO_CONNECTION"},
+                    {
+                        "candidate": 7,
+                        "novelty": 5,
+                        "plausibility": 5,
+                        "usefulness": 5,
+                        "connection": "no such candidate",
+                    },
+                ]
+            }
+        )
+    )
     found = accepted(answer, seed, [a, b, c], ExplorationConfig())
     assert [(d.neighbor_id, d.connection, d.confidence) for d in found] == [(a.id, "just enough", 0.6)]
 
@@ -140,10 +206,13 @@ def test_acceptance_needs_a_connection_and_the_minimum_average() -> None:
 
 
 def small_graph():
-    """seed — near — (far1, far2): the far ones are two hops from the seed."""
+    """Seed — near — (far1, far2): the far ones are two hops from the seed."""
     seed = memory("seed", id="seed", category="a", prominence=0.4, importance=0.9)
     near = memory("near", id="near", category="b", prominence=0.9)
-    far1, far2 = memory("far one", id="far1", category="b", prominence=0.9), memory("far two", id="far2", category="c", prominence=0.9)
+    far1, far2 = (
+        memory("far one", id="far1", category="b", prominence=0.9),
+        memory("far two", id="far2", category="c", prominence=0.9),
+    )
     relations = [link(seed, near), link(near, far1), link(near, far2, "UPDATES")]
     return [seed, near, far1, far2], relations
 
@@ -158,8 +227,12 @@ def test_one_judge_call_per_seed_covers_every_candidate(scripted) -> None:
     assert (result.seeds_explored, result.candidates_judged, result.failures) == (1, 2, 0)
     assert sorted((d.seed_id, d.neighbor_id) for d in result.discoveries) == [("seed", "far1"), ("seed", "far2")]
     relation = result.discoveries[0].relation()
-    assert (relation.type, relation.created_by, relation.description, relation.confidence) == \
-        ("EXTENDS", "rem_exploration", "they share a root", 0.8)
+    assert (relation.type, relation.created_by, relation.description, relation.confidence) == (
+        "EXTENDS",
+        "rem_exploration",
+        "they share a root",
+        0.8,
+    )
     assert relation.scores == {"novelty": 4.0, "plausibility": 4.0, "usefulness": 4.0}
 
 
@@ -169,8 +242,13 @@ def test_candidates_cap_applies_after_known_links_are_set_aside(scripted) -> Non
     beyond = [memory(f"beyond {i}", id=f"b{i}", prominence=0.9) for i in range(10)]
     relations = [link(seed, h) for h in hub] + [link(h, b) for h, b in zip(hub, beyond)]
     gateway = scripted(judge_all(score=1, connection="NO_CONNECTION"))
-    result = explore([seed, *hub, *beyond], relations_lookup(relations), gateway,
-                     ExplorationConfig(noise_sigma=0.0, max_candidates_per_seed=8, result_threshold=0.0), rng=rng())
+    result = explore(
+        [seed, *hub, *beyond],
+        relations_lookup(relations),
+        gateway,
+        ExplorationConfig(noise_sigma=0.0, max_candidates_per_seed=8, result_threshold=0.0),
+        rng=rng(),
+    )
     assert result.candidates_judged == 8 and result.discoveries == []
     assert "direct" not in gateway.calls[0][1]["candidates"]
 
@@ -193,8 +271,13 @@ def test_superseded_memories_conduct_but_are_not_candidates(scripted) -> None:
     old = memory("old version", is_latest=False, memory_type="superseded", prominence=0.4)
     beyond, gone = memory("beyond", prominence=0.9), memory("gone", is_latest=False, prominence=0.9)
     gateway = scripted(judge_all())
-    result = explore([seed, old, beyond, gone], relations_lookup([link(seed, old), link(old, beyond), link(old, gone)]),
-                     gateway, NO_NOISE, rng=rng())
+    result = explore(
+        [seed, old, beyond, gone],
+        relations_lookup([link(seed, old), link(old, beyond), link(old, gone)]),
+        gateway,
+        NO_NOISE,
+        rng=rng(),
+    )
     assert [d.neighbor_id for d in result.discoveries] == [beyond.id]
 
 
@@ -222,8 +305,9 @@ def test_one_failing_seed_does_not_stop_the_others(scripted) -> None:
 
 def test_an_unparseable_judge_answer_is_a_failure(scripted) -> None:
     memories, relations = two_seed_graph()
-    result = explore(memories, relations_lookup(relations), scripted(lambda p, f: "These look related to me."),
-                     NO_NOISE, rng=rng())
+    result = explore(
+        memories, relations_lookup(relations), scripted(lambda p, f: "These look related to me."), NO_NOISE, rng=rng()
+    )
     assert (result.failures, result.candidates_judged, result.discoveries) == (2, 0, [])
 
 
@@ -260,8 +344,10 @@ def test_nothing_eligible_nothing_done(scripted) -> None:
 def test_same_seed_same_exploration(scripted) -> None:
     memories, relations = two_seed_graph()
     config = ExplorationConfig()  # the spec's noise
-    runs = [explore(memories, relations_lookup(relations), scripted(judge_all()), config, rng=rng(11)).discoveries
-            for _ in range(2)]
+    runs = [
+        explore(memories, relations_lookup(relations), scripted(judge_all()), config, rng=rng(11)).discoveries
+        for _ in range(2)
+    ]
     assert runs[0] == runs[1]
 
 
@@ -269,16 +355,31 @@ def test_same_seed_same_exploration(scripted) -> None:
 
 
 def test_run_exploration_stores_discoveries_with_their_description(make_runtime) -> None:
-    verdict = {"judgements": [{"candidate": 1, "novelty": 4, "plausibility": 5, "usefulness": 3,
-                               "connection": "Both are ways around the interpreter lock.", "confidence": 0.75}]}
+    verdict = {
+        "judgements": [
+            {
+                "candidate": 1,
+                "novelty": 4,
+                "plausibility": 5,
+                "usefulness": 3,
+                "connection": "Both are ways around the interpreter lock.",
+                "confidence": 0.75,
+            }
+        ]
+    }
     runtime = make_runtime(local_model="gpt-4o-mini", completion_kwargs={"mock_response": json.dumps(verdict)})
-    texts = ["The GIL lets one thread run Python bytecode at a time.",
-             "Threads in CPython share a single interpreter.",
-             "multiprocessing starts processes, each with its own interpreter.",
-             "asyncio interleaves coroutines on one thread."]
+    texts = [
+        "The GIL lets one thread run Python bytecode at a time.",
+        "Threads in CPython share a single interpreter.",
+        "multiprocessing starts processes, each with its own interpreter.",
+        "asyncio interleaves coroutines on one thread.",
+    ]
     nodes = [memory(t, domain="python", created_at=days_ago(45)) for t in texts]
-    relations = [link(nodes[0], nodes[1], created_by="reading"), link(nodes[1], nodes[2], created_by="reading"),
-                 link(nodes[1], nodes[3], created_by="reading")]
+    relations = [
+        link(nodes[0], nodes[1], created_by="reading"),
+        link(nodes[1], nodes[2], created_by="reading"),
+        link(nodes[1], nodes[3], created_by="reading"),
+    ]
     store(runtime, nodes, relations)
     report = run_exploration(runtime, seed=5)
     assert report.seed == 5 and report.eligible_memories == 4 and report.seeds_explored == 2  # two per category

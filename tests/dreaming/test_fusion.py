@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from explorer.dreaming.fusion import FusedMemory, FusionConfig, Rejection, find_clusters, fuse, fuse_cluster, fusable
+from explorer.dreaming.fusion import FusedMemory, FusionConfig, Rejection, find_clusters, fusable, fuse, fuse_cluster
 from explorer.dreaming.graph import relations_lookup
 from explorer.dreaming.service import run_fusion
 from explorer.prompts.dreaming import FUSION, parse_fusion
@@ -14,8 +14,11 @@ from explorer.store import corpus
 
 from .conftest import days_ago, link, memory, store
 
-DUBLIN = ["The user lives in Dublin.", "The user's flat in Dublin is near the Liffey.",
-          "The user moved to Dublin in 2019 for work."]
+DUBLIN = [
+    "The user lives in Dublin.",
+    "The user's flat in Dublin is near the Liffey.",
+    "The user moved to Dublin in 2019 for work.",
+]
 
 
 def dormant(text: str = "m", **fields):
@@ -51,9 +54,17 @@ def test_any_connected_topology_is_one_cluster(shape) -> None:
     nodes = [dormant() for _ in range(4)]
     relations = {
         "star": [link(nodes[0], n) for n in nodes[1:]],
-        "triangle": [link(nodes[0], nodes[1]), link(nodes[1], nodes[2]), link(nodes[2], nodes[0]), link(nodes[3], nodes[1])],
-        "chain via any relation type": [link(nodes[0], nodes[1], "UPDATES"), link(nodes[2], nodes[1], "DERIVES"),
-                                        link(nodes[2], nodes[3])],
+        "triangle": [
+            link(nodes[0], nodes[1]),
+            link(nodes[1], nodes[2]),
+            link(nodes[2], nodes[0]),
+            link(nodes[3], nodes[1]),
+        ],
+        "chain via any relation type": [
+            link(nodes[0], nodes[1], "UPDATES"),
+            link(nodes[2], nodes[1], "DERIVES"),
+            link(nodes[2], nodes[3]),
+        ],
     }[shape]
     assert clusters_of(nodes, relations) == [{n.id for n in nodes}]
 
@@ -68,8 +79,9 @@ def test_a_mixed_component_is_split_by_category() -> None:
     events = [dormant(category="event") for _ in range(3)]
     lone = dormant(category="preference")
     relations = chain([facts[0], events[0], facts[1], events[1], facts[2], events[2], lone])
-    assert sorted(map(sorted, clusters_of(facts + events + [lone], relations))) == \
-        sorted([sorted(n.id for n in facts), sorted(n.id for n in events)])
+    assert sorted(map(sorted, clusters_of(facts + events + [lone], relations))) == sorted(
+        [sorted(n.id for n in facts), sorted(n.id for n in events)]
+    )
 
 
 def test_category_is_the_domain_when_a_reading_node_has_none() -> None:
@@ -89,8 +101,15 @@ def test_prominence_window_is_dormant_to_active_exclusive() -> None:
     assert clusters_of(left + [active] + right, chain(left + [active] + right)) == []
 
 
-@pytest.mark.parametrize("excluded", [{"memory_type": "derived"}, {"memory_type": "static_profile"},
-                                      {"is_latest": False}, {"memory_type": "superseded", "is_latest": False}])
+@pytest.mark.parametrize(
+    "excluded",
+    [
+        {"memory_type": "derived"},
+        {"memory_type": "static_profile"},
+        {"is_latest": False},
+        {"memory_type": "superseded", "is_latest": False},
+    ],
+)
 def test_derived_static_and_superseded_memories_are_never_fused(excluded) -> None:
     nodes = [dormant(), dormant(), dormant(**excluded)]
     assert clusters_of(nodes, chain(nodes)) == []
@@ -109,19 +128,32 @@ def test_at_most_max_clusters_the_largest() -> None:
 
 
 def cluster():
-    return [dormant(DUBLIN[0], importance=0.4, confidence=0.9, category="fact"),
-            dormant(DUBLIN[1], importance=0.8, confidence=0.6, category="fact"),
-            dormant(DUBLIN[2], importance=0.5, confidence=0.95, category="event")]
+    return [
+        dormant(DUBLIN[0], importance=0.4, confidence=0.9, category="fact"),
+        dormant(DUBLIN[1], importance=0.8, confidence=0.6, category="fact"),
+        dormant(DUBLIN[2], importance=0.5, confidence=0.95, category="event"),
+    ]
 
 
 def test_fusion_prompt_lists_contents_categories_and_importance(scripted) -> None:
     gateway = scripted(lambda p, f: json.dumps({"summary": "The user moved to Dublin in 2019; flat by the Liffey."}))
     fused = fuse_cluster(cluster(), gateway)
     text = FUSION.render(gateway.calls[0][1])
-    for needle in (*DUBLIN, "(fact, importance 0.40)", "(fact, importance 0.80)", "(event, importance 0.50)", '"summary"'):
+    for needle in (
+        *DUBLIN,
+        "(fact, importance 0.40)",
+        "(fact, importance 0.80)",
+        "(event, importance 0.50)",
+        '"summary"',
+    ):
         assert needle in text
-    assert fused == FusedMemory("The user moved to Dublin in 2019; flat by the Liffey.", importance=0.8,
-                                confidence=0.6, category="fact", model="scripted")
+    assert fused == FusedMemory(
+        "The user moved to Dublin in 2019; flat by the Liffey.",
+        importance=0.8,
+        confidence=0.6,
+        category="fact",
+        model="scripted",
+    )
 
 
 @pytest.mark.parametrize("answer", ["Dublin, mostly.", '{"summary": ""}', '{"text": "x"}', "[1, 2]"])
@@ -133,6 +165,7 @@ def test_an_unusable_answer_is_a_failure(scripted, answer) -> None:
 def test_a_model_error_and_an_empty_cluster_are_failures(scripted) -> None:
     def boom(p, f):
         raise TimeoutError("slow")
+
     assert fuse_cluster(cluster(), scripted(boom)).failure
     gateway = scripted(lambda p, f: "{}")
     assert fuse_cluster([], gateway).failure and gateway.calls == []
@@ -152,7 +185,10 @@ def test_parse_fusion() -> None:
 
 
 def test_one_failing_cluster_does_not_stop_the_others(scripted, embedder) -> None:
-    first, second = [dormant(f"a{i}", category="a") for i in range(3)], [dormant(f"b{i}", category="b") for i in range(4)]
+    first, second = (
+        [dormant(f"a{i}", category="a") for i in range(3)],
+        [dormant(f"b{i}", category="b") for i in range(4)],
+    )
 
     def script(p, f):
         if "a0" in f["memories"]:
@@ -169,15 +205,26 @@ def test_one_failing_cluster_does_not_stop_the_others(scripted, embedder) -> Non
 
 def test_run_fusion_supersedes_sources_and_keeps_them(make_runtime) -> None:
     summary = "The user moved to Dublin in 2019 for work and lives near the Liffey."
-    runtime = make_runtime(local_model="gpt-4o-mini", completion_kwargs={"mock_response": json.dumps({"summary": summary})})
-    sources = [memory(t, category="fact", importance=imp, confidence=conf, generation=gen, created_at=days_ago(40))
-               for t, imp, conf, gen in zip(DUBLIN, (0.4, 0.8, 0.5), (0.9, 0.6, 0.95), (0, 2, 1))]
+    runtime = make_runtime(
+        local_model="gpt-4o-mini", completion_kwargs={"mock_response": json.dumps({"summary": summary})}
+    )
+    sources = [
+        memory(t, category="fact", importance=imp, confidence=conf, generation=gen, created_at=days_ago(40))
+        for t, imp, conf, gen in zip(DUBLIN, (0.4, 0.8, 0.5), (0.9, 0.6, 0.95), (0, 2, 1))
+    ]
     fresh = memory("The user likes tea.", category="fact")
     store(runtime, sources + [fresh], chain(sources) + [link(sources[2], fresh)])
     report = run_fusion(runtime)
     assert report.to_json() | {"errors": []} == {
-        "eligible_memories": 3, "clusters_found": 1, "clusters_fused": 1, "clusters_rejected": 0,
-        "memories_superseded": 3, "failures": 0, "model_calls": 1, "errors": []}
+        "eligible_memories": 3,
+        "clusters_found": 1,
+        "clusters_fused": 1,
+        "clusters_rejected": 0,
+        "memories_superseded": 3,
+        "failures": 0,
+        "model_calls": 1,
+        "errors": [],
+    }
     with runtime.db.connect() as con:
         (fused,) = corpus.list_nodes(con, types=["fused"])
         kept = corpus.get_nodes(con, [s.id for s in sources], with_vectors=False)
@@ -195,7 +242,9 @@ def test_run_fusion_supersedes_sources_and_keeps_them(make_runtime) -> None:
 
 
 def test_run_fusion_refuses_a_long_summary_and_changes_nothing(make_runtime) -> None:
-    runtime = make_runtime(local_model="gpt-4o-mini", completion_kwargs={"mock_response": json.dumps({"summary": "x" * 500})})
+    runtime = make_runtime(
+        local_model="gpt-4o-mini", completion_kwargs={"mock_response": json.dumps({"summary": "x" * 500})}
+    )
     sources = [memory(t, category="fact", created_at=days_ago(40)) for t in DUBLIN]
     store(runtime, sources, chain(sources))
     report = run_fusion(runtime)

@@ -8,16 +8,25 @@ from explorer.prompts.dreaming import DREAM_RELATION, FUSION, REM_JUDGE, REM_QUE
 SEED = "The global interpreter lock lets only one thread execute Python bytecode at a time."
 RELATED = "Because of the global interpreter lock, CPU-bound Python threads rarely run in parallel."
 UNRELATED = "Watercolour painters wet the paper before laying down a wash of pigment."
-PASSAGES = ["Python 2.5 adds the with statement for managing resources such as files and locks.",
-            "Context managers make the with statement work: they define __enter__ and __exit__.",
-            "Python 3.5 introduces async with, so asynchronous context managers can manage resources."]
+PASSAGES = [
+    "Python 2.5 adds the with statement for managing resources such as files and locks.",
+    "Context managers make the with statement work: they define __enter__ and __exit__.",
+    "Python 3.5 introduces async with, so asynchronous context managers can manage resources.",
+]
 
 
 def test_judge_scores_follow_similarity_and_quote_both_sides(runtime) -> None:
-    answer = runtime.gateway.ask(REM_JUDGE, {
-        "seed": SEED, "seed_category": "python", "seed_relations": "(none)",
-        "candidates": format_passages([UNRELATED, RELATED], ["art", "python"]), "candidate_relations": "(none)",
-        "min_score": 3.0})
+    answer = runtime.gateway.ask(
+        REM_JUDGE,
+        {
+            "seed": SEED,
+            "seed_category": "python",
+            "seed_relations": "(none)",
+            "candidates": format_passages([UNRELATED, RELATED], ["art", "python"]),
+            "candidate_relations": "(none)",
+            "min_score": 3.0,
+        },
+    )
     assert answer.ok and answer.tier == "offline"
     unrelated, related = sorted(answer.value.judgements, key=lambda j: j.candidate)
     assert related.plausibility > unrelated.plausibility and related.usefulness > unrelated.usefulness
@@ -33,8 +42,14 @@ def test_question_asks_about_what_the_passages_share(runtime) -> None:
 
 
 def test_synthesis_is_short_and_drawn_from_the_passages(runtime) -> None:
-    answer = runtime.gateway.ask(REM_SYNTHESIS, {"question": "How did managing resources change?",
-                                                 "passages": format_passages(PASSAGES), "related": format_passages([SEED])})
+    answer = runtime.gateway.ask(
+        REM_SYNTHESIS,
+        {
+            "question": "How did managing resources change?",
+            "passages": format_passages(PASSAGES),
+            "related": format_passages([SEED]),
+        },
+    )
     assert answer.ok and len(answer.value.split()) <= 150
     assert any(p[:40] in answer.value for p in PASSAGES)
 
@@ -42,7 +57,9 @@ def test_synthesis_is_short_and_drawn_from_the_passages(runtime) -> None:
 def test_dream_relation_says_nothing_for_a_repetition(runtime) -> None:
     same = runtime.gateway.ask(DREAM_RELATION, {"synthesis": PASSAGES[0], "related": format_passages(PASSAGES)})
     assert same.ok and same.value == ""
-    new = runtime.gateway.ask(DREAM_RELATION, {"synthesis": SEED + " " + PASSAGES[2], "related": format_passages(PASSAGES)})
+    new = runtime.gateway.ask(
+        DREAM_RELATION, {"synthesis": SEED + " " + PASSAGES[2], "related": format_passages(PASSAGES)}
+    )
     assert new.ok and new.value and "NOTHING" not in new.value
 
 

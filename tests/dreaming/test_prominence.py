@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -12,7 +12,7 @@ from explorer.store import corpus
 
 from .conftest import days_ago, memory, store
 
-NOW = datetime(2025, 6, 1, tzinfo=timezone.utc)
+NOW = datetime(2025, 6, 1, tzinfo=UTC)
 
 
 def aged(days: float, **fields) -> float:
@@ -50,8 +50,11 @@ def test_naive_timestamps_are_read_as_utc() -> None:
 
 
 def test_refresh_writes_prominence_from_age_and_use(runtime) -> None:
-    fresh, month, year = memory("fresh note"), memory("a month old", created_at=days_ago(30)), \
-        memory("a year old", created_at=days_ago(365))
+    fresh, month, year = (
+        memory("fresh note"),
+        memory("a month old", created_at=days_ago(30)),
+        memory("a year old", created_at=days_ago(365)),
+    )
     store(runtime, [fresh, month, year])
     assert refresh_prominence(runtime) == 2  # the fresh one stays at 1.0
     with runtime.db.connect() as con:

@@ -13,12 +13,18 @@ from explorer.store import corpus, events
 from .conftest import memory, store
 
 PASSAGES = {
-    2005: ["Python 2.5 adds the with statement for managing resources such as files and locks.",
-           "Conditional expressions arrive in Python 2.5: x if condition else y."],
-    2010: ["Python 2.7 backports set literals and dictionary comprehensions from the 3.x line.",
-           "The argparse module replaces optparse for parsing command-line options."],
-    2015: ["Python 3.5 introduces async and await for writing coroutines.",
-           "Type hints arrive in Python 3.5 with the typing module."],
+    2005: [
+        "Python 2.5 adds the with statement for managing resources such as files and locks.",
+        "Conditional expressions arrive in Python 2.5: x if condition else y.",
+    ],
+    2010: [
+        "Python 2.7 backports set literals and dictionary comprehensions from the 3.x line.",
+        "The argparse module replaces optparse for parsing command-line options.",
+    ],
+    2015: [
+        "Python 3.5 introduces async and await for writing coroutines.",
+        "Type hints arrive in Python 3.5 with the typing module.",
+    ],
 }
 
 
@@ -31,12 +37,14 @@ def corpus_nodes(embedder, **fields):
 
 def echo_script(dream_text=None):
     """Answers that show what each prompt was given: the dream is the synthesis unless told otherwise."""
+
     def script(prompt, fields):
         if prompt.kind == "rem_question":
             return "What binds " + " / ".join(p[:20] for p in split_passages(fields["passages"])) + "?"
         if prompt.kind == "rem_synthesis":
             return "Synthesis of: " + fields["question"]
         return dream_text if dream_text is not None else "Dream: " + fields["synthesis"]
+
     return script
 
 
@@ -60,12 +68,18 @@ def test_each_dream_asks_question_synthesis_and_relation(scripted, embedder) -> 
     nodes = corpus_nodes(embedder, generation=0)
     nodes[0].generation = 4  # a 2005 node deep in the ladder
     gateway = scripted(echo_script())
-    result = rem_cycle(nodes, gateway, embedder, RemConfig(dreams=4, related=2, neighbours=2), current_year=2005,
-                       rng=np.random.default_rng(1))
+    result = rem_cycle(
+        nodes,
+        gateway,
+        embedder,
+        RemConfig(dreams=4, related=2, neighbours=2),
+        current_year=2005,
+        rng=np.random.default_rng(1),
+    )
     assert gateway.kinds() == ["rem_question", "rem_synthesis", "dream_relation"] * 4
     texts = {n.id: n.text for n in nodes}
     for number, dream in enumerate(result.nodes):
-        question_fields, synthesis_fields, relation_fields = (f for _, f in gateway.calls[3 * number: 3 * number + 3])
+        question_fields, synthesis_fields, relation_fields = (f for _, f in gateway.calls[3 * number : 3 * number + 3])
         parents = [texts[p] for p in dream.parent_ids]
         assert texts[dream.parent_ids[0]] in PASSAGES[2005] and len(set(dream.parent_ids)) == 3
         assert split_passages(question_fields["passages"]) == parents
@@ -73,19 +87,29 @@ def test_each_dream_asks_question_synthesis_and_relation(scripted, embedder) -> 
         related = split_passages(synthesis_fields["related"])
         assert len(related) == 2 and not set(related) & set(parents)  # nearest the question, parents aside
         assert synthesis_fields["question"] == dream.metadata["question"]
-        assert relation_fields["synthesis"] == dream.metadata["synthesis"] and len(split_passages(relation_fields["related"])) == 2
+        assert (
+            relation_fields["synthesis"] == dream.metadata["synthesis"]
+            and len(split_passages(relation_fields["related"])) == 2
+        )
         assert dream.text == "Dream: " + dream.metadata["synthesis"]
         assert (dream.type, dream.year, dream.memory_type, dream.learned_from) == ("rem_dream", 2005, "derived", "rem")
         expected = 1 + max(4 if p == nodes[0].id else 0 for p in dream.parent_ids)
         assert dream.generation == expected
     derives = [r for r in result.relations if r.type == "DERIVES"]
-    assert sorted((r.source_id, r.target_id) for r in derives) == \
-        sorted((d.id, p) for d in result.nodes for p in d.parent_ids)
+    assert sorted((r.source_id, r.target_id) for r in derives) == sorted(
+        (d.id, p) for d in result.nodes for p in d.parent_ids
+    )
 
 
 def test_dreams_judged_empty_are_dropped(scripted, embedder) -> None:
-    result = rem_cycle(corpus_nodes(embedder), scripted(echo_script("NOTHING")), embedder, RemConfig(dreams=3),
-                       current_year=2015, rng=np.random.default_rng(0))
+    result = rem_cycle(
+        corpus_nodes(embedder),
+        scripted(echo_script("NOTHING")),
+        embedder,
+        RemConfig(dreams=3),
+        current_year=2015,
+        rng=np.random.default_rng(0),
+    )
     assert (len(result.nodes), result.dropped, result.duplicates, result.failures) == (0, 3, 0, 0)
     assert result.relations == []
 
@@ -93,11 +117,23 @@ def test_dreams_judged_empty_are_dropped(scripted, embedder) -> None:
 def test_near_duplicates_are_dropped_including_of_this_cycles_dreams(scripted, embedder) -> None:
     nodes = corpus_nodes(embedder)
     same = "Resource management and coroutines both tame the lifetimes of things in Python."
-    result = rem_cycle(nodes, scripted(echo_script(same)), embedder, RemConfig(dreams=3), current_year=2015,
-                       rng=np.random.default_rng(0))
+    result = rem_cycle(
+        nodes,
+        scripted(echo_script(same)),
+        embedder,
+        RemConfig(dreams=3),
+        current_year=2015,
+        rng=np.random.default_rng(0),
+    )
     assert (len(result.nodes), result.dropped, result.duplicates) == (1, 2, 2)
-    known = rem_cycle(nodes, scripted(echo_script(PASSAGES[2010][1])), embedder, RemConfig(dreams=2),
-                      current_year=2015, rng=np.random.default_rng(0))
+    known = rem_cycle(
+        nodes,
+        scripted(echo_script(PASSAGES[2010][1])),
+        embedder,
+        RemConfig(dreams=2),
+        current_year=2015,
+        rng=np.random.default_rng(0),
+    )
     assert (len(known.nodes), known.duplicates) == (0, 2)  # a dream that restates a known node adds nothing
 
 
@@ -111,19 +147,42 @@ def test_a_failed_dream_is_counted_and_the_cycle_goes_on(scripted, embedder) -> 
                 raise RuntimeError("rate limited")
         return echo_script()(prompt, fields)
 
-    result = rem_cycle(corpus_nodes(embedder), scripted(script), embedder, RemConfig(dreams=3), current_year=2010,
-                       rng=np.random.default_rng(0))
+    result = rem_cycle(
+        corpus_nodes(embedder),
+        scripted(script),
+        embedder,
+        RemConfig(dreams=3),
+        current_year=2010,
+        rng=np.random.default_rng(0),
+    )
     assert (len(result.nodes), result.failures) == (2, 1) and "rate limited" in result.errors[0]
-    unparsed = rem_cycle(corpus_nodes(embedder), scripted(lambda p, f: "?"), embedder, RemConfig(dreams=2),
-                         current_year=2010, rng=np.random.default_rng(0))
+    unparsed = rem_cycle(
+        corpus_nodes(embedder),
+        scripted(lambda p, f: "?"),
+        embedder,
+        RemConfig(dreams=2),
+        current_year=2010,
+        rng=np.random.default_rng(0),
+    )
     assert (len(unparsed.nodes), unparsed.failures, unparsed.usage.calls) == (0, 2, 2)  # stops at the question
 
 
 def test_same_seed_same_dreams(scripted, embedder) -> None:
     nodes = corpus_nodes(embedder)
-    runs = [[d.parent_ids for d in rem_cycle(nodes, scripted(echo_script()), embedder, RemConfig(dreams=3),
-                                             current_year=2010, rng=np.random.default_rng(9)).nodes]
-            for _ in range(2)]
+    runs = [
+        [
+            d.parent_ids
+            for d in rem_cycle(
+                nodes,
+                scripted(echo_script()),
+                embedder,
+                RemConfig(dreams=3),
+                current_year=2010,
+                rng=np.random.default_rng(9),
+            ).nodes
+        ]
+        for _ in range(2)
+    ]
     assert runs[0] == runs[1]
 
 

@@ -1,5 +1,6 @@
 """One real app per module: ``streamlit run app.py`` on a prepared copy of the small corpus, and
-Debian's Chromium through Playwright. The server is always stopped, even when a test fails."""
+Debian's Chromium through Playwright. The server is always stopped, even when a test fails.
+"""
 
 from __future__ import annotations
 

@@ -19,8 +19,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 PAGES = ("corpus", "sessions", "map", "crystals", "resonances", "trace", "dreams", "settings")
 
 
@@ -31,23 +37,39 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(db: Path, *, port: int | None = None, log: Path | None = None,
-                     timeout_s: float = 60.0) -> Iterator[str]:
+def streamlit_server(
+    db: Path, *, port: int | None = None, log: Path | None = None, timeout_s: float = 60.0
+) -> Iterator[str]:
     """The app on ``db``; yields its URL and always stops the server (and its children)."""
     port = port or free_port()
     env = dict(os.environ, EXPLORER_DB=str(db), PYTHONUNBUFFERED="1")
-    command = [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
-               "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(REPO / "app.py"),
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     out = open(log, "wb") if log else subprocess.DEVNULL
-    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"streamlit exited with status {process.returncode}" + (f"; see {log}" if log else ""))
+                raise RuntimeError(
+                    f"streamlit exited with status {process.returncode}" + (f"; see {log}" if log else "")
+                )
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
                     if answer.read().strip() == b"ok":

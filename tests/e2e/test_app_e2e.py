@@ -1,15 +1,16 @@
 """A person in a real browser: creates a session, runs steps, sees the map with its path, approves a
-crystal and exports the map as PNG. Assertions are on what the page shows (and what the database then holds)."""
+crystal and exports the map as PNG. Assertions are on what the page shows (and what the database then holds).
+"""
 
 from __future__ import annotations
 
 import io
 from dataclasses import replace
 
+import harness
 import numpy as np
 from PIL import Image
 
-import harness
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.wander import service as wander

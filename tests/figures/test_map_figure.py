@@ -6,7 +6,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.figures.map import (
-    MapCrystal, MapData, MapHalo, MapLink, MapLocus, MapStep, NodePoints, session_map,
+    MapCrystal,
+    MapData,
+    MapHalo,
+    MapLink,
+    MapLocus,
+    MapStep,
+    NodePoints,
+    session_map,
 )
 from explorer.figures.palette import APPROVED_LINE, domain_colours
 
@@ -14,21 +21,36 @@ from explorer.figures.palette import APPROVED_LINE, domain_colours
 def sample(steps: int = 6) -> MapData:
     rng = np.random.default_rng(1)
     n = 60
-    nodes = NodePoints(ids=[f"n{i}" for i in range(n)], x=rng.normal(size=n), y=rng.normal(size=n),
-                       types=["raw_chunk"] * (n - 3) + ["rem_dream"] * 3,
-                       domains=[("python", "art", None)[i % 3] for i in range(n)], years=[2000] * n,
-                       texts=["chunk <b>text</b>"] * n)
+    nodes = NodePoints(
+        ids=[f"n{i}" for i in range(n)],
+        x=rng.normal(size=n),
+        y=rng.normal(size=n),
+        types=["raw_chunk"] * (n - 3) + ["rem_dream"] * 3,
+        domains=[("python", "art", None)[i % 3] for i in range(n)],
+        years=[2000] * n,
+        texts=["chunk <b>text</b>"] * n,
+    )
     loci = [MapLocus(f"l{i}", float(i), float(i % 2), f"concept {i}", "python", visit_count=i) for i in range(4)]
     # the walk goes 0 → 1 → 2 → 1 → 3 …, revisiting locus 1
     order = [0, 1, 2, 1, 3, 2, 1][: steps + 1]
     path = [MapStep(k, loci[i].id, loci[i].x, loci[i].y) for k, i in enumerate(order)]
-    return MapData(nodes=nodes, loci=loci, path=path,
-                   crystals=[MapCrystal("c1", 2.0, 0.0, "pending insight", confidence=0.7),
-                             MapCrystal("c2", 3.0, 1.0, "approved insight", approved=True, confidence=0.9),
-                             MapCrystal("c3", 1.0, 1.0, "rejected insight", status="invalidated")],
-                   halos=[MapHalo("r1", 1.0, 1.0, strength=4.0, current_strength=4.0, themes=("<i>a</i>", "b")),
-                          MapHalo("r2", 2.0, 0.0, strength=1.0, current_strength=0.25)],
-                   links=[MapLink(0, 0, 1, 1, "found")], title="A <walk>", subtitle="six steps")
+    return MapData(
+        nodes=nodes,
+        loci=loci,
+        path=path,
+        crystals=[
+            MapCrystal("c1", 2.0, 0.0, "pending insight", confidence=0.7),
+            MapCrystal("c2", 3.0, 1.0, "approved insight", approved=True, confidence=0.9),
+            MapCrystal("c3", 1.0, 1.0, "rejected insight", status="invalidated"),
+        ],
+        halos=[
+            MapHalo("r1", 1.0, 1.0, strength=4.0, current_strength=4.0, themes=("<i>a</i>", "b")),
+            MapHalo("r2", 2.0, 0.0, strength=1.0, current_strength=0.25),
+        ],
+        links=[MapLink(0, 0, 1, 1, "found")],
+        title="A <walk>",
+        subtitle="six steps",
+    )
 
 
 def by_name(figure: go.Figure) -> dict[str, go.BaseTraceType]:

@@ -28,18 +28,36 @@ def scene() -> MapData:
     centres = np.array([[-6.0, 0.0], [5.0, 4.0], [3.0, -5.0]])
     labels = np.repeat([0, 1, 2], 120)
     xy = centres[labels] + rng.normal(scale=1.3, size=(len(labels), 2))
-    nodes = NodePoints(ids=[f"n{i}" for i in range(len(labels))], x=xy[:, 0], y=xy[:, 1],
-                       types=["raw_chunk"] * len(labels), domains=[("python", "art", "science")[k] for k in labels],
-                       years=[None] * len(labels), texts=[""] * len(labels))
+    nodes = NodePoints(
+        ids=[f"n{i}" for i in range(len(labels))],
+        x=xy[:, 0],
+        y=xy[:, 1],
+        types=["raw_chunk"] * len(labels),
+        domains=[("python", "art", "science")[k] for k in labels],
+        years=[None] * len(labels),
+        texts=[""] * len(labels),
+    )
     stops = [(-6, 0), (-3, 1), (0, 2), (5, 4), (4, 0), (3, -5), (-1, -3)]
-    loci = [MapLocus(f"l{i}", float(x), float(y), f"stop {i}", ("python", "python", "art", "art", "science",
-                                                                "science", "python")[i], visit_count=1 + i % 3)
-            for i, (x, y) in enumerate(stops)]
+    loci = [
+        MapLocus(
+            f"l{i}",
+            float(x),
+            float(y),
+            f"stop {i}",
+            ("python", "python", "art", "art", "science", "science", "python")[i],
+            visit_count=1 + i % 3,
+        )
+        for i, (x, y) in enumerate(stops)
+    ]
     return MapData(
-        nodes=nodes, loci=loci, path=[MapStep(i, l.id, l.x, l.y) for i, l in enumerate(loci)],
+        nodes=nodes,
+        loci=loci,
+        path=[MapStep(i, l.id, l.x, l.y) for i, l in enumerate(loci)],
         crystals=[MapCrystal("c1", 5.0, 4.0, "one", confidence=0.8), MapCrystal("c2", 3.0, -5.0, "two", approved=True)],
         halos=[MapHalo("r1", l.x, l.y, 3.0, 2.0, ("theme",), "confirmed") for l in loci[2:5]],
-        title="Baseline walk", subtitle="7 steps · 2 crystals")
+        title="Baseline walk",
+        subtitle="7 steps · 2 crystals",
+    )
 
 
 def png(data: MapData, size: int, layers=LAYERS) -> np.ndarray:
@@ -48,7 +66,7 @@ def png(data: MapData, size: int, layers=LAYERS) -> np.ndarray:
 
 
 def near(image: np.ndarray, colour: str, tolerance: int = 40) -> int:
-    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])
     return int((np.abs(image - rgb).max(axis=2) <= tolerance).sum())
 
 

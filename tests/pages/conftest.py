@@ -1,6 +1,7 @@
 """A database prepared for the app's pages: the small corpus, the map fitted, and one
 session that walked to a human checkpoint and holds a crystal. Made once per run
-(it costs a few UMAP and wander seconds) and copied for each test."""
+(it costs a few UMAP and wander seconds) and copied for each test.
+"""
 
 from __future__ import annotations
 
@@ -28,9 +29,15 @@ def app_template(corpus_template: Path, tmp_path_factory: pytest.TempPathFactory
     shutil.copy(corpus_template, path)
     runtime = open_runtime(replace(Settings(), db_path=path), embedder=embedder)
     update_projection(runtime)
-    session = wander.create_session(runtime, SessionConfig(
-        seed_concept="unicode strings and text encodings", name="Unicode walk", random_seed=0,
-        human_checkpoint_frequency=CHECKPOINT))
+    session = wander.create_session(
+        runtime,
+        SessionConfig(
+            seed_concept="unicode strings and text encodings",
+            name="Unicode walk",
+            random_seed=0,
+            human_checkpoint_frequency=CHECKPOINT,
+        ),
+    )
     result = wander.run(runtime, session.id, CHECKPOINT + 2)
     assert result.steps_completed == CHECKPOINT and (result.stopped_reason or "").startswith("paused: checkpoint")
     if not wander.list_crystals(runtime, session_id=session.id):
@@ -74,8 +81,19 @@ def open_app(app_db: Path) -> Callable[[str], AppTest]:
 
 def _texts(at: AppTest) -> str:
     parts = []
-    for kind in ("title", "header", "subheader", "markdown", "caption", "text", "info", "warning", "error", "success",
-                 "metric"):
+    for kind in (
+        "title",
+        "header",
+        "subheader",
+        "markdown",
+        "caption",
+        "text",
+        "info",
+        "warning",
+        "error",
+        "success",
+        "metric",
+    ):
         for element in getattr(at, kind):
             parts.append(str(getattr(element, "value", "")))
             if kind == "metric":

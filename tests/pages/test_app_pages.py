@@ -1,5 +1,6 @@
 """Across the app: navigation, the offline notice, Settings (keys present, never shown), Dreams,
-model text shown as text, and a busy database as one line."""
+model text shown as text, and a busy database as one line.
+"""
 
 from __future__ import annotations
 
@@ -83,9 +84,16 @@ def test_model_and_corpus_text_is_shown_as_text_never_html(open_app, app_runtime
 
 def test_a_busy_database_is_one_line_not_a_traceback(open_app, app_db, monkeypatch) -> None:
     monkeypatch.setenv("EXPLORER_LOCK_WAIT", "0.5")
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); print('held', flush=True); time.sleep(60)"),
-        str(app_db)], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            ("import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); print('held', flush=True); time.sleep(60)"),
+            str(app_db),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         at = _run_app()

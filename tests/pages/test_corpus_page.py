@@ -60,8 +60,10 @@ def test_domain_and_year_filters(open_app, app_runtime, page_text) -> None:
 def test_upload_ingests_with_progress_and_places_new_nodes_on_the_map(open_app, app_runtime, page_text) -> None:
     before = corpus_overview(app_runtime)
     at = open_app("corpus")
-    note = ("---\ntitle: Tea notes\nyear: 2021\n---\n\nGreen tea is steamed or pan-fired soon after picking, which "
-            "stops oxidation. Black tea is fully oxidised before drying, and oolong sits between the two.\n")
+    note = (
+        "---\ntitle: Tea notes\nyear: 2021\n---\n\nGreen tea is steamed or pan-fired soon after picking, which "
+        "stops oxidation. Black tea is fully oxidised before drying, and oolong sits between the two.\n"
+    )
     at.file_uploader[0].set_value(("tea.md", note.encode(), "text/markdown"))
     at.text_input(key="ingest_domain").input("tea")
     at.form_submit_button[0].click().run()

@@ -21,10 +21,20 @@ def test_approving_a_crystal_stores_who_when_and_why(open_app, app_runtime, page
     assert stored.human_approved and stored.human_approved_by == "Ada" and stored.human_approved_at is not None
     assert stored.validation_notes == "holds up against the sources"
     with app_runtime.db.connect() as con:
-        decisions = [e.payload for e in events.list_events(con, subject_prefix="wander.crystal.validated")
-                     if e.payload.get("validated_by") == "human"]
-    assert decisions == [{"crystal_id": crystal.id, "decision": "approve", "validated_by": "human", "reviewer": "Ada",
-                          "notes": "holds up against the sources"}]
+        decisions = [
+            e.payload
+            for e in events.list_events(con, subject_prefix="wander.crystal.validated")
+            if e.payload.get("validated_by") == "human"
+        ]
+    assert decisions == [
+        {
+            "crystal_id": crystal.id,
+            "decision": "approve",
+            "validated_by": "human",
+            "reviewer": "Ada",
+            "notes": "holds up against the sources",
+        }
+    ]
     # no longer awaiting review; listed under "approved"
     assert f"approve_{crystal.id}" not in [b.key for b in at.button if not b.disabled]
     at.selectbox(key="crystal_status").select("approved").run()

@@ -1,5 +1,6 @@
 """The Sessions page: the creation form, stepping and running with progress, the checkpoint banner,
-pause / resume / stop / delete."""
+pause / resume / stop / delete.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +10,19 @@ from explorer import projection
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
 
-FORM = {"new_seed_concept": "seed_concept", "new_name": "name", "new_attractor": "attractor",
-        "new_allowed": "allowed_domains", "new_forbidden": "forbidden_domains", "new_max_drift": "max_drift_distance",
-        "new_temperature": "temperature", "new_max_steps": "max_steps", "new_budget": "cloud_budget_cents",
-        "new_checkpoint": "human_checkpoint_frequency", "new_seed": "random_seed"}
+FORM = {
+    "new_seed_concept": "seed_concept",
+    "new_name": "name",
+    "new_attractor": "attractor",
+    "new_allowed": "allowed_domains",
+    "new_forbidden": "forbidden_domains",
+    "new_max_drift": "max_drift_distance",
+    "new_temperature": "temperature",
+    "new_max_steps": "max_steps",
+    "new_budget": "cloud_budget_cents",
+    "new_checkpoint": "human_checkpoint_frequency",
+    "new_seed": "random_seed",
+}
 
 
 def widget(at, key):
@@ -47,9 +57,14 @@ def test_creating_a_session_stores_what_the_form_says(open_app, app_runtime, pag
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     created = wander.list_sessions(app_runtime)[0]
-    assert (created.name, created.seed_concept, created.forbidden_domains, created.temperature,
-            created.human_checkpoint_frequency, created.random_seed) == (
-        "Work jokes", "how jokes about work change with the times", ["python"], 0.4, 0, 11)
+    assert (
+        created.name,
+        created.seed_concept,
+        created.forbidden_domains,
+        created.temperature,
+        created.human_checkpoint_frequency,
+        created.random_seed,
+    ) == ("Work jokes", "how jokes about work change with the times", ["python"], 0.4, 0, 11)
     assert "Created “Work jokes”" in page_text(at)
     # the new session is the one opened, and its seed locus is already on the map
     assert at.subheader[1].value == "Work jokes"

@@ -13,12 +13,15 @@ from explorer.providers.embeddings import CachedEmbedder, text_hash
 
 def test_default_model_loads_and_embeds_with_no_network() -> None:
     # A fresh process with every proxy pointing nowhere: any network use would fail.
-    code = ("from explorer.providers.embeddings import LocalEmbedder\n"
-            "v = LocalEmbedder().embed(['a cat sat on the mat', 'a kitten rested on the rug', 'tax law'])\n"
-            "import numpy as np\n"
-            "print(v.shape, round(float(np.linalg.norm(v[0])), 3), bool(v[0] @ v[1] > v[0] @ v[2]))")
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9",
-               NO_PROXY="")
+    code = (
+        "from explorer.providers.embeddings import LocalEmbedder\n"
+        "v = LocalEmbedder().embed(['a cat sat on the mat', 'a kitten rested on the rug', 'tax law'])\n"
+        "import numpy as np\n"
+        "print(v.shape, round(float(np.linalg.norm(v[0])), 3), bool(v[0] @ v[1] > v[0] @ v[2]))"
+    )
+    env = dict(
+        os.environ, HF_HUB_OFFLINE="1", HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9", NO_PROXY=""
+    )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "(3, 384) 1.0 True"

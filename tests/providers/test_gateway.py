@@ -12,8 +12,10 @@ PASSAGE = {"passage": "Guido van Rossum created Python. Python favours readabili
 
 
 def test_model_answer_is_parsed_costed_and_logged(make_runtime) -> None:
-    runtime = make_runtime(local_model="gpt-4o-mini",
-                           completion_kwargs={"mock_response": "- Guido van Rossum: created Python\n- Python: readable"})
+    runtime = make_runtime(
+        local_model="gpt-4o-mini",
+        completion_kwargs={"mock_response": "- Guido van Rossum: created Python\n- Python: readable"},
+    )
     answer = runtime.gateway.ask(ENTITIES, PASSAGE)
     assert answer.ok and answer.tier == "local" and answer.model == "gpt-4o-mini"
     assert [e.entity for e in answer.value] == ["Guido van Rossum", "Python"]
@@ -36,7 +38,9 @@ def test_unparseable_answer_is_retried_then_reported(make_runtime) -> None:
 
 def test_timeout_is_a_clear_failure_not_an_exception(make_runtime) -> None:
     timeout = litellm.Timeout(message="slow", model="gpt-4o-mini", llm_provider="openai")
-    runtime = make_runtime(local_model="gpt-4o-mini", retries=2, timeout_s=5, completion_kwargs={"mock_response": timeout})
+    runtime = make_runtime(
+        local_model="gpt-4o-mini", retries=2, timeout_s=5, completion_kwargs={"mock_response": timeout}
+    )
     slept: list[float] = []
     runtime.gateway._sleep = slept.append
     answer = runtime.gateway.ask(IMPLANT, {"new_info": "x", "existing_knowledge": "(none)"})
@@ -57,13 +61,16 @@ def test_tiers_resolve_to_configured_models(make_runtime) -> None:
     assert offline.offline_only and offline.model_for("cloud")[1] == "offline"
 
 
-@pytest.mark.parametrize("text,expected", [
-    ('```json\n{"a": 1}\n```', {"a": 1}),
-    ('Sure! Here it is: {"a": [1, 2]} hope that helps', {"a": [1, 2]}),
-    ("[1, 2, 3]", [1, 2, 3]),
-    ("{broken", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ('```json\n{"a": 1}\n```', {"a": 1}),
+        ('Sure! Here it is: {"a": [1, 2]} hope that helps', {"a": [1, 2]}),
+        ("[1, 2, 3]", [1, 2, 3]),
+        ("{broken", None),
+        ("", None),
+    ],
+)
 def test_extract_json_tolerates_chatter(text, expected) -> None:
     from explorer.prompts import extract_json
 

@@ -6,10 +6,14 @@ from explorer.offline import ANSWERS, load_answers
 from explorer.prompts import REGISTRY, format_passages
 from explorer.prompts.reading import ENTITIES, ENTITY_SYNTHESIS, IMPLANT
 
-NEW = ("Python 3.0 makes print a function. The print statement is gone, and print() takes keyword "
-       "arguments such as sep and end. Dictionary views replace lists from keys().")
-KNOWN = ["Python 2.6 adds a print_function future import so code can call print() as a function.",
-         "The with statement arrives in Python 2.5 for managing resources."]
+NEW = (
+    "Python 3.0 makes print a function. The print statement is gone, and print() takes keyword "
+    "arguments such as sep and end. Dictionary views replace lists from keys()."
+)
+KNOWN = [
+    "Python 2.6 adds a print_function future import so code can call print() as a function.",
+    "The with statement arrives in Python 2.5 for managing resources.",
+]
 
 
 def test_every_prompt_kind_has_an_offline_answer() -> None:
@@ -19,7 +23,9 @@ def test_every_prompt_kind_has_an_offline_answer() -> None:
 
 
 def test_implant_relates_the_new_passage_to_what_is_known(runtime) -> None:
-    answer = runtime.gateway.ask(IMPLANT, {"new_info": NEW, "existing_knowledge": format_passages(KNOWN, ["2008", "2006"])})
+    answer = runtime.gateway.ask(
+        IMPLANT, {"new_info": NEW, "existing_knowledge": format_passages(KNOWN, ["2008", "2006"])}
+    )
     assert answer.ok and answer.tier == "offline" and answer.model == "offline/extractive"
     assert "print" in answer.value.lower()
     assert any(sentence[:30] in answer.value for sentence in KNOWN)  # quotes the known side it relates to
@@ -41,11 +47,14 @@ def test_entities_are_phrases_of_the_passage_with_their_sentence(runtime) -> Non
 
 
 def test_entity_synthesis_uses_previous_understanding(runtime) -> None:
-    first = runtime.gateway.ask(ENTITY_SYNTHESIS, {"entity": "print", "learning": "print is a function in 3.0",
-                                                  "previous": format_passages([])})
+    first = runtime.gateway.ask(
+        ENTITY_SYNTHESIS, {"entity": "print", "learning": "print is a function in 3.0", "previous": format_passages([])}
+    )
     assert first.ok and first.value.startswith("First note on print")
-    later = runtime.gateway.ask(ENTITY_SYNTHESIS, {"entity": "print", "learning": "print is a function in 3.0",
-                                                  "previous": format_passages(KNOWN[:1])})
+    later = runtime.gateway.ask(
+        ENTITY_SYNTHESIS,
+        {"entity": "print", "learning": "print is a function in 3.0", "previous": format_passages(KNOWN[:1])},
+    )
     assert later.ok and "print_function" in later.value
 
 

@@ -22,9 +22,11 @@ The collector runs periodically and can be tuned or disabled with the gc module.
 Weak references arrived a release later, letting caches refer to objects without keeping them alive.
 """
 
-RELATED_TXT = ("The cycle detector in the gc module finds groups of objects that refer only to each other. "
-               "Programs that build large graphs of objects benefit, and the threshold can be tuned. "
-               "Memory that reference counting alone could never free is reclaimed.")
+RELATED_TXT = (
+    "The cycle detector in the gc module finds groups of objects that refer only to each other. "
+    "Programs that build large graphs of objects benefit, and the threshold can be tuned. "
+    "Memory that reference counting alone could never free is reclaimed."
+)
 
 
 def write(folder: Path, name: str, content: str | bytes) -> Path:
@@ -81,13 +83,19 @@ def test_every_bad_input_is_named_and_the_rest_still_ingests(runtime: Runtime, t
     write(tmp_path, "binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     write(tmp_path, "latin1.txt", "caf\xe9 cr\xe8me".encode("latin-1"))
     write(tmp_path, "bad-front.md", "---\ntitle: [unclosed\n---\nBody text here.")
-    write(tmp_path, "records.jsonl", "\n".join([
-        json.dumps({"text": "A perfectly good record about cycles in graphs.", "domain": "graphs"}),
-        "{not json",
-        json.dumps({"title": "no text"}),
-        json.dumps(["a", "list"]),
-        json.dumps({"text": "Another good record.", "year": "not a year"}),
-    ]))
+    write(
+        tmp_path,
+        "records.jsonl",
+        "\n".join(
+            [
+                json.dumps({"text": "A perfectly good record about cycles in graphs.", "domain": "graphs"}),
+                "{not json",
+                json.dumps({"title": "no text"}),
+                json.dumps(["a", "list"]),
+                json.dumps({"text": "Another good record.", "year": "not a year"}),
+            ]
+        ),
+    )
     big = tmp_path / "big.txt"
     with big.open("wb") as handle:  # 50 MB, sparse: cheap to make
         handle.truncate(50 * 1024 * 1024)
@@ -101,7 +109,7 @@ def test_every_bad_input_is_named_and_the_rest_still_ingests(runtime: Runtime, t
     assert "not UTF-8" in errors[("latin1.txt", None)]
     assert "front matter is not valid YAML" in errors[("bad-front.md", None)]
     assert "malformed JSON" in errors[("records.jsonl", 2)]
-    assert "no \"text\" field" in errors[("records.jsonl", 3)]
+    assert 'no "text" field' in errors[("records.jsonl", 3)]
     assert "must be a JSON object" in errors[("records.jsonl", 4)]
     assert "not a year" in errors[("records.jsonl", 5)]
     assert "50.0 MB, over the 20 MB limit" in errors[("big.txt", None)]
@@ -116,7 +124,10 @@ def test_a_failing_document_leaves_nothing_half_written(runtime: Runtime, tmp_pa
     real_insert = corpus.insert_relations
 
     def explode_for_b(con, relations):
-        if any(True for _ in relations) and con.execute("SELECT count(*) FROM documents WHERE title = 'Garbage collection'").fetchone()[0]:
+        if (
+            any(True for _ in relations)
+            and con.execute("SELECT count(*) FROM documents WHERE title = 'Garbage collection'").fetchone()[0]
+        ):
             raise RuntimeError("disk full")
         real_insert(con, relations)
 

@@ -7,16 +7,26 @@ from pathlib import Path
 import numpy as np
 
 from explorer.records import Node, Relation
-from explorer.store import Database
-from explorer.store import corpus
+from explorer.store import Database, corpus
 
 
 def test_nodes_round_trip_with_provenance(tmp_path: Path) -> None:
     db = Database(tmp_path / "q.duckdb", embedding_model="m", embedding_dim=3)
-    parent = Node(type="raw_chunk", text="Parent 100% _literal_", embedding=np.array([1, 0, 0], np.float32), year=2001,
-                  domain="python")
-    child = Node(type="synthesis", text="child", embedding=np.array([0, 1, 0], np.float32), generation=1,
-                 parent_ids=[parent.id], metadata={"model": "offline/extractive"})
+    parent = Node(
+        type="raw_chunk",
+        text="Parent 100% _literal_",
+        embedding=np.array([1, 0, 0], np.float32),
+        year=2001,
+        domain="python",
+    )
+    child = Node(
+        type="synthesis",
+        text="child",
+        embedding=np.array([0, 1, 0], np.float32),
+        generation=1,
+        parent_ids=[parent.id],
+        metadata={"model": "offline/extractive"},
+    )
     with db.transaction() as con:
         corpus.insert_nodes(con, [parent, child])
         corpus.insert_relations(con, [Relation(child.id, parent.id, "DERIVES", created_by="test", scores={"a": 1})])

@@ -11,8 +11,7 @@ import duckdb
 import pytest
 
 from explorer.records import Document, Node
-from explorer.store import Database, DatabaseBusy, SchemaMismatch
-from explorer.store import corpus
+from explorer.store import Database, DatabaseBusy, SchemaMismatch, corpus
 from explorer.store.database import latest_version
 
 
@@ -27,9 +26,21 @@ def test_created_and_migrated_on_first_use(tmp_path: Path) -> None:
     with db.connect() as con:
         tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
-    for table in ("documents", "nodes", "relations", "wander_sessions", "wander_loci", "wander_traces",
-                  "wander_residues", "wander_resonances", "wander_crystals", "wander_warm_memory", "events",
-                  "model_calls", "schema_version"):
+    for table in (
+        "documents",
+        "nodes",
+        "relations",
+        "wander_sessions",
+        "wander_loci",
+        "wander_traces",
+        "wander_residues",
+        "wander_resonances",
+        "wander_crystals",
+        "wander_warm_memory",
+        "events",
+        "model_calls",
+        "schema_version",
+    ):
         assert table in tables
     assert meta == {"embedding_model": "test-model", "embedding_dim": "4"}
 
@@ -70,11 +81,10 @@ def test_check_constraints_hold(tmp_path: Path) -> None:
 def test_transaction_rolls_back_every_row_on_failure(tmp_path: Path) -> None:
     db = make_db(tmp_path / "t.duckdb")
     doc = Document(title="t", content_hash="h1")
-    with pytest.raises(duckdb.ConstraintException):
-        with db.transaction() as con:
-            corpus.insert_document(con, doc)
-            corpus.insert_nodes(con, [Node(type="raw_chunk", text="fine", document_id=doc.id)])
-            corpus.insert_nodes(con, [Node(type="not-a-type", text="bad")])  # type: ignore[arg-type]
+    with pytest.raises(duckdb.ConstraintException), db.transaction() as con:
+        corpus.insert_document(con, doc)
+        corpus.insert_nodes(con, [Node(type="raw_chunk", text="fine", document_id=doc.id)])
+        corpus.insert_nodes(con, [Node(type="not-a-type", text="bad")])  # type: ignore[arg-type]
     with db.connect() as con:
         assert con.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
         assert con.execute("SELECT count(*) FROM nodes").fetchone()[0] == 0
@@ -82,11 +92,10 @@ def test_transaction_rolls_back_every_row_on_failure(tmp_path: Path) -> None:
 
 def test_nested_transaction_joins_the_outer_one(tmp_path: Path) -> None:
     db = make_db(tmp_path / "n.duckdb")
-    with pytest.raises(RuntimeError):
-        with db.transaction() as con:
-            with db.transaction() as inner:
-                corpus.insert_document(inner, Document(title="t", content_hash="h"))
-            raise RuntimeError("outer fails after inner finished")
+    with pytest.raises(RuntimeError), db.transaction() as con:
+        with db.transaction() as inner:
+            corpus.insert_document(inner, Document(title="t", content_hash="h"))
+        raise RuntimeError("outer fails after inner finished")
     with db.connect() as con:
         assert con.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
 

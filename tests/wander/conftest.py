@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from explorer.records.wander import Session
 from explorer.runtime import Runtime
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
-from explorer.wander.records import Session
 
 SEED = "memory management, reference counting and garbage collection"
 
@@ -26,8 +26,13 @@ MOCK_ANSWER: dict[str, Any] = {
     "themes": ["memory", "garbage collection", "object lifetimes"],
     "interestingness": 0.8,
     "actionability": 0.6,
-    "analogies": [{"concept": "Forgetting as the mind's garbage collector", "domain": "psychology",
-                   "rationale": "both reclaim what is no longer reachable"}],
+    "analogies": [
+        {
+            "concept": "Forgetting as the mind's garbage collector",
+            "domain": "psychology",
+            "rationale": "both reclaim what is no longer reachable",
+        }
+    ],
     "insight": "Knowledge, like memory, needs a collector: what nothing refers to any more should be reclaimed.",
     "confidence": 0.8,
     "domains": ["python", "psychology"],

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from explorer.cli import app
 from explorer.records import new_id
+from explorer.records.wander import Crystal
 from explorer.store import wander as store
-from explorer.wander.records import Crystal
 
 runner = CliRunner()
 
@@ -25,14 +25,34 @@ def cli(*args: str) -> dict | list:
 
 
 def explorer(*args: str, db: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "explorer", "wander", *args], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "EXPLORER_DB": str(db)})
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", "wander", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "EXPLORER_DB": str(db)},
+    )
 
 
 def test_session_commands_speak_json(corpus_copy: Path) -> None:
     db = str(corpus_copy)
-    created = cli("new", "--seed-concept", "garbage collection of reference cycles", "--seed", "5", "--name", "gc",
-                  "--max-steps", "20", "--checkpoint-every", "0", "--forbidden-domains", "love, politics", "--db", db)
+    created = cli(
+        "new",
+        "--seed-concept",
+        "garbage collection of reference cycles",
+        "--seed",
+        "5",
+        "--name",
+        "gc",
+        "--max-steps",
+        "20",
+        "--checkpoint-every",
+        "0",
+        "--forbidden-domains",
+        "love, politics",
+        "--db",
+        db,
+    )
     assert set(created) == {"session_id"}
     sid = created["session_id"]
     ran = cli("run", sid, "--steps", "2", "--db", db)
@@ -62,11 +82,19 @@ def test_review_a_crystal(corpus_copy: Path, runtime) -> None:
     from explorer.settings import load_settings
 
     rt = open_runtime(load_settings().with_db(corpus_copy), embedder=runtime.embedder)
-    crystal = Crystal(insight="Cycles need a collector.", embedding=rt.embedder.embed(["Cycles need a collector."])[0],
-                      confidence=0.7, actionability=0.4, domains=["python"], validated_by="offline/extractive")
+    crystal = Crystal(
+        insight="Cycles need a collector.",
+        embedding=rt.embedder.embed(["Cycles need a collector."])[0],
+        confidence=0.7,
+        actionability=0.4,
+        domains=["python"],
+        validated_by="offline/extractive",
+    )
     with rt.db.transaction() as con:
         store.insert_crystal(con, crystal)
-    approved = cli("review", crystal.id, "--approve", "--notes", "read the chunks", "--by", "ann", "--db", str(corpus_copy))
+    approved = cli(
+        "review", crystal.id, "--approve", "--notes", "read the chunks", "--by", "ann", "--db", str(corpus_copy)
+    )
     assert approved["human_approved"] is True and approved["human_approved_by"] == "ann"
     assert approved["validation_notes"] == "read the chunks" and approved["validated_by"] == "offline/extractive"
     assert cli("review", crystal.id, "--reject", "--db", str(corpus_copy))["status"] == "invalidated"
@@ -80,7 +108,10 @@ def test_user_errors_are_one_line_and_exit_non_zero(tmp_path: Path) -> None:
         (("step", missing), f"error: no wander session '{missing}'; list sessions with `explorer wander list`"),
         (("run", missing, "--steps", "0"), "error: the number of steps must be at least 1"),
         (("review", missing), "error: say exactly one of --approve, --reject, --archive"),
-        (("review", missing, "--approve"), f"error: no crystal '{missing}'; list crystals with `explorer wander show SESSION`"),
+        (
+            ("review", missing, "--approve"),
+            f"error: no crystal '{missing}'; list crystals with `explorer wander show SESSION`",
+        ),
     ]:
         out = explorer(*args, db=db)
         assert out.returncode == 1, out

@@ -24,21 +24,30 @@ def subjects(runtime, session_id: str) -> list[str]:
 
 def counts(runtime, session_id: str) -> dict[str, int]:
     with runtime.db.connect() as con:
-        return {table: con.execute(f"SELECT count(*) FROM {table} WHERE session_id = ?", [session_id]).fetchone()[0]
-                for table in ("wander_loci", "wander_traces", "wander_residues", "wander_resonances", "events")}
+        return {
+            table: con.execute(f"SELECT count(*) FROM {table} WHERE session_id = ?", [session_id]).fetchone()[0]
+            for table in ("wander_loci", "wander_traces", "wander_residues", "wander_resonances", "events")
+        }
 
 
 def test_create_session_stands_at_its_seed(corpus_runtime) -> None:
     session = new_session(corpus_runtime, random_seed=None, attractor="jokes about programmers")
     assert session.status == "active" and session.step_count == 0 and session.random_seed >= 0
-    assert session.seed_embedding.shape == (corpus_runtime.db.embedding_dim,) and session.attractor_embedding is not None
+    assert (
+        session.seed_embedding.shape == (corpus_runtime.db.embedding_dim,) and session.attractor_embedding is not None
+    )
     view = service.session_view(corpus_runtime, session.id)
     (seed,) = view.loci
     assert seed.id == session.current_locus_id and seed.source_type == "SEED" and seed.domains == ["python"]
     assert subjects(corpus_runtime, session.id) == ["wander.session.created"]
     defaults = SessionConfig(seed_concept="x")
-    assert (defaults.max_drift_distance, defaults.max_steps, defaults.cloud_budget_cents, defaults.temperature,
-            defaults.human_checkpoint_frequency) == (0.8, 1000, 500, 0.7, 50)
+    assert (
+        defaults.max_drift_distance,
+        defaults.max_steps,
+        defaults.cloud_budget_cents,
+        defaults.temperature,
+        defaults.human_checkpoint_frequency,
+    ) == (0.8, 1000, 500, 0.7, 50)
     with pytest.raises(InvalidRequest, match="seed concept"):
         service.create_session(corpus_runtime, SessionConfig(seed_concept="  "))
     with pytest.raises(InvalidRequest, match="max drift distance"):
@@ -76,8 +85,12 @@ def test_one_step_writes_every_stage_offline(corpus_runtime) -> None:
         service.get_locus(corpus_runtime, "nope")
     # (a step may also warn that the fence is near; this one is about the stages)
     assert [x for x in subjects(corpus_runtime, session.id)[1:] if x != "wander.fence.approached"] == [
-        "wander.step.started", "wander.adjacencies.found", "wander.locus.visited", "wander.resonance.detected",
-        "wander.step.completed"]
+        "wander.step.started",
+        "wander.adjacencies.found",
+        "wander.locus.visited",
+        "wander.resonance.detected",
+        "wander.step.completed",
+    ]
 
 
 def test_a_step_is_all_or_nothing(corpus_runtime, monkeypatch) -> None:
@@ -100,7 +113,9 @@ def walk(runtime, session_id: str, steps: int) -> list[tuple]:
     out = []
     for _ in range(steps):
         r = service.step(runtime, session_id)
-        out.append((r.to_locus.node_id or r.to_locus.concept, r.trace.strategy, r.residue.themes if r.residue else None))
+        out.append(
+            (r.to_locus.node_id or r.to_locus.concept, r.trace.strategy, r.residue.themes if r.residue else None)
+        )
     return out
 
 
@@ -136,8 +151,13 @@ def test_status_machine_through_the_api(mock_runtime) -> None:
     assert [x.status for x in service.list_sessions(rt, status="abandoned")] == ["abandoned"]
     with pytest.raises(InvalidRequest):
         service.update_session(rt, gone.id, seed_concept="x")
-    assert subjects(rt, s.id) == ["wander.session.created", "wander.session.paused", "wander.session.resumed",
-                                  "wander.session.paused", "wander.session.completed"]
+    assert subjects(rt, s.id) == [
+        "wander.session.created",
+        "wander.session.paused",
+        "wander.session.resumed",
+        "wander.session.paused",
+        "wander.session.completed",
+    ]
 
 
 def test_max_steps_completes_the_session(mock_runtime) -> None:
@@ -165,7 +185,9 @@ def test_checkpoint_pauses_for_review_and_resume_continues(mock_runtime) -> None
 
 
 def test_broken_model_output_is_counted_and_trips_the_breaker(corpus_copy, make_runtime) -> None:
-    rt = make_runtime(db=corpus_copy, completion_kwargs={"mock_response": "not json"}, local_model="ollama/llama3", retries=0)
+    rt = make_runtime(
+        db=corpus_copy, completion_kwargs={"mock_response": "not json"}, local_model="ollama/llama3", retries=0
+    )
     s = new_session(rt)
     result = service.run(rt, s.id, 10)
     assert result.steps_completed == TUNING.failure_trip
@@ -201,9 +223,12 @@ def test_drift_past_the_fence_warns_then_trips(mock_runtime) -> None:
 
 def test_cloud_budget_is_never_exceeded(corpus_copy, make_runtime) -> None:
     # every cloud answer costs 2 cents (20 mock completion tokens at 0.1 cent each)
-    rt = make_runtime(db=corpus_copy, local_model="ollama/llama3", cloud_model="gpt-4o-mini",
-                      completion_kwargs={"mock_response": mock_json(), "input_cost_per_token": 0.0,
-                                         "output_cost_per_token": 1e-3})
+    rt = make_runtime(
+        db=corpus_copy,
+        local_model="ollama/llama3",
+        cloud_model="gpt-4o-mini",
+        completion_kwargs={"mock_response": mock_json(), "input_cost_per_token": 0.0, "output_cost_per_token": 1e-3},
+    )
     # every dwelling asks for the cloud; a safety factor of 0.07 still bounds a 20-token mock answer (estimates
     # 2.1-4.2 cents a call) while letting the spending come close to the budget
     tuning = replace(TUNING, cloud_min_score=0.0, cloud_share=1.0, cost_safety=0.07)
@@ -304,8 +329,11 @@ MOCK_INSIGHT = "Knowledge, like memory, needs a collector: what nothing refers t
 
 
 def test_validation_can_refuse_a_crystal(corpus_copy, make_runtime) -> None:
-    rt = make_runtime(db=corpus_copy, local_model="ollama/llama3",
-                      completion_kwargs={"mock_response": mock_json(valid=False, notes="the evidence says otherwise")})
+    rt = make_runtime(
+        db=corpus_copy,
+        local_model="ollama/llama3",
+        completion_kwargs={"mock_response": mock_json(valid=False, notes="the evidence says otherwise")},
+    )
     s = new_session(rt)
     results = [service.step(rt, s.id) for _ in range(4)]
     assert any("rejected by validation: the evidence says otherwise" in f for r in results for f in r.failures)
@@ -355,8 +383,9 @@ def test_resonances_carry_across_sessions(mock_runtime) -> None:
 
 
 def test_a_step_taken_meanwhile_by_another_process_is_not_overwritten(mock_runtime, make_runtime, monkeypatch) -> None:
-    other = make_runtime(db=mock_runtime.db.path, completion_kwargs={"mock_response": mock_json()},
-                         local_model="ollama/llama3")
+    other = make_runtime(
+        db=mock_runtime.db.path, completion_kwargs={"mock_response": mock_json()}, local_model="ollama/llama3"
+    )
     s = new_session(mock_runtime)
     commit = service._commit
 

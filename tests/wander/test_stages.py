@@ -11,6 +11,7 @@ import pytest
 
 from explorer.prompts.wander import ANALOGY, DWELLING, DWELLING_PROMPT, parse_crystal, parse_dwelling, parse_validation
 from explorer.records import Relation, new_id
+from explorer.records.wander import Adjacency, FenceAnchor, Locus, Residue, Session, utcnow
 from explorer.store.corpus import insert_relations
 from explorer.store.wander import updates_of
 from explorer.wander import adjacency, memory, scope, selection
@@ -18,9 +19,13 @@ from explorer.wander.config import WanderTuning
 from explorer.wander.dwell import themes_vector
 from explorer.wander.errors import SessionStateError
 from explorer.wander.guards import (
-    TRANSITIONS, Spending, checkpoint_due, circuit_reason, estimate_cost_cents, require_transition,
+    TRANSITIONS,
+    Spending,
+    checkpoint_due,
+    circuit_reason,
+    estimate_cost_cents,
+    require_transition,
 )
-from explorer.wander.records import Adjacency, FenceAnchor, Locus, Residue, Session, utcnow
 from explorer.wander.resonance import check_resonances
 from explorer.wander.service import corpus_space
 from explorer.wander.space import LociSpace
@@ -36,13 +41,24 @@ def unit(runtime, text: str) -> np.ndarray:
 
 # -- prompts -------------------------------------------------------------------
 
+
 def test_dwelling_prompt_is_wander_md_verbatim() -> None:
-    assert DWELLING.fields == {"current_concept", "current_domains", "current_abstraction", "next_concept", "next_domains",
-                               "next_abstraction", "recent_themes", "active_resonances"}
+    assert DWELLING.fields == {
+        "current_concept",
+        "current_domains",
+        "current_abstraction",
+        "next_concept",
+        "next_domains",
+        "next_abstraction",
+        "recent_themes",
+        "active_resonances",
+    }
     rendered = DWELLING.render({name: "{" + name + "}" for name in DWELLING.fields})
     # rendering the placeholders back gives the spec's text, single braces in its JSON example included
     assert rendered == DWELLING_PROMPT.replace("{{", "{").replace("}}", "}")
-    assert rendered.startswith("You are dwelling at a point in idea space, reflecting on an encounter between two concepts.")
+    assert rendered.startswith(
+        "You are dwelling at a point in idea space, reflecting on an encounter between two concepts."
+    )
     assert '{\n  "connection": "...",' in rendered and rendered.endswith('"actionability": 0.X\n}')
     assert "5. POSSIBILITY: What new concept or insight might emerge from this encounter?" in rendered
 
@@ -64,9 +80,16 @@ def test_parsers_return_typed_results_or_none() -> None:
 def test_offline_dwelling_answers_from_its_input(runtime) -> None:
     here = "Reference counting frees an object as soon as nothing refers to it. Cycles need the garbage collector."
     there = "The gc module finds unreachable reference cycles and collects them. It runs in generations."
-    fields = {"current_concept": here, "current_domains": "python", "current_abstraction": "0.3",
-              "next_concept": there, "next_domains": "python", "next_abstraction": "0.3",
-              "recent_themes": "(none yet)", "active_resonances": "(none yet)"}
+    fields = {
+        "current_concept": here,
+        "current_domains": "python",
+        "current_abstraction": "0.3",
+        "next_concept": there,
+        "next_domains": "python",
+        "next_abstraction": "0.3",
+        "recent_themes": "(none yet)",
+        "active_resonances": "(none yet)",
+    }
     first = runtime.gateway.ask(DWELLING, fields)
     again = runtime.gateway.ask(DWELLING, fields)
     assert first.ok and first.tier == "offline" and first.text == again.text
@@ -77,13 +100,15 @@ def test_offline_dwelling_answers_from_its_input(runtime) -> None:
 
 # -- scope ---------------------------------------------------------------------
 
+
 def session_at(runtime, seed: str = SEED, **fields) -> Session:
     return Session(name="s", seed_concept=seed, seed_embedding=unit(runtime, seed), **fields)
 
 
 def candidate(runtime, text: str, domains: list[str]) -> Adjacency:
-    return Adjacency(concept=text, embedding=unit(runtime, text), strategy="distance_band", source_type="ADJACENT",
-                     domains=domains)
+    return Adjacency(
+        concept=text, embedding=unit(runtime, text), strategy="distance_band", source_type="ADJACENT", domains=domains
+    )
 
 
 def test_scope_domains_fence_and_drift(runtime) -> None:
@@ -101,19 +126,29 @@ def test_scope_domains_fence_and_drift(runtime) -> None:
     assert scope.rejection(far, widened, TUNING) is None
     assert scope.drift(far.embedding, widened) < scope.drift(far.embedding, session)
     tight = replace(session, max_drift_distance=scope.drift(near.embedding, session) + 0.01)
-    assert scope.approaching(near.embedding, tight, TUNING) and scope.approaching(near.embedding, session, TUNING) is None
+    assert (
+        scope.approaching(near.embedding, tight, TUNING) and scope.approaching(near.embedding, session, TUNING) is None
+    )
 
 
 # -- adjacencies, score, choice -----------------------------------------------------
+
 
 @pytest.fixture
 def surroundings(corpus_runtime):
     with corpus_runtime.db.connect() as con:
         corpus = corpus_space(corpus_runtime, con)
     # stand where a walk from the seed would: at the corpus node nearest to it
-    (node_id, _), = corpus.index.top_k(unit(corpus_runtime, SEED), 1)
-    here = Locus(session_id="s", concept="(node)", embedding=corpus.index.vector(node_id), source_type="ADJACENT",
-                 node_id=node_id, domains=[corpus.domain(corpus.row(node_id))], visit_count=1)
+    ((node_id, _),) = corpus.index.top_k(unit(corpus_runtime, SEED), 1)
+    here = Locus(
+        session_id="s",
+        concept="(node)",
+        embedding=corpus.index.vector(node_id),
+        source_type="ADJACENT",
+        node_id=node_id,
+        domains=[corpus.domain(corpus.row(node_id))],
+        visit_count=1,
+    )
     loci = LociSpace.build(corpus_runtime.db.embedding_dim, [here])
     return adjacency.Surroundings(here, corpus, loci, np.zeros((0, corpus.index.dim), np.float32), TUNING)
 
@@ -127,8 +162,9 @@ def test_four_strategies_on_the_corpus(surroundings, corpus_runtime) -> None:
     assert [c.node_id for c in band] == [c.node_id for c in adjacency.distance_band(s, np.random.default_rng(1))]
     # far from everything, the band is empty: the items nearest to it stand in
     lonely = replace(s.here, node_id=None, embedding=unit(corpus_runtime, "quantum chromodynamics of gluon plasma"))
-    stand_ins = adjacency.distance_band(adjacency.Surroundings(lonely, s.corpus, s.loci, s.path, TUNING),
-                                        np.random.default_rng(1))
+    stand_ins = adjacency.distance_band(
+        adjacency.Surroundings(lonely, s.corpus, s.loci, s.path, TUNING), np.random.default_rng(1)
+    )
     assert stand_ins and all(c.note == "nearest to the distance band" for c in stand_ins)
     bridges = adjacency.cross_domain(s)
     assert len(bridges) == TUNING.bridge_candidates
@@ -148,6 +184,7 @@ def test_four_strategies_on_the_corpus(surroundings, corpus_runtime) -> None:
 
     def node_text(ids):
         from explorer.store.wander import node_summaries
+
         with corpus_runtime.db.connect() as con:
             nodes.update(node_summaries(con, ids))
         return {i: nodes[i] for i in ids if i in nodes}
@@ -173,8 +210,13 @@ def test_composite_score_and_seeded_softmax(surroundings, runtime) -> None:
     session = session_at(runtime, attractor_embedding=unit(runtime, "humour and jokes"))
     selection.score(found, s, session, {"python"}, np.zeros((0, s.corpus.index.dim), np.float32), TUNING)
     for c in found:
-        expected = (0.3 * c.interestingness + 0.3 * c.novelty + 0.2 * c.bridge_potential + 0.2 * c.uncertainty
-                    + TUNING.attractor_weight * c.attractor_pull)
+        expected = (
+            0.3 * c.interestingness
+            + 0.3 * c.novelty
+            + 0.2 * c.bridge_potential
+            + 0.2 * c.uncertainty
+            + TUNING.attractor_weight * c.attractor_pull
+        )
         assert c.score == pytest.approx(expected)
         assert all(0 <= x <= 1 for x in (c.interestingness, c.novelty, c.bridge_potential, c.uncertainty))
     assert max(c.bridge_potential for c in found if c.strategy == "cross_domain") == 1.0
@@ -187,14 +229,23 @@ def test_composite_score_and_seeded_softmax(surroundings, runtime) -> None:
 
 # -- resonance -------------------------------------------------------------------
 
+
 def residue(runtime, themes: list[str], session_id: str = "s") -> Residue:
-    return Residue(session_id=session_id, trace_id=new_id(), to_locus_id=new_id(), themes=themes,
-                   themes_embedding=themes_vector(themes, runtime.embedder.embed), interestingness=0.7)
+    return Residue(
+        session_id=session_id,
+        trace_id=new_id(),
+        to_locus_id=new_id(),
+        themes=themes,
+        themes_embedding=themes_vector(themes, runtime.embedder.embed),
+        interestingness=0.7,
+    )
 
 
 def test_resonance_detected_strengthened_confirmed_and_decayed(runtime) -> None:
     now = utcnow()
-    first = check_resonances(residue(runtime, ["garbage collection", "reference cycles", "memory"]), [], "s", now, TUNING)
+    first = check_resonances(
+        residue(runtime, ["garbage collection", "reference cycles", "memory"]), [], "s", now, TUNING
+    )
     assert [e[0] for e in first.events] == ["wander.resonance.detected"] and first.created[0].status == "candidate"
     reach = first.created
     subjects = []
@@ -205,13 +256,17 @@ def test_resonance_detected_strengthened_confirmed_and_decayed(runtime) -> None:
         reach = out.updated
     (confirmed,) = reach
     assert subjects == ["wander.resonance.strengthened", "wander.resonance.confirmed", "wander.resonance.strengthened"]
-    assert confirmed.status == "confirmed" and confirmed.occurrences == 3 and confirmed.strength == pytest.approx(3.0, abs=1e-3)
+    assert (
+        confirmed.status == "confirmed"
+        and confirmed.occurrences == 3
+        and confirmed.strength == pytest.approx(3.0, abs=1e-3)
+    )
     assert len(confirmed.supporting_residue_ids) == 3
     other = check_resonances(residue(runtime, ["lemon cake", "baking", "butter"]), reach, "s", now, TUNING)
     assert other.created and other.created[0].id != confirmed.id
     # 10% a day from the last reinforcement; decayed away → invalidated
     month_old = replace(confirmed, last_reinforced_at=now - timedelta(days=30))
-    assert month_old.current_strength(now) == pytest.approx(3.0 * 0.9 ** 30, rel=1e-3)
+    assert month_old.current_strength(now) == pytest.approx(3.0 * 0.9**30, rel=1e-3)
     gone = check_resonances(None, [month_old], "s", now, TUNING)
     assert [r.status for r in gone.updated] == ["invalidated"]
     # another session's confirmed resonance becomes cross-session when this one meets it
@@ -220,6 +275,7 @@ def test_resonance_detected_strengthened_confirmed_and_decayed(runtime) -> None:
 
 
 # -- memory --------------------------------------------------------------------
+
 
 def test_hot_memory_compresses_to_warm(runtime) -> None:
     loci = {}
@@ -247,6 +303,7 @@ def test_hot_memory_compresses_to_warm(runtime) -> None:
 
 # -- guard rails -------------------------------------------------------------------
 
+
 def test_status_machine_allows_only_valid_transitions() -> None:
     for status, targets in TRANSITIONS.items():
         for target in TRANSITIONS:
@@ -261,8 +318,11 @@ def test_status_machine_allows_only_valid_transitions() -> None:
 
 def test_cost_estimate_bounds_the_charge_and_spending_downgrades(make_runtime) -> None:
     pricing = {"input_cost_per_token": 1e-5, "output_cost_per_token": 1e-4}
-    rt = make_runtime(local_model="ollama/llama3", cloud_model="gpt-4o-mini",
-                      completion_kwargs={"mock_response": mock_json(), **pricing})
+    rt = make_runtime(
+        local_model="ollama/llama3",
+        cloud_model="gpt-4o-mini",
+        completion_kwargs={"mock_response": mock_json(), **pricing},
+    )
     fields = {name: "a concept" for name in DWELLING.fields}
     estimate = estimate_cost_cents(rt.gateway, DWELLING, fields, "gpt-4o-mini", TUNING)
     answer = rt.gateway.ask(DWELLING, fields, tier="cloud")

@@ -8,6 +8,7 @@ pattern); a *relation* is a typed, weighted edge between two nodes.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -18,7 +19,18 @@ NodeType = Literal["raw_chunk", "synthesis", "entity_insight", "rem_dream", "fus
 RelationType = Literal["UPDATES", "EXTENDS", "DERIVES"]
 MemoryType = Literal["regular", "static_profile", "derived", "superseded"]
 
-NODE_TYPES: tuple[str, ...] = ("raw_chunk", "synthesis", "entity_insight", "rem_dream", "fused", "pattern", "abstraction")
+NODE_TYPES: tuple[str, ...] = (
+    "raw_chunk",
+    "synthesis",
+    "entity_insight",
+    "rem_dream",
+    "fused",
+    "pattern",
+    "abstraction",
+)
+
+# A long run reports ``(done, total, note)`` through this callback; surfaces draw it as they like.
+Progress = Callable[[int, int, str], None]
 
 
 def new_id() -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import numpy as np
@@ -31,7 +31,7 @@ STRATEGIES: tuple[str, ...] = ("seed", "distance_band", "cross_domain", "analogy
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -43,10 +43,14 @@ class FenceAnchor:
     embedding: np.ndarray
 
     def to_json(self) -> dict[str, Any]:
-        return {"concept": self.concept, "action": self.action, "embedding": [round(float(x), 6) for x in self.embedding]}
+        return {
+            "concept": self.concept,
+            "action": self.action,
+            "embedding": [round(float(x), 6) for x in self.embedding],
+        }
 
     @classmethod
-    def from_json(cls, value: dict[str, Any]) -> "FenceAnchor":
+    def from_json(cls, value: dict[str, Any]) -> FenceAnchor:
         return cls(value["concept"], value["action"], np.asarray(value["embedding"], dtype=np.float32))
 
 
@@ -109,9 +113,9 @@ class Locus:
     visit_count: int = 0
     first_encountered: datetime | None = None
     last_visited: datetime | None = None
-    adjacent_to: list[dict[str, Any]] = field(default_factory=list)   # [{locus_id, distance, strength}]
-    bridges_to: list[dict[str, Any]] = field(default_factory=list)    # [{locus_id, bridge_type, strength}]
-    contradicts: list[dict[str, Any]] = field(default_factory=list)   # [{locus_id, tension_description}]
+    adjacent_to: list[dict[str, Any]] = field(default_factory=list)  # [{locus_id, distance, strength}]
+    bridges_to: list[dict[str, Any]] = field(default_factory=list)  # [{locus_id, bridge_type, strength}]
+    contradicts: list[dict[str, Any]] = field(default_factory=list)  # [{locus_id, tension_description}]
     id: str = field(default_factory=new_id)
 
 
@@ -233,8 +237,8 @@ class Adjacency:
     source_type: SourceType
     domains: list[str] = field(default_factory=list)
     node_id: str | None = None
-    locus_id: str | None = None          # set when the candidate is already a locus of the session
-    similarity: float = 0.0              # cosine to the current locus
+    locus_id: str | None = None  # set when the candidate is already a locus of the session
+    similarity: float = 0.0  # cosine to the current locus
     interestingness: float = 0.5
     novelty: float = 0.5
     bridge_potential: float = 0.0
@@ -242,7 +246,7 @@ class Adjacency:
     attractor_pull: float = 0.0
     score: float = 0.0
     probability: float = 0.0
-    note: str | None = None              # why the strategy proposed it (analogy rationale, tension)
+    note: str | None = None  # why the strategy proposed it (analogy rationale, tension)
     abstraction_level: float = 0.5
 
     @property
@@ -274,8 +278,11 @@ class RunResult:
     stopped_reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"steps_completed": self.steps_completed, "crystals_formed": self.crystals_formed,
-                "stopped_reason": self.stopped_reason}
+        return {
+            "steps_completed": self.steps_completed,
+            "crystals_formed": self.crystals_formed,
+            "stopped_reason": self.stopped_reason,
+        }
 
 
 @dataclass
@@ -286,7 +293,7 @@ class SessionView:
     loci: list[Locus]
     trace: list[Trace]
     residues: list[Residue]
-    resonances: list[Resonance]          # current_strength() gives each one's decayed strength
+    resonances: list[Resonance]  # current_strength() gives each one's decayed strength
     crystals: list[Crystal]
     warm_memory: list[WarmMemory] = field(default_factory=list)
 
