@@ -1,12 +1,18 @@
-.PHONY: run test setup
+.PHONY: run test lint setup
 # The two commands of the README. Each one sets everything up first, idempotently.
 
 run: setup
 	.venv/bin/explorer demo
 
-test: setup
+# Lint, format, types and the layering contracts first (seconds), then the tests.
+test: setup lint
 	.venv/bin/python -m pytest
+
+lint:
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	.venv/bin/mypy
+	.venv/bin/lint-imports
 
 setup:
 	@bash scripts/setup.sh
-

@@ -2,8 +2,39 @@
 
 Surfaces show such an error as one line (the CLI on stderr with a non-zero exit,
 the app as an error box); anything else is a bug and keeps its traceback.
+
+The engine says what went wrong in its own words and names, as a :class:`Remedy`,
+what would put it right; each surface phrases that remedy in its own terms (a
+command for the CLI, a page for the app), so no engine message speaks CLI syntax.
 """
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Remedy(StrEnum):
+    """What the person can do about an error; surfaces turn it into their own hint."""
+
+    INGEST = "ingest"  # the knowledge base needs documents first
+    FIT_MAP = "fit_map"  # the map has not been fitted yet
+    LIST_SESSIONS = "list_sessions"  # an unknown session id
+    LIST_CRYSTALS = "list_crystals"  # an unknown crystal id
+    RESUME_SESSION = "resume_session"  # the session is paused
+    NEW_SESSION = "new_session"  # the session has ended
+    SPLIT_FILE = "split_file"  # a file over the size limit
+    OTHER_DATABASE = "other_database"  # the database was made with another embedding model
+    FORCE_REVIEW = "force_review"  # the crystal was reviewed already; changing the decision must be explicit
 
 
 class ExplorerError(Exception):
-    """A problem with the user's input, data or configuration; the message says what to do."""
+    """A problem with the user's input, data or configuration.
+
+    ``remedy`` says what would fix it and ``subject`` names the thing it is about (a session id, a file),
+    so a surface can build a hint such as a command line or a link to a page.
+    """
+
+    def __init__(self, message: str, *, remedy: Remedy | None = None, subject: str | None = None):
+        super().__init__(message)
+        self.remedy = remedy
+        self.subject = subject

@@ -167,7 +167,7 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
     crystals = sorted(view.crystals, key=lambda c: -c.confidence)
     lines += ["", f"## Crystals ({len(crystals)})"]
     for c in crystals:
-        state = "approved" if c.human_approved else ("rejected" if c.status == "invalidated" else c.status)
+        state = c.review_state.value
         lines.append(
             f"- [{state}, confidence {c.confidence:.2f}, actionability {c.actionability:.2f}; "
             f"{', '.join(c.domains) or 'no domain'}] {_one_line(c.insight, max(words * 2, 20))}"

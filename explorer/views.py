@@ -19,7 +19,7 @@ from explorer.dreaming import service as dreaming
 from explorer.figures.charts import StrengthPoint
 from explorer.figures.map import MapCrystal, MapData, MapHalo, MapLink, MapLocus, MapStep, NodePoints
 from explorer.records import Document, Node
-from explorer.records.wander import SessionView, utcnow
+from explorer.records.wander import ReviewState, SessionView, utcnow
 from explorer.runtime import Runtime
 from explorer.store import corpus
 from explorer.store import projection as points_store
@@ -110,8 +110,7 @@ def map_data(
                     crystal.id,
                     *at[("crystal", crystal.id)],
                     crystal.insight,
-                    crystal.status,
-                    crystal.human_approved,
+                    crystal.review_state,
                     crystal.confidence,
                 )
             )
@@ -129,7 +128,7 @@ def map_data(
             for x, y in spots
         ]
     data.title = session.name
-    approved = sum(c.human_approved for c in view.crystals)
+    approved = sum(c.review_state is ReviewState.APPROVED for c in view.crystals)
     data.subtitle = (
         f"seed: {session.seed_concept} · {session.step_count} steps · {len(view.loci)} loci · "
         f"{len(view.crystals)} crystals ({approved} approved) · "

@@ -98,14 +98,13 @@ def pick_session(rt: Runtime, key: str, *, allow_none: str | None = None, label:
 
 def waiting_for_review(session: Session) -> bool:
     """Paused by the engine for a person: a human checkpoint or the circuit breaker."""
-    reason = session.status_reason or ""
-    return session.status == "paused" and (reason.startswith("checkpoint") or reason.startswith("circuit breaker"))
+    return session.status == "paused" and session.pause_kind in ("checkpoint", "circuit_breaker")
 
 
 def checkpoint_banner(session: Session) -> None:
     if not waiting_for_review(session):
         return
-    if (session.status_reason or "").startswith("checkpoint"):
+    if session.pause_kind == "checkpoint":
         st.warning(
             f"**{session.name} waits at a human checkpoint** after step {session.step_count}: review its "
             "trace and crystals, then resume it on the Sessions page.",

@@ -8,18 +8,20 @@ import math
 
 import streamlit as st
 
-from explorer.records.wander import Crystal
+from explorer.records.wander import Crystal, ReviewState
 from explorer.wander import service as wander
+from explorer.wander.guards import review_allowed
 from pages import common
 
 PAGE_SIZE = 10
-STATUS_FILTERS = {
-    "awaiting review": lambda c: c.status == "active" and not c.human_approved,
-    "approved": lambda c: c.human_approved,
-    "rejected": lambda c: c.status == "invalidated",
-    "archived": lambda c: c.status == "archived",
-    "all": lambda c: True,
+STATUS_FILTERS: dict[str, ReviewState | None] = {
+    "awaiting review": ReviewState.PENDING,
+    "approved": ReviewState.APPROVED,
+    "rejected": ReviewState.REJECTED,
+    "archived": ReviewState.ARCHIVED,
+    "all": None,
 }
+STATE_LABELS = {state: label for label, state in STATUS_FILTERS.items() if state is not None}
 
 rt = common.runtime()
 st.title("Crystals")
@@ -46,10 +48,10 @@ st.session_state["reviewer"] = reviewer
 crystals = [
     c
     for c in wander.list_crystals(rt, min_confidence=min_confidence or None, session_id=session_id)
-    if STATUS_FILTERS[status](c)
+    if STATUS_FILTERS[status] in (None, c.review_state)
 ]
 crystals.sort(key=lambda c: (-c.confidence, c.id))
-pending = sum(STATUS_FILTERS["awaiting review"](c) for c in wander.list_crystals(rt))
+pending = sum(c.review_state is ReviewState.PENDING for c in wander.list_crystals(rt))
 st.caption(f"{len(crystals)} crystal(s) shown · {pending} awaiting review in all sessions")
 if not crystals:
     st.info(
@@ -70,11 +72,7 @@ def review(crystal: Crystal, decision: str, notes: str) -> None:
 
 for crystal in crystals[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]:
     with st.container(border=True, key=f"crystal_{crystal.id}"):
-        state = (
-            "approved"
-            if crystal.human_approved
-            else {"active": "awaiting review", "invalidated": "rejected"}.get(crystal.status, crystal.status)
-        )
+        state = STATE_LABELS[crystal.review_state]
         origin = sessions[crystal.session_id].name if crystal.session_id in sessions else "deleted session"
         st.markdown(
             f"**{state.capitalize()}** · confidence {crystal.confidence:.2f} · actionability "
@@ -100,17 +98,23 @@ for crystal in crystals[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
             key=f"approve_{crystal.id}",
             icon=":material/check:",
             type="primary",
-            disabled=crystal.human_approved,
+            disabled=not review_allowed(crystal.review_state, ReviewState.APPROVED),
         ):
             review(crystal, "approve", notes)
             st.rerun()
         if b2.button(
-            "Reject", key=f"reject_{crystal.id}", icon=":material/close:", disabled=crystal.status == "invalidated"
+            "Reject",
+            key=f"reject_{crystal.id}",
+            icon=":material/close:",
+            disabled=not review_allowed(crystal.review_state, ReviewState.REJECTED),
         ):
             review(crystal, "reject", notes)
             st.rerun()
         if b3.button(
-            "Archive", key=f"archive_{crystal.id}", icon=":material/archive:", disabled=crystal.status == "archived"
+            "Archive",
+            key=f"archive_{crystal.id}",
+            icon=":material/archive:",
+            disabled=not review_allowed(crystal.review_state, ReviewState.ARCHIVED),
         ):
             review(crystal, "archive", notes)
             st.rerun()

@@ -12,6 +12,7 @@ import streamlit as st
 from explorer import projection
 from explorer.export import archive_zip, map_figure, render_png
 from explorer.figures.map import session_map
+from explorer.records.wander import ReviewState
 from explorer.views import corpus_overview, map_data
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
@@ -146,7 +147,7 @@ def counts(view) -> dict[str, int]:
         "Loci": len(view.loci),
         "Resonances": sum(r.status != "invalidated" for r in view.resonances),
         "Crystals": len(view.crystals),
-        "Awaiting review": sum(c.status == "active" and not c.human_approved for c in view.crystals),
+        "Awaiting review": sum(c.review_state is ReviewState.PENDING for c in view.crystals),
     }
 
 

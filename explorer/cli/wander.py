@@ -31,6 +31,7 @@ def session_json(s: Session) -> dict[str, Any]:
         "name": s.name,
         "status": s.status,
         "status_reason": s.status_reason,
+        "pause_kind": s.pause_kind,
         "seed_concept": s.seed_concept,
         "attractor": s.attractor,
         "allowed_domains": s.allowed_domains,
@@ -132,6 +133,7 @@ def crystal_json(c: Crystal) -> dict[str, Any]:
         "supporting_evidence": c.supporting_evidence,
         "validated_by": c.validated_by,
         "validation_notes": c.validation_notes,
+        "review_state": c.review_state.value,
         "human_approved": c.human_approved,
         "human_approved_at": c.human_approved_at,
         "human_approved_by": c.human_approved_by,
@@ -406,18 +408,19 @@ def review(
     archive: Annotated[bool, typer.Option("--archive")] = False,
     notes: Annotated[str | None, typer.Option(help="Why; kept as the crystal's validation notes.")] = None,
     by: Annotated[str | None, typer.Option("--by", help="Who reviewed it.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Change the decision on a crystal reviewed before.")] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Approve, reject or archive a crystal."""
+    """Approve, reject or archive a crystal (once; --force changes an earlier decision)."""
     decisions = [d for d, on in (("approve", approve), ("reject", reject), ("archive", archive)) if on]
     if len(decisions) != 1:
         raise InvalidRequest("say exactly one of --approve, --reject, --archive")
-    crystal = service.review_crystal(runtime_for(db), crystal_id, decisions[0], notes=notes, reviewer=by)
+    crystal = service.review_crystal(runtime_for(db), crystal_id, decisions[0], notes=notes, reviewer=by, force=force)
     if as_json:
         print_json(crystal_json(crystal))
     else:
-        typer.echo(f"crystal {crystal.id}: {crystal.status}" + (", approved" if crystal.human_approved else ""))
+        typer.echo(f"crystal {crystal.id}: {crystal.review_state}")
 
 
 @app.command()
@@ -434,9 +437,7 @@ def crystals(
         print_json([crystal_json(c) for c in found])
         return
     for c in found:
-        typer.echo(
-            f"{c.id} ({c.confidence:.2f}, {c.status}{', approved' if c.human_approved else ''}): {shorten(c.insight, 30)}"
-        )
+        typer.echo(f"{c.id} ({c.confidence:.2f}, {c.review_state}): {shorten(c.insight, 30)}")
 
 
 @app.command()

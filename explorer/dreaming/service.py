@@ -28,7 +28,7 @@ from explorer.dreaming.fusion import FusionConfig, fuse
 from explorer.dreaming.graph import relations_lookup
 from explorer.dreaming.prominence import ProminenceConfig, prominence
 from explorer.dreaming.rem_cycle import RemConfig, dreamable, latest_year, rem_cycle
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, Remedy
 from explorer.reading.cycle import ReadingConfig
 from explorer.reading.ingest import IngestReport, collect_sources, ingest_sources
 from explorer.reading.loaders import DEFAULT_MAX_MB
@@ -309,8 +309,8 @@ def run_rem(
 def _require_dreamable(count: int) -> None:
     if count < 3:
         raise DreamingError(
-            f"the knowledge base holds {count} node(s) to dream over; dreaming needs at least 3 "
-            "(read documents first: explorer ingest PATH)"
+            f"the knowledge base holds {count} node(s) to dream over; dreaming needs at least 3",
+            remedy=Remedy.INGEST,
         )
 
 
@@ -351,7 +351,7 @@ def run_chrono(
 ) -> ChronoReport:
     """Read a dated corpus in date order, dreaming ``dreams`` times at the end of each year or month."""
     if every not in ("year", "month"):
-        raise DreamingError(f"--every must be year or month, not {every!r}")
+        raise DreamingError(f"a period must be year or month, not {every!r}")
     if dreams < 1:
         raise DreamingError(f"the number of dreams must be at least 1, not {dreams}")
     seed = _seed(seed)

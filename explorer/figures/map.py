@@ -31,6 +31,7 @@ from explorer.figures.palette import (
     domain_colours,
     hover_text,
 )
+from explorer.records.wander import ReviewState
 
 LAYERS: tuple[str, ...] = ("corpus", "dreams", "links", "halos", "path", "loci", "crystals")
 DREAM_TYPES: frozenset[str] = frozenset({"rem_dream", "fused", "pattern", "abstraction"})
@@ -79,8 +80,7 @@ class MapCrystal:
     x: float
     y: float
     insight: str
-    status: str = "active"
-    approved: bool = False
+    review: ReviewState = ReviewState.PENDING
     confidence: float = 0.0
 
 
@@ -425,15 +425,13 @@ def _loci(loci: list[MapLocus], colours: dict[str, str], scale: float) -> list[g
 
 
 def _crystals(crystals: list[MapCrystal], scale: float) -> list[go.BaseTraceType]:
-    shown = [c for c in crystals if c.status != "invalidated"]
+    shown = [c for c in crystals if c.review is not ReviewState.REJECTED]
     if not shown:
         return []
-    colours = [CRYSTAL_FILL if c.status in ("active", "acted_upon") else "#dee2e6" for c in shown]
-    lines = [APPROVED_LINE if c.approved else CRYSTAL_LINE for c in shown]
+    colours = [CRYSTAL_FILL if c.review is not ReviewState.ARCHIVED else "#dee2e6" for c in shown]
+    lines = [APPROVED_LINE if c.review is ReviewState.APPROVED else CRYSTAL_LINE for c in shown]
     text = [
-        f"<b>crystal</b> ({'approved' if c.approved else c.status}) · confidence {c.confidence:.2f}<br>"
-        f"{hover_text(c.insight, 200)}"
-        for c in shown
+        f"<b>crystal</b> ({c.review}) · confidence {c.confidence:.2f}<br>{hover_text(c.insight, 200)}" for c in shown
     ]
     return [
         go.Scatter(
@@ -445,7 +443,7 @@ def _crystals(crystals: list[MapCrystal], scale: float) -> list[go.BaseTraceType
                 symbol="star",
                 size=max(12, 28 * scale),
                 color=colours,
-                line=dict(width=[3 if c.approved else 1.5 for c in shown], color=lines),
+                line=dict(width=[3 if c.review is ReviewState.APPROVED else 1.5 for c in shown], color=lines),
             ),
             hovertext=text,
             hoverinfo="text",

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from explorer.providers.embeddings import Embedder
+from explorer.text import split_sentences
 
 
 class OfflineKit:

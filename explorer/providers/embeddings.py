@@ -105,9 +105,9 @@ class LiteLLMEmbedder:
         return int(self.embed(["dimension probe"]).shape[1])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        from explorer.providers.gateway import _import_litellm
+        from explorer.providers.client import load_litellm
 
-        litellm = _import_litellm()
+        litellm = load_litellm()
         rows: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
             batch = list(texts[start : start + self.batch_size])

@@ -11,13 +11,13 @@ from the internet.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from explorer.prompts import Prompt
+from explorer.providers.client import load_litellm
 from explorer.records.calls import CallRecord
 from explorer.settings import Settings
 
@@ -67,15 +67,6 @@ class Usage:
         self.by_tier[answer.tier] = self.by_tier.get(answer.tier, 0) + 1
 
 
-def _import_litellm() -> Any:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    litellm.drop_params = True
-    return litellm
-
-
 class Gateway:
     """Answers prompts with the configured models, or offline when none is set.
 
@@ -112,7 +103,23 @@ class Gateway:
 
     @property
     def offline_only(self) -> bool:
+        """True when no model is configured, so every prompt is answered by the offline provider."""
         return self.settings.offline
+
+    def token_prices(self, model: str) -> tuple[float, float] | None:
+        """(input, output) dollars per token for ``model``, so callers can budget a call before making it.
+
+        Prices passed with the call (``completion_kwargs``) win over litellm's price list; ``None`` means the model
+        cannot be priced (and the gateway then charges nothing for it either).
+        """
+        kwargs = self.completion_kwargs
+        if "input_cost_per_token" in kwargs or "output_cost_per_token" in kwargs:
+            return float(kwargs.get("input_cost_per_token", 0.0)), float(kwargs.get("output_cost_per_token", 0.0))
+        try:
+            info = load_litellm().get_model_info(model)
+        except Exception:  # litellm raises a bare Exception for unknown models
+            return None
+        return float(info.get("input_cost_per_token") or 0.0), float(info.get("output_cost_per_token") or 0.0)
 
     def ask(
         self,
@@ -164,7 +171,7 @@ class Gateway:
         return Answer(value, text, OFFLINE_MODEL, "offline", error=error)
 
     def _ask_model(self, prompt: Prompt[T], fields: dict[str, Any], model: str, tier: Tier) -> Answer[T]:
-        litellm = _import_litellm()
+        litellm = load_litellm()
         messages = prompt.messages(fields)
         attempts = self.settings.retries + 1
         cost = 0.0

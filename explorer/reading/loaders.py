@@ -59,9 +59,7 @@ def _year(value: object, where: str) -> int | None:
 def _read_text(path: Path, max_mb: float) -> str:
     size = path.stat().st_size
     if size > max_mb * 1024 * 1024:
-        raise ValueError(
-            f"file is {size / 1024 / 1024:.1f} MB, over the {max_mb:g} MB limit (split it, or raise --max-mb)"
-        )
+        raise ValueError(f"file is {size / 1024 / 1024:.1f} MB, over the {max_mb:g} MB limit")
     data = path.read_bytes()
     if b"\x00" in data[:65536]:
         raise ValueError("binary file (it contains NUL bytes), not text")

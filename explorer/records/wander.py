@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any, Literal
 
 import numpy as np
@@ -24,6 +25,29 @@ CrystalStatus = Literal["active", "acted_upon", "invalidated", "archived"]
 ClusterType = Literal["theme_cluster", "failed_path", "summary"]
 FenceAction = Literal["include", "exclude"]
 ReviewDecision = Literal["approve", "reject", "archive"]
+# Why a session is paused: the surfaces ask for a review at a checkpoint or a tripped breaker, not after a person's pause.
+PauseKind = Literal["checkpoint", "circuit_breaker", "budget", "person"]
+
+
+class ReviewState(StrEnum):
+    """Where a crystal stands with the person reviewing it: the one definition the engine, CLI, app and tests use.
+
+    It is derived from the stored ``status`` and ``human_approved`` (see :attr:`Crystal.review_state`); the
+    transitions a review may make live in :mod:`explorer.wander.guards`.
+    """
+
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    ARCHIVED = "archived"
+
+
+# The state each review decision leads to.
+REVIEW_OUTCOMES: dict[str, ReviewState] = {
+    "approve": ReviewState.APPROVED,
+    "reject": ReviewState.REJECTED,
+    "archive": ReviewState.ARCHIVED,
+}
 
 SESSION_STATUSES: tuple[str, ...] = ("active", "paused", "completed", "abandoned")
 SOURCE_TYPES: tuple[str, ...] = ("SEED", "ADJACENT", "BRIDGED", "SERENDIPITOUS")
@@ -31,6 +55,7 @@ STRATEGIES: tuple[str, ...] = ("seed", "distance_band", "cross_domain", "analogy
 
 
 def utcnow() -> datetime:
+    """Now, timezone-aware: every timestamp Wander stores is UTC."""
     return datetime.now(UTC)
 
 
@@ -62,6 +87,7 @@ class Session:
     seed_concept: str
     status: SessionStatus = "active"
     status_reason: str | None = None
+    pause_kind: PauseKind | None = None
     seed_embedding: np.ndarray | None = None
     attractor: str | None = None
     attractor_embedding: np.ndarray | None = None
@@ -210,6 +236,17 @@ class Crystal:
     human_approved_by: str | None = None
     created_at: datetime | None = None
     id: str = field(default_factory=new_id)
+
+    @property
+    def review_state(self) -> ReviewState:
+        """The review state its stored fields mean: a rejection is stored as ``invalidated``, and an approved
+        crystal that is archived keeps its ``human_approved`` record but is archived.
+        """
+        if self.status == "archived":
+            return ReviewState.ARCHIVED
+        if self.status == "invalidated":
+            return ReviewState.REJECTED
+        return ReviewState.APPROVED if self.human_approved else ReviewState.PENDING
 
 
 @dataclass

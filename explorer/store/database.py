@@ -21,7 +21,7 @@ from pathlib import Path
 
 import duckdb
 
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, Remedy
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -169,8 +169,9 @@ class Database:
         ):
             raise SchemaMismatch(
                 f"database {self.path} was built with embeddings from {meta.get('embedding_model')} "
-                f"({meta.get('embedding_dim')} dims), not {self.embedding_model} ({self.embedding_dim} dims); "
-                "use another --db or set EXPLORER_EMBEDDING_MODEL to match"
+                f"({meta.get('embedding_dim')} dims), not {self.embedding_model} ({self.embedding_dim} dims)",
+                remedy=Remedy.OTHER_DATABASE,
+                subject=str(self.path),
             )
 
     def schema_version(self) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, Remedy
 
 
 class WanderError(ExplorerError):
@@ -10,8 +10,10 @@ class WanderError(ExplorerError):
 
 
 class SessionNotFound(WanderError):
+    """A session id that names no session (mistyped, or deleted meanwhile)."""
+
     def __init__(self, session_id: str):
-        super().__init__(f"no wander session {session_id!r}; list sessions with `explorer wander list`")
+        super().__init__(f"no wander session {session_id!r}", remedy=Remedy.LIST_SESSIONS, subject=session_id)
         self.session_id = session_id
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.errors import Remedy
 from explorer.prompts import Prompt
-from explorer.providers.gateway import Answer, Gateway, Tier, Usage, _import_litellm
-from explorer.records.wander import Session
+from explorer.providers.gateway import Answer, Gateway, Tier, Usage
+from explorer.records.wander import REVIEW_OUTCOMES, Crystal, ReviewState, Session
 from explorer.wander.config import WanderTuning
-from explorer.wander.errors import SessionStateError
+from explorer.wander.errors import InvalidRequest, SessionStateError
 
 TRANSITIONS: dict[str, frozenset[str]] = {
     "active": frozenset({"paused", "completed", "abandoned"}),
@@ -40,37 +41,49 @@ def require_transition(session: Session, target: str) -> None:
         raise SessionStateError(f"cannot {_VERBS[target]} session {session.id}: it is {session.status}{why}; {hint}")
 
 
+# A review moves a crystal along these edges; anything else is a change of mind and needs ``force``.
+REVIEW_TRANSITIONS: dict[ReviewState, frozenset[ReviewState]] = {
+    ReviewState.PENDING: frozenset({ReviewState.APPROVED, ReviewState.REJECTED, ReviewState.ARCHIVED}),
+    ReviewState.APPROVED: frozenset({ReviewState.ARCHIVED}),  # an approved insight that has served its purpose
+    ReviewState.REJECTED: frozenset(),
+    ReviewState.ARCHIVED: frozenset(),
+}
+
+
+def review_allowed(current: ReviewState, target: ReviewState) -> bool:
+    """Whether a review may take a crystal from ``current`` to ``target`` without forcing (surfaces grey out the rest)."""
+    return target in REVIEW_TRANSITIONS[current]
+
+
+def require_review(crystal: Crystal, decision: str, force: bool = False) -> ReviewState:
+    """The state ``decision`` leads to, or an error when it would silently overturn an earlier review."""
+    if decision not in REVIEW_OUTCOMES:
+        raise InvalidRequest(f"review decision must be one of {', '.join(REVIEW_OUTCOMES)}, not {decision!r}")
+    current, target = crystal.review_state, REVIEW_OUTCOMES[decision]
+    if not force and not review_allowed(current, target):
+        raise SessionStateError(
+            f"crystal {crystal.id} is already {current}; a review cannot make it {target} unless forced",
+            remedy=Remedy.FORCE_REVIEW,
+            subject=crystal.id,
+        )
+    return target
+
+
 def require_active(session: Session) -> None:
     if session.status != "active":
         why = f" ({session.status_reason})" if session.status_reason else ""
-        hint = (
-            f"resume it with `explorer wander resume {session.id}`"
-            if session.status == "paused"
-            else "start a new session"
-        )
-        raise SessionStateError(f"session {session.id} is {session.status}{why}; {hint}")
+        remedy = Remedy.RESUME_SESSION if session.status == "paused" else Remedy.NEW_SESSION
+        raise SessionStateError(f"session {session.id} is {session.status}{why}", remedy=remedy, subject=session.id)
 
 
 # -- budget --------------------------------------------------------------------
-
-
-def _prices(gateway: Gateway, model: str) -> tuple[float, float] | None:
-    """(input, output) dollars per token: the call's own pricing overrides, else litellm's price list."""
-    kwargs = gateway.completion_kwargs
-    if "input_cost_per_token" in kwargs or "output_cost_per_token" in kwargs:
-        return float(kwargs.get("input_cost_per_token", 0.0)), float(kwargs.get("output_cost_per_token", 0.0))
-    try:
-        info = _import_litellm().get_model_info(model)
-    except Exception:  # a model litellm cannot price is not charged by the gateway either
-        return None
-    return float(info.get("input_cost_per_token") or 0.0), float(info.get("output_cost_per_token") or 0.0)
 
 
 def estimate_cost_cents(
     gateway: Gateway, prompt: Prompt[Any], fields: dict[str, Any], model: str, tuning: WanderTuning
 ) -> float:
     """An upper estimate of one call's cost, in cents."""
-    prices = _prices(gateway, model)
+    prices = gateway.token_prices(model)
     if prices is None:
         return tuning.min_cloud_estimate_cents
     length = sum(len(m["content"]) for m in prompt.messages(fields))

@@ -23,8 +23,10 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from explorer.errors import Remedy
 from explorer.records import Progress
 from explorer.records.wander import (
+    REVIEW_OUTCOMES,
     Crystal,
     CrystalEvidence,
     FenceAnchor,
@@ -49,7 +51,7 @@ from explorer.wander import crystal as crystals
 from explorer.wander.config import SessionConfig, WanderTuning
 from explorer.wander.crystal import CrystalAttempt, Evidence
 from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, SessionStateError, WanderError
-from explorer.wander.guards import Spending, require_active, require_transition
+from explorer.wander.guards import Spending, require_active, require_review, require_transition, review_allowed
 from explorer.wander.space import CorpusSpace, LociSpace
 from explorer.wander.walk import StepCallbacks, StepInputs, StepPlan, take_step
 
@@ -57,7 +59,6 @@ TUNING = WanderTuning()
 HOLD_S = 1.0  # run() holds the database this long between letting other processes in
 DOMAIN_NEIGHBOURS = 5  # nearest nodes whose domains a new concept inherits
 DOMAIN_MIN_SIMILARITY = 0.2
-REVIEW_DECISIONS = ("approve", "reject", "archive")
 SEARCH_TYPES = ("locus", "crystal", "resonance")
 EDITABLE = {
     "name",
@@ -216,7 +217,7 @@ def create_session(runtime: Runtime, config: SessionConfig, tuning: WanderTuning
     """A new active session standing at its seed locus."""
     seed_concept = (config.seed_concept or "").strip()
     if not seed_concept:
-        raise InvalidRequest("a session needs a seed concept (--seed-concept)")
+        raise InvalidRequest("a session needs a seed concept")
     _check_numbers(vars(config))
     seed_vector = _embed_one(runtime, seed_concept)
     attractor = (config.attractor or "").strip() or None
@@ -286,7 +287,11 @@ def _set_status(runtime: Runtime, session_id: str, target: str, reason: str | No
     with runtime.db.connect() as con:
         session = _require_session(con, session_id)
         require_transition(session, target)
-        values: dict[str, Any] = {"status": target, "status_reason": reason}
+        values: dict[str, Any] = {
+            "status": target,
+            "status_reason": reason,
+            "pause_kind": "person" if target == "paused" else None,
+        }
         if target == "active":
             # a reviewed session starts with a clean breaker: old failures and loops were seen
             values.update(failure_streak=0, fence_streak=0, circuit_reset_step=session.step_count)
@@ -664,15 +669,26 @@ def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING
 
 
 def review_crystal(
-    runtime: Runtime, crystal_id: str, decision: str, notes: str | None = None, reviewer: str | None = None
+    runtime: Runtime,
+    crystal_id: str,
+    decision: str,
+    notes: str | None = None,
+    reviewer: str | None = None,
+    force: bool = False,
 ) -> Crystal:
-    """A person's verdict: approve (human_approved), reject (invalidated) or archive."""
-    if decision not in REVIEW_DECISIONS:
-        raise InvalidRequest(f"review decision must be one of {', '.join(REVIEW_DECISIONS)}, not {decision!r}")
+    """A person's verdict: approve (human_approved), reject (invalidated) or archive.
+
+    The review state machine (:func:`~explorer.wander.guards.require_review`) refuses to overturn an earlier
+    review unless ``force`` says the person means it.
+    """
+    if decision not in REVIEW_OUTCOMES:
+        raise InvalidRequest(f"review decision must be one of {', '.join(REVIEW_OUTCOMES)}, not {decision!r}")
     with runtime.db.connect() as con:
         crystal = store.get_crystal(con, str(crystal_id))
         if crystal is None:
-            raise NotFound(f"no crystal {crystal_id!r}; list crystals with `explorer wander show SESSION`")
+            raise NotFound(f"no crystal {crystal_id!r}", remedy=Remedy.LIST_CRYSTALS, subject=str(crystal_id))
+        before = crystal.review_state
+        after = require_review(crystal, decision, force)
         now = utcnow()
         who = (reviewer or "").strip() or "human"
         values: dict[str, Any]
@@ -702,6 +718,9 @@ def review_crystal(
                 {
                     "crystal_id": crystal.id,
                     "decision": decision,
+                    "before": before.value,
+                    "after": after.value,
+                    "forced": force and not review_allowed(before, after),
                     "validated_by": "human",
                     "reviewer": who,
                     "notes": notes,

@@ -23,6 +23,7 @@ from explorer.records.wander import (
     Adjacency,
     Crystal,
     Locus,
+    PauseKind,
     Residue,
     Resonance,
     Session,
@@ -444,15 +445,17 @@ def take_step(
     if warning_payload:
         events.append(("wander.budget.low", {"step_number": number, **warning_payload}))
     status, status_reason = "active", None
+    pause_kind: PauseKind | None = None
     tripped = circuit_reason(
         after, [*inputs.since_reset, target.id], tuning, last_error=answer.error if failed_dwell else None
     )
     if number >= session.max_steps:
         status, status_reason = "completed", f"reached max steps ({session.max_steps})"
     elif tripped:
-        status, status_reason = "paused", tripped
+        status, status_reason, pause_kind = "paused", tripped, "circuit_breaker"
         events.append(("wander.circuit.tripped", {"step_number": number, "reason": tripped}))
     elif exhausted and not spending.has_local_model and tuning.exhausted_action == "pause":
+        pause_kind = "budget"
         status, status_reason = (
             "paused",
             (
@@ -461,14 +464,16 @@ def take_step(
             ),
         )
     elif checkpoint_due(after):
+        pause_kind = "checkpoint"
         status, status_reason = (
             "paused",
-            (f"checkpoint: {number} steps taken; review the trace and crystals, then resume"),
+            f"checkpoint: {number} steps taken; review the trace and crystals, then resume",
         )
     after = replace(
         after,
         status=status,
         status_reason=status_reason,
+        pause_kind=pause_kind,
         completed_at=now if status == "completed" else session.completed_at,
     )
     events.append(
@@ -508,6 +513,7 @@ def take_step(
             "fence_streak",
             "status",
             "status_reason",
+            "pause_kind",
             "completed_at",
         )
     }

@@ -16,6 +16,7 @@ from explorer.figures.map import (
     session_map,
 )
 from explorer.figures.palette import APPROVED_LINE, domain_colours
+from explorer.records.wander import ReviewState
 
 
 def sample(steps: int = 6) -> MapData:
@@ -40,8 +41,8 @@ def sample(steps: int = 6) -> MapData:
         path=path,
         crystals=[
             MapCrystal("c1", 2.0, 0.0, "pending insight", confidence=0.7),
-            MapCrystal("c2", 3.0, 1.0, "approved insight", approved=True, confidence=0.9),
-            MapCrystal("c3", 1.0, 1.0, "rejected insight", status="invalidated"),
+            MapCrystal("c2", 3.0, 1.0, "approved insight", review=ReviewState.APPROVED, confidence=0.9),
+            MapCrystal("c3", 1.0, 1.0, "rejected insight", review=ReviewState.REJECTED),
         ],
         halos=[
             MapHalo("r1", 1.0, 1.0, strength=4.0, current_strength=4.0, themes=("<i>a</i>", "b")),

@@ -18,6 +18,7 @@ from PIL import Image
 from explorer.export import render_png
 from explorer.figures.map import LAYERS, MapCrystal, MapData, MapHalo, MapLocus, MapStep, NodePoints, session_map
 from explorer.figures.palette import CRYSTAL_FILL, PATH_COLOUR
+from explorer.records.wander import ReviewState
 
 BASELINE = Path(__file__).parent / "baselines" / "session-map-512.png"
 
@@ -53,7 +54,10 @@ def scene() -> MapData:
         nodes=nodes,
         loci=loci,
         path=[MapStep(i, l.id, l.x, l.y) for i, l in enumerate(loci)],
-        crystals=[MapCrystal("c1", 5.0, 4.0, "one", confidence=0.8), MapCrystal("c2", 3.0, -5.0, "two", approved=True)],
+        crystals=[
+            MapCrystal("c1", 5.0, 4.0, "one", confidence=0.8),
+            MapCrystal("c2", 3.0, -5.0, "two", review=ReviewState.APPROVED),
+        ],
         halos=[MapHalo("r1", l.x, l.y, 3.0, 2.0, ("theme",), "confirmed") for l in loci[2:5]],
         title="Baseline walk",
         subtitle="7 steps · 2 crystals",

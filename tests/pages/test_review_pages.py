@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from explorer.records.wander import ReviewState
 from explorer.store import events
 from explorer.wander import service as wander
 
@@ -30,6 +31,9 @@ def test_approving_a_crystal_stores_who_when_and_why(open_app, app_runtime, page
         {
             "crystal_id": crystal.id,
             "decision": "approve",
+            "before": "pending",
+            "after": "approved",
+            "forced": False,
             "validated_by": "human",
             "reviewer": "Ada",
             "notes": "holds up against the sources",
@@ -42,13 +46,20 @@ def test_approving_a_crystal_stores_who_when_and_why(open_app, app_runtime, page
 
 
 def test_reject_and_archive(open_app, app_runtime) -> None:
-    (crystal, *_) = wander.list_crystals(app_runtime, status="active")
+    (first, *_) = wander.list_crystals(app_runtime, status="active")
     at = open_app("crystals")
-    at.button(key=f"reject_{crystal.id}").click().run()
-    assert next(c for c in wander.list_crystals(app_runtime) if c.id == crystal.id).status == "invalidated"
+    at.button(key=f"reject_{first.id}").click().run()
+    assert next(c for c in wander.list_crystals(app_runtime) if c.id == first.id).status == "invalidated"
     at.selectbox(key="crystal_status").select("rejected").run()
-    at.button(key=f"archive_{crystal.id}").click().run()
-    assert next(c for c in wander.list_crystals(app_runtime) if c.id == crystal.id).status == "archived"
+    # a decision stands: the review state machine greys out every button of a rejected crystal
+    assert all(at.button(key=f"{action}_{first.id}").disabled for action in ("approve", "reject", "archive"))
+    # a change of mind made on purpose (the CLI's --force), then an approved insight archived from the page
+    wander.review_crystal(app_runtime, first.id, "approve", force=True)
+    at.selectbox(key="crystal_status").select("approved").run()
+    assert at.button(key=f"reject_{first.id}").disabled and not at.button(key=f"archive_{first.id}").disabled
+    at.button(key=f"archive_{first.id}").click().run()
+    archived = next(c for c in wander.list_crystals(app_runtime) if c.id == first.id)
+    assert archived.status == "archived" and archived.review_state is ReviewState.ARCHIVED
 
 
 def test_every_crystal_opens_its_evidence(open_app, app_runtime) -> None:

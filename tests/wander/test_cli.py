@@ -97,7 +97,10 @@ def test_review_a_crystal(corpus_copy: Path, runtime) -> None:
     )
     assert approved["human_approved"] is True and approved["human_approved_by"] == "ann"
     assert approved["validation_notes"] == "read the chunks" and approved["validated_by"] == "offline/extractive"
-    assert cli("review", crystal.id, "--reject", "--db", str(corpus_copy))["status"] == "invalidated"
+    again = explorer("review", crystal.id, "--reject", db=corpus_copy)
+    assert again.returncode == 1 and "already approved" in again.stderr and "--force" in again.stderr
+    rejected = cli("review", crystal.id, "--reject", "--force", "--db", str(corpus_copy))
+    assert rejected["status"] == "invalidated" and rejected["review_state"] == "rejected"
     assert [c["id"] for c in cli("crystals", "--status", "invalidated", "--db", str(corpus_copy))] == [crystal.id]
 
 
@@ -105,12 +108,12 @@ def test_user_errors_are_one_line_and_exit_non_zero(tmp_path: Path) -> None:
     db = tmp_path / "empty.duckdb"
     missing = new_id()
     for args, message in [
-        (("step", missing), f"error: no wander session '{missing}'; list sessions with `explorer wander list`"),
+        (("step", missing), f"error: no wander session '{missing}'; list sessions with: explorer wander list"),
         (("run", missing, "--steps", "0"), "error: the number of steps must be at least 1"),
         (("review", missing), "error: say exactly one of --approve, --reject, --archive"),
         (
             ("review", missing, "--approve"),
-            f"error: no crystal '{missing}'; list crystals with `explorer wander show SESSION`",
+            f"error: no crystal '{missing}'; list crystals with: explorer wander crystals",
         ),
     ]:
         out = explorer(*args, db=db)

@@ -6,6 +6,8 @@ from dataclasses import replace
 
 import pytest
 
+from explorer.errors import Remedy
+from explorer.records.wander import ReviewState
 from explorer.store import events as event_log
 from explorer.store import wander as store
 from explorer.wander import service
@@ -52,8 +54,9 @@ def test_create_session_stands_at_its_seed(corpus_runtime) -> None:
         service.create_session(corpus_runtime, SessionConfig(seed_concept="  "))
     with pytest.raises(InvalidRequest, match="max drift distance"):
         service.create_session(corpus_runtime, SessionConfig(seed_concept="x", max_drift_distance=3))
-    with pytest.raises(SessionNotFound, match="explorer wander list"):
+    with pytest.raises(SessionNotFound, match="no wander session") as raised:
         service.get_session(corpus_runtime, "not-a-session")
+    assert raised.value.remedy is Remedy.LIST_SESSIONS and "explorer" not in str(raised.value)
 
 
 def test_one_step_writes_every_stage_offline(corpus_runtime) -> None:
@@ -133,12 +136,14 @@ def test_status_machine_through_the_api(mock_runtime) -> None:
     with pytest.raises(SessionStateError, match="already running"):
         service.resume(rt, s.id)
     paused = service.pause(rt, s.id, "lunch")
-    assert (paused.status, paused.status_reason) == ("paused", "lunch")
-    with pytest.raises(SessionStateError, match="is paused \\(lunch\\); resume it"):
+    assert (paused.status, paused.status_reason, paused.pause_kind) == ("paused", "lunch", "person")
+    with pytest.raises(SessionStateError, match="is paused \\(lunch\\)$") as raised:
         service.step(rt, s.id)
+    assert (raised.value.remedy, raised.value.subject) == (Remedy.RESUME_SESSION, s.id)
     with pytest.raises(SessionStateError):
         service.pause(rt, s.id)
-    assert service.resume(rt, s.id).status == "active"
+    resumed = service.resume(rt, s.id)
+    assert (resumed.status, resumed.pause_kind) == ("active", None)
     assert service.update_session(rt, s.id, status="paused").status == "paused"
     assert service.stop(rt, s.id).status == "completed"
     for action in (service.resume, service.pause, service.stop, service.abandon):
@@ -176,6 +181,7 @@ def test_checkpoint_pauses_for_review_and_resume_continues(mock_runtime) -> None
     result = service.run(mock_runtime, s.id, 5, progress=lambda done, total, note: seen.append((done, total)))
     assert result.steps_completed == 2 and result.stopped_reason.startswith("paused: checkpoint: 2 steps taken")
     assert seen == [(1, 5), (2, 5)]
+    assert service.get_session(mock_runtime, s.id).pause_kind == "checkpoint"
     with pytest.raises(SessionStateError, match="checkpoint"):
         service.run(mock_runtime, s.id, 1)
     service.resume(mock_runtime, s.id)
@@ -193,6 +199,7 @@ def test_broken_model_output_is_counted_and_trips_the_breaker(corpus_copy, make_
     assert result.steps_completed == TUNING.failure_trip
     assert result.stopped_reason.startswith("paused: circuit breaker: 3 steps in a row failed to dwell")
     view = service.session_view(rt, s.id)
+    assert view.session.pause_kind == "circuit_breaker"
     assert len(view.trace) == 3 and view.residues == [] and all(t.failures >= 2 for t in view.trace)
     assert "wander.circuit.tripped" in subjects(rt, s.id)
     resumed = service.resume(rt, s.id)
@@ -297,10 +304,25 @@ def test_offline_walk_crystallizes_with_evidence_back_to_chunks(corpus_runtime) 
     # a person reviews it
     approved = service.review_crystal(rt, crystal.id, "approve", notes="checked the sources", reviewer="ann")
     assert approved.human_approved and approved.human_approved_by == "ann" and approved.human_approved_at
-    assert approved.validation_notes == "checked the sources"
-    assert service.review_crystal(rt, crystal.id, "reject").status == "invalidated"
+    assert approved.validation_notes == "checked the sources" and approved.review_state is ReviewState.APPROVED
+    with pytest.raises(SessionStateError, match="already approved") as refused:
+        service.review_crystal(rt, crystal.id, "reject")
+    assert refused.value.remedy is Remedy.FORCE_REVIEW
+    assert service.crystal_evidence(rt, crystal.id).crystal.review_state is ReviewState.APPROVED  # nothing changed
+    rejected = service.review_crystal(rt, crystal.id, "reject", force=True)
+    assert rejected.status == "invalidated" and rejected.review_state is ReviewState.REJECTED
     assert service.list_crystals(rt, status="invalidated") and not service.list_crystals(rt, status="active")
-    assert service.review_crystal(rt, crystal.id, "archive").status == "archived"
+    with pytest.raises(SessionStateError, match="already rejected"):
+        service.review_crystal(rt, crystal.id, "archive")
+    assert service.review_crystal(rt, crystal.id, "archive", force=True).review_state is ReviewState.ARCHIVED
+    with rt.db.connect() as con:
+        validated = event_log.list_events(con, subject_prefix="wander.crystal.validated")
+    reviews = [e.payload for e in validated if e.payload["validated_by"] == "human"]
+    assert [(r["before"], r["after"], r["forced"]) for r in reviews] == [
+        ("pending", "approved", False),
+        ("approved", "rejected", True),
+        ("rejected", "archived", True),
+    ]
     with pytest.raises(InvalidRequest):
         service.review_crystal(rt, crystal.id, "maybe")
     with pytest.raises(NotFound):

@@ -11,19 +11,30 @@ import pytest
 
 from explorer.prompts.wander import ANALOGY, DWELLING, DWELLING_PROMPT, parse_crystal, parse_dwelling, parse_validation
 from explorer.records import Relation, new_id
-from explorer.records.wander import Adjacency, FenceAnchor, Locus, Residue, Session, utcnow
+from explorer.records.wander import (
+    REVIEW_OUTCOMES,
+    Adjacency,
+    Crystal,
+    FenceAnchor,
+    Locus,
+    Residue,
+    ReviewState,
+    Session,
+    utcnow,
+)
 from explorer.store.corpus import insert_relations
 from explorer.store.wander import updates_of
 from explorer.wander import adjacency, memory, scope, selection
 from explorer.wander.config import WanderTuning
 from explorer.wander.dwell import themes_vector
-from explorer.wander.errors import SessionStateError
+from explorer.wander.errors import InvalidRequest, SessionStateError
 from explorer.wander.guards import (
     TRANSITIONS,
     Spending,
     checkpoint_due,
     circuit_reason,
     estimate_cost_cents,
+    require_review,
     require_transition,
 )
 from explorer.wander.resonance import check_resonances
@@ -353,3 +364,26 @@ def test_mock_answer_satisfies_every_wander_prompt() -> None:
     kinds = [k for k in REGISTRY if k.startswith("wander_")]
     assert sorted(kinds) == ["wander_analogy", "wander_crystallize", "wander_dwell", "wander_validate"]
     assert all(REGISTRY[k].parse(json.dumps(MOCK_ANSWER)) is not None for k in kinds)
+
+
+def test_review_state_machine_allows_first_decisions_and_refuses_silent_reversals() -> None:
+    def crystal(status: str = "active", approved: bool = False) -> Crystal:
+        return Crystal("insight", None, 0.5, 0.5, [], status=status, human_approved=approved)
+
+    pending, approved = crystal(), crystal(approved=True)
+    rejected, archived = crystal("invalidated"), crystal("archived", approved=True)
+    assert [c.review_state for c in (pending, approved, rejected, archived)] == list(ReviewState)
+    for decision in REVIEW_OUTCOMES:
+        assert require_review(pending, decision) is REVIEW_OUTCOMES[decision]
+    assert require_review(approved, "archive") is ReviewState.ARCHIVED
+    for reviewed, decision in [
+        (approved, "approve"),
+        (approved, "reject"),
+        (rejected, "approve"),
+        (archived, "reject"),
+    ]:
+        with pytest.raises(SessionStateError, match=f"already {reviewed.review_state}"):
+            require_review(reviewed, decision)
+        assert require_review(reviewed, decision, force=True) is REVIEW_OUTCOMES[decision]
+    with pytest.raises(InvalidRequest, match="approve, reject, archive"):
+        require_review(pending, "maybe")
