@@ -14,10 +14,11 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -55,7 +56,16 @@ def _migrations() -> list[tuple[int, str, str]]:
 
 
 def latest_version() -> int:
+    """The schema version this program writes: a file newer than it is refused rather than misread."""
     return _migrations()[-1][0]
+
+
+def scalar(con: Connection, sql: str, params: Sequence[object] = ()) -> Any:
+    """The single value an aggregate query returns (a count, a max): every such query yields exactly one row."""
+    row = con.execute(sql, list(params)).fetchone()
+    if row is None:
+        raise StoreError(f"query returned no row: {sql}")
+    return row[0]
 
 
 class Database:
@@ -113,6 +123,11 @@ class Database:
             self._local.con = None
             con.close()
 
+    @property
+    def held(self) -> bool:
+        """Whether this thread has the file open now (model calls must never run while it does)."""
+        return getattr(self._local, "con", None) is not None
+
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """All of the block's writes, or none of them."""
@@ -136,13 +151,15 @@ class Database:
 
     def _migrate(self, con: Connection) -> None:
         con.execute(
-            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+            "CREATE TABLE IF NOT EXISTS schema_version "
+            "(version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
         )
-        current = con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
+        current = int(scalar(con, "SELECT coalesce(max(version), 0) FROM schema_version"))
         pending = [m for m in _migrations() if m[0] > current]
         if current > latest_version():
             raise SchemaMismatch(
-                f"database {self.path} has schema version {current}, newer than this program ({latest_version()}); upgrade Dream Explorer"
+                f"database {self.path} has schema version {current}, newer than this program ({latest_version()}); "
+                "upgrade Dream Explorer"
             )
         for version, name, sql in pending:
             con.execute("BEGIN TRANSACTION")
@@ -175,5 +192,6 @@ class Database:
             )
 
     def schema_version(self) -> int:
+        """The migration the file stands at; asking opens and migrates the file, so it also proves the file usable."""
         with self.connect() as con:
-            return con.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+            return int(scalar(con, "SELECT max(version) FROM schema_version"))

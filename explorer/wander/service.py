@@ -1,9 +1,15 @@
 """Wander's engine API, shared by the CLI and the app.
 
-Every function takes the :class:`~explorer.runtime.Runtime` first. A step reads
-the store and makes its model calls inside one ``db.connect()`` unit, then
-writes all of its rows and events in one transaction: a step happens entirely
-or not at all. Corpus nodes and each session's loci are kept in memory per
+Every function takes the :class:`~explorer.runtime.Runtime` first. Whatever
+calls a model follows the engine's one pattern, read → think → write (as
+:mod:`explorer.dreaming.service` does): ``_read_*`` gathers its inputs in one
+short connection; the pure step (:func:`~explorer.wander.walk.take_step`) runs
+with no connection held, its callbacks each reading in a connection of their
+own between model calls; ``_commit`` writes every row and event of the step in
+one transaction that first re-checks what the step depended on (the session
+still there, still active, at the same step). Other processes (the app, the
+CLI, a worker) get the file while the model thinks. A step happens entirely or
+not at all. Corpus nodes and each session's loci are kept in memory per
 process (see :mod:`explorer.wander.space`), rebuilt when the store's change
 counters move.
 """
@@ -12,13 +18,12 @@ from __future__ import annotations
 
 import secrets
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import numpy as np
@@ -55,8 +60,8 @@ from explorer.wander.guards import Spending, require_active, require_review, req
 from explorer.wander.space import CorpusSpace, LociSpace
 from explorer.wander.walk import StepCallbacks, StepInputs, StepPlan, take_step
 
+T = TypeVar("T")
 TUNING = WanderTuning()
-HOLD_S = 1.0  # run() holds the database this long between letting other processes in
 DOMAIN_NEIGHBOURS = 5  # nearest nodes whose domains a new concept inherits
 DOMAIN_MIN_SIMILARITY = 0.2
 SEARCH_TYPES = ("locus", "crystal", "resonance")
@@ -371,20 +376,20 @@ def delete_session(runtime: Runtime, session_id: str) -> None:
 # -- the step --------------------------------------------------------------------
 
 
-def _evidence(con: Connection, loci: LociSpace, limit: int) -> Callable[[Resonance, Residue | None], Evidence]:
-    def gather(resonance: Resonance, residue: Residue | None) -> Evidence:
-        ids = [i for i in resonance.supporting_residue_ids if residue is None or i != residue.id][-limit:]
-        residues = store.get_residues(con, ids)
-        if residue is not None:
-            residues.append(residue)
-        residues = residues[-limit:]
-        wanted = [r.to_locus_id for r in residues]
-        found = {i: loci.loci[i] for i in wanted if i in loci.loci}
-        found.update({l.id: l for l in store.get_loci(con, [i for i in wanted if i not in found], with_vectors=False)})
-        nodes = store.node_summaries(con, [l.node_id for l in found.values() if l.node_id])
-        return Evidence(residues, found, nodes)
-
-    return gather
+def _gather_evidence(
+    con: Connection, loci: LociSpace, limit: int, resonance: Resonance, residue: Residue | None
+) -> Evidence:
+    """A resonance's latest residues, the loci they reached and those loci's corpus nodes."""
+    ids = [i for i in resonance.supporting_residue_ids if residue is None or i != residue.id][-limit:]
+    residues = store.get_residues(con, ids)
+    if residue is not None:
+        residues.append(residue)
+    residues = residues[-limit:]
+    wanted = [r.to_locus_id for r in residues]
+    found = {i: loci.loci[i] for i in wanted if i in loci.loci}
+    found.update({x.id: x for x in store.get_loci(con, [i for i in wanted if i not in found], with_vectors=False)})
+    nodes = store.node_summaries(con, [x.node_id for x in found.values() if x.node_id])
+    return Evidence(residues, found, nodes)
 
 
 def _crystal_matrix(con: Connection) -> np.ndarray:
@@ -430,13 +435,22 @@ def _read_inputs(
     )
 
 
-def _callbacks(runtime: Runtime, con: Connection, loci: LociSpace, tuning: WanderTuning) -> StepCallbacks:
+def _callbacks(runtime: Runtime, loci: LociSpace, tuning: WanderTuning) -> StepCallbacks:
+    """What the pure step may read while it thinks: each read opens and closes its own connection, so none is
+    held across the model calls between them.
+    """
+
+    def read(query: Callable[[Connection], T]) -> T:
+        with runtime.db.connect() as con:
+            return query(con)
+
+    limit = tuning.crystal_evidence
     return StepCallbacks(
         embed=runtime.embedder.embed,
-        node_text=lambda ids: store.node_summaries(con, ids),
-        evidence=_evidence(con, loci, tuning.crystal_evidence),
-        last_attempt=lambda resonance_id: store.last_crystal_attempt(con, resonance_id),
-        crystal_vectors=lambda: _crystal_matrix(con),
+        node_text=lambda ids: read(lambda con: store.node_summaries(con, ids)),
+        evidence=lambda resonance, residue: read(lambda con: _gather_evidence(con, loci, limit, resonance, residue)),
+        last_attempt=lambda resonance_id: read(lambda con: store.last_crystal_attempt(con, resonance_id)),
+        crystal_vectors=lambda: read(_crystal_matrix),
     )
 
 
@@ -468,10 +482,31 @@ def _write_plan(con: Connection, plan: StepPlan) -> None:
     store.emit_events(con, session_id, plan.events)
 
 
-def _commit(runtime: Runtime, plan: StepPlan) -> None:
-    """All of a step's rows and events, in one transaction."""
+def _recheck(con: Connection, read: Session) -> None:
+    """Refuse to write a step whose session changed while the model was thinking (paused, stopped, deleted,
+    or stepped by another process): the step is dropped, nothing half-written.
+    """
+    now = store.get_session(con, read.id)
+    if now is None:
+        raise SessionNotFound(read.id)
+    if now.status != "active":
+        raise SessionStateError(
+            f"session {read.id} became {now.status} while this step was thinking; the step was not kept",
+            remedy=Remedy.RESUME_SESSION if now.status == "paused" else None,
+            subject=read.id,
+        )
+    if now.step_count != read.step_count:
+        raise SessionStateError(
+            f"session {read.id} took step {now.step_count} in another process while this step was thinking; "
+            "this step was not kept, try again"
+        )
+
+
+def _commit(runtime: Runtime, plan: StepPlan, read: Session) -> None:
+    """All of a step's rows and events, in one transaction, if the session is still as the step read it."""
     try:
         with runtime.db.transaction() as tx:
+            _recheck(tx, read)
             _write_plan(tx, plan)
     except duckdb.ConstraintException as exc:
         if "wander_traces" not in str(exc) and "step_number" not in str(exc):
@@ -483,8 +518,8 @@ def _commit(runtime: Runtime, plan: StepPlan) -> None:
         ) from exc
 
 
-def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:
-    """Take one step of an active session (wander.md's wander_step)."""
+def _read_step(runtime: Runtime, session_id: str, tuning: WanderTuning) -> tuple[StepInputs, SessionMemory]:
+    """Everything a step starts from, read in one short connection."""
     with runtime.db.connect() as con:
         session = _require_session(con, session_id)
         require_active(session)
@@ -497,15 +532,20 @@ def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> St
                 "now completed; raise max steps to go on"
             )
         memory = _session_memory(runtime, con, session, tuning)
-        inputs = _read_inputs(runtime, con, session, memory, tuning)
-        spending = Spending(runtime.gateway, session, tuning)
-        plan = take_step(inputs, spending, _callbacks(runtime, con, inputs.loci, tuning), tuning, utcnow())
-        try:
-            _commit(runtime, plan)
-        except BaseException:
-            _forget_loci(runtime, session.id)
-            raise
-        _remember(memory, plan)
+        return _read_inputs(runtime, con, session, memory, tuning), memory
+
+
+def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:
+    """Take one step of an active session (wander.md's wander_step): read, think with the file free, write."""
+    inputs, memory = _read_step(runtime, session_id, tuning)
+    spending = Spending(runtime.gateway, inputs.session, tuning)
+    plan = take_step(inputs, spending, _callbacks(runtime, inputs.loci, tuning), tuning, utcnow())
+    try:
+        _commit(runtime, plan, inputs.session)
+    except BaseException:
+        _forget_loci(runtime, inputs.session.id)
+        raise
+    _remember(memory, plan)
     return plan.result
 
 
@@ -541,17 +581,13 @@ def run(
     require_active(get_session(runtime, session_id))
     try:
         while done < steps and stopped is None:
-            # hold the file for about a second at a time, so the app can read between slices
-            with runtime.db.connect():
-                started = time.monotonic()
-                while done < steps and stopped is None and time.monotonic() - started < HOLD_S:
-                    result = step(runtime, session_id, tuning)
-                    done += 1
-                    formed += result.crystal is not None
-                    if result.status != "active":
-                        stopped = f"{result.status}: {result.status_reason}"
-                    if progress:
-                        progress(done, steps, shorten(result.to_locus.concept, 6))
+            result = step(runtime, session_id, tuning)  # holds the file only to read and to write
+            done += 1
+            formed += result.crystal is not None
+            if result.status != "active":
+                stopped = f"{result.status}: {result.status_reason}"
+            if progress:
+                progress(done, steps, shorten(result.to_locus.concept, 6))
     finally:
         runtime.flush()
     return RunResult(done, formed, stopped)
@@ -623,7 +659,7 @@ def fence(runtime: Runtime, session_id: str, concept: str, action: str) -> Sessi
 
 def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> CrystalAttempt:
     """Force a crystallization attempt at the current locus, with the resonance that bears on it most."""
-    with runtime.db.connect() as con:
+    with runtime.db.connect() as con:  # read
         session = _require_session(con, session_id)
         loci = _loci_space(runtime, con, session)
         here = loci.loci.get(session.current_locus_id or "")
@@ -635,35 +671,39 @@ def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING
         ]
         if here is None or not reach:
             raise WanderError(f"session {session.id} has no resonance to crystallize yet; take more steps first")
+        at = here
         resonance = max(
             reach,
-            key=lambda r: (r.status == "confirmed", float(r.embedding @ here.embedding) * r.current_strength(now)),
+            key=lambda r: (r.status == "confirmed", float(r.embedding @ at.embedding) * r.current_strength(now)),
         )
-        spending = Spending(runtime.gateway, session, tuning)
-        attempt = crystals.crystallize(
-            resonance,
-            here,
-            _evidence(con, loci, tuning.crystal_evidence)(resonance, None),
-            session_id=session.id,
-            spending=spending,
-            embed=runtime.embedder.embed,
-            existing=_crystal_matrix(con),
-            tuning=tuning,
+        evidence = _gather_evidence(con, loci, tuning.crystal_evidence, resonance, None)
+        existing = _crystal_matrix(con)
+    spending = Spending(runtime.gateway, session, tuning)
+    attempt = crystals.crystallize(  # think, with the file free
+        resonance,
+        here,
+        evidence,
+        session_id=session.id,
+        spending=spending,
+        embed=runtime.embedder.embed,
+        existing=existing,
+        tuning=tuning,
+    )
+    by_tier = spending.usage.by_tier
+    with runtime.db.transaction() as tx:  # write, if the session is still there
+        current = _require_session(tx, session.id)
+        if attempt.crystal is not None:
+            store.insert_crystal(tx, attempt.crystal)
+        store.update_session(
+            tx,
+            session.id,
+            cloud_spent_cents=current.cloud_spent_cents + spending.cloud_cents,
+            local_calls=current.local_calls + by_tier.get("local", 0),
+            cloud_calls=current.cloud_calls + by_tier.get("cloud", 0),
+            offline_calls=current.offline_calls + by_tier.get("offline", 0),
         )
-        by_tier = spending.usage.by_tier
-        with runtime.db.transaction() as tx:
-            if attempt.crystal is not None:
-                store.insert_crystal(tx, attempt.crystal)
-            store.update_session(
-                tx,
-                session.id,
-                cloud_spent_cents=session.cloud_spent_cents + spending.cloud_cents,
-                local_calls=session.local_calls + by_tier.get("local", 0),
-                cloud_calls=session.cloud_calls + by_tier.get("cloud", 0),
-                offline_calls=session.offline_calls + by_tier.get("offline", 0),
-            )
-            for subject, payload in attempt.events:
-                events.emit(tx, subject, {**payload, "forced": True}, session.id)
+        for subject, payload in attempt.events:
+            events.emit(tx, subject, {**payload, "forced": True}, session.id)
     runtime.flush()
     return attempt
 

@@ -411,10 +411,10 @@ def test_a_step_taken_meanwhile_by_another_process_is_not_overwritten(mock_runti
     s = new_session(mock_runtime)
     commit = service._commit
 
-    def racing(runtime, plan):
+    def racing(runtime, plan, read):
         monkeypatch.setattr(service, "_commit", commit)
         service.step(other, s.id)  # the other one wins the race for step 1
-        commit(runtime, plan)
+        commit(runtime, plan, read)
 
     monkeypatch.setattr(service, "_commit", racing)
     with pytest.raises(SessionStateError, match="took step 1 in another process"):

@@ -1,0 +1,87 @@
+"""A step reads, thinks with the database file free, then writes: another process can use the file while the
+model thinks, and a session that changed meanwhile does not get a stale step written into it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer.prompts import Prompt
+from explorer.runtime import Runtime
+from explorer.wander import service
+from explorer.wander.errors import SessionStateError
+
+from .conftest import new_session
+
+# Another process opens the file read-write and writes: DuckDB refuses at once while this process holds it.
+OTHER_PROCESS = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1])
+con.execute("CREATE TABLE IF NOT EXISTS probe (x INTEGER)")
+con.execute("INSERT INTO probe VALUES (1)")
+print(con.execute("SELECT count(*) FROM probe").fetchone()[0])
+"""
+
+
+class ThinkingProbe:
+    """Stands in front of the offline answerer: records, at every model call, whether the file was held, and
+    lets a second process write to the file during the first call (and, optionally, runs ``meanwhile``).
+    """
+
+    def __init__(self, runtime: Runtime, meanwhile: Any = None):
+        self.runtime = runtime
+        self.inner = runtime.gateway.offline
+        self.meanwhile = meanwhile
+        self.held: list[bool] = []
+        self.other_process: list[subprocess.CompletedProcess[str]] = []
+
+    def answer(self, prompt: Prompt[Any], fields: dict[str, Any]) -> str:
+        self.held.append(self.runtime.db.held)
+        if not self.other_process:
+            self.other_process.append(
+                subprocess.run(
+                    [sys.executable, "-c", OTHER_PROCESS, str(self.runtime.db.path)],
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                )
+            )
+            if self.meanwhile is not None:
+                self.meanwhile()
+        return self.inner.answer(prompt, fields)
+
+
+@pytest.fixture
+def offline_runtime(corpus_copy: Path, make_runtime: Any) -> Runtime:
+    return make_runtime(db=corpus_copy)
+
+
+def test_no_connection_is_held_while_the_model_thinks(offline_runtime: Runtime) -> None:
+    s = new_session(offline_runtime)
+    probe = ThinkingProbe(offline_runtime)
+    offline_runtime.gateway.offline = probe
+    result = service.run(offline_runtime, s.id, 3)
+    assert result.steps_completed == 3
+    assert probe.held and not any(probe.held), "a model call ran while this process held the database file"
+    (other,) = probe.other_process
+    assert other.returncode == 0, other.stderr
+    assert other.stdout.strip() == "1"
+    assert service.get_session(offline_runtime, s.id).step_count == 3
+
+
+def test_a_session_paused_while_the_model_thinks_gets_no_stale_step(offline_runtime: Runtime) -> None:
+    s = new_session(offline_runtime)
+    probe = ThinkingProbe(offline_runtime, meanwhile=lambda: service.pause(offline_runtime, s.id, "a person paused"))
+    offline_runtime.gateway.offline = probe
+    with pytest.raises(SessionStateError, match="became paused while this step was thinking"):
+        service.step(offline_runtime, s.id)
+    after = service.session_view(offline_runtime, s.id)
+    assert after.session.step_count == 0 and after.trace == [] and after.session.status == "paused"
+    service.resume(offline_runtime, s.id)
+    offline_runtime.gateway.offline = probe.inner
+    assert service.step(offline_runtime, s.id).step_number == 1
