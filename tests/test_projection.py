@@ -16,6 +16,7 @@ from explorer.projection import ProjectionConfig, exact_knn, place_by_neighbours
 from explorer.records import Node
 from explorer.store import corpus
 from explorer.store import events as event_store
+from explorer.store import projection as map_store
 
 
 def _node_points(runtime) -> dict[str, tuple[float, float, str, int]]:
@@ -55,7 +56,7 @@ def test_placement_is_deterministic_and_follows_the_nearest_anchor() -> None:
 def test_fit_is_stored_once_and_read_back_unchanged(corpus_runtime) -> None:
     first = update_projection(corpus_runtime)
     with corpus_runtime.db.connect() as con:
-        ids, _ = corpus.node_vectors(con)
+        ids, _ = map_store.all_node_vectors(con)
         fitted_events = event_store.list_events(con, subject_prefix="projection.fitted")
     assert first.fitted == len(ids) > 30 and first.version == 1
     assert len(fitted_events) == 1 and fitted_events[0].payload["nodes"] == len(ids)
@@ -74,7 +75,7 @@ def test_new_nodes_are_placed_without_refit_and_refit_on_request(corpus_runtime,
     update_projection(corpus_runtime)
     before = _node_points(corpus_runtime)
     with corpus_runtime.db.connect() as con:
-        ids, vectors = corpus.node_vectors(con)
+        ids, vectors = map_store.all_node_vectors(con)
         target = corpus.get_nodes(con, [ids[5]])[0]
     # a new node that says almost what node 5 says: it must land near node 5
     text = target.text + " Also noted again."
@@ -107,7 +108,7 @@ def test_new_nodes_are_placed_without_refit_and_refit_on_request(corpus_runtime,
 
 def test_fit_is_reproducible_for_a_seed(corpus_runtime) -> None:
     with corpus_runtime.db.connect() as con:
-        _, vectors = corpus.node_vectors(con)
+        _, vectors = map_store.all_node_vectors(con)
     config = ProjectionConfig(seed=7)
     np.testing.assert_allclose(projection.fit_layout(vectors, config), projection.fit_layout(vectors, config))
 

@@ -34,6 +34,7 @@ Progress = Callable[[int, int, str], None]
 
 
 def new_id() -> str:
+    """A fresh UUID as text: records get their id when made, so they can refer to each other before any write."""
     return str(uuid.uuid4())
 
 

@@ -7,10 +7,11 @@ from explorer.store.database import Connection
 
 
 def log_calls(con: Connection, records: list[CallRecord]) -> None:
+    """Keep what each model call cost and how it ended: the record of what was spent outlives any session."""
     if records:
         con.executemany(
-            "INSERT INTO model_calls (model, tier, purpose, session_id, prompt_tokens, completion_tokens, cost_cents, latency_ms, outcome, error) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO model_calls (model, tier, purpose, session_id, prompt_tokens, completion_tokens, "
+            "cost_cents, latency_ms, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 [
                     r.model,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from explorer.records import Document, Node, Relation
-from explorer.store.database import Connection
+from explorer.store.database import Connection, scalar
 
 _NODE_COLUMNS = (
     "id",
@@ -45,22 +45,30 @@ _NODE_SELECT_NO_VECTOR = ", ".join("NULL AS embedding" if c == "embedding" else 
 
 
 def find_document_by_hash(con: Connection, content_hash: str) -> str | None:
+    """The document already ingested with this content, so reading the same text twice adds nothing."""
     row = con.execute("SELECT id FROM documents WHERE content_hash = ?", [content_hash]).fetchone()
     return str(row[0]) if row else None
 
 
 def insert_document(con: Connection, doc: Document) -> None:
+    """Remember a source text, so its chunks can name where they came from."""
     con.execute(
-        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [doc.id, doc.content_hash, doc.title, doc.source, doc.path, doc.year, doc.domain, doc.word_count],
     )
 
 
 def list_documents(con: Connection) -> list[Document]:
+    """Every source text of the corpus, oldest year first, for the corpus overview."""
     rows = con.execute(
-        "SELECT title, content_hash, source, path, year, domain, word_count, id FROM documents ORDER BY year NULLS LAST, title"
+        "SELECT title, content_hash, source, path, year, domain, word_count, id FROM documents "
+        "ORDER BY year NULLS LAST, title"
     ).fetchall()
-    return [Document(*row[:-1], id=str(row[-1])) for row in rows]
+    return [
+        Document(title, content_hash, source, path, year, domain, word_count, id=str(doc_id))
+        for title, content_hash, source, path, year, domain, word_count, doc_id in rows
+    ]
 
 
 # -- nodes ---------------------------------------------------------------------
@@ -71,6 +79,7 @@ def _vector(value: np.ndarray | None) -> list[float] | None:
 
 
 def insert_nodes(con: Connection, nodes: Sequence[Node]) -> None:
+    """Add knowledge to the corpus: chunks from reading, and what dreaming and fusion make of them."""
     if not nodes:
         return
     placeholders = ", ".join("?" for _ in _NODE_COLUMNS[:-1])
@@ -108,7 +117,7 @@ def insert_nodes(con: Connection, nodes: Sequence[Node]) -> None:
 
 
 def _row_to_node(row: Sequence[Any]) -> Node:
-    values = dict(zip(_NODE_COLUMNS, row))
+    values = dict(zip(_NODE_COLUMNS, row, strict=True))
     values["id"] = str(values["id"])
     for key in ("document_id", "superseded_by"):
         values[key] = None if values[key] is None else str(values[key])
@@ -145,7 +154,8 @@ def list_nodes(
 ) -> list[Node]:
     """Nodes matching every filter given; ``search`` is a case-insensitive substring."""
     where, params = _node_filters(types, latest_only, search, domain, year)
-    sql = f"SELECT {_NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR} FROM nodes {where} ORDER BY created_at, rowid"
+    select = _NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR
+    sql = f"SELECT {select} FROM nodes {where} ORDER BY created_at, rowid"
     if limit is not None:
         sql += " LIMIT ? OFFSET ?"
         params += [limit, offset]
@@ -161,12 +171,16 @@ def count_nodes(
     domain: str | None = None,
     year: int | None = None,
 ) -> int:
+    """How many nodes :func:`list_nodes` would give with the same filters, for paging the corpus browser."""
     where, params = _node_filters(types, latest_only, search, domain, year)
-    return con.execute(f"SELECT count(*) FROM nodes {where}", params).fetchone()[0]
+    return int(scalar(con, f"SELECT count(*) FROM nodes {where}", params))
 
 
-def _node_filters(types, latest_only, search, domain, year) -> tuple[str, list[Any]]:
-    clauses, params = [], []
+def _node_filters(
+    types: Sequence[str] | None, latest_only: bool, search: str | None, domain: str | None, year: int | None
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
     if types:
         clauses.append("type IN (SELECT unnest(?::VARCHAR[]))")
         params.append(list(types))
@@ -187,20 +201,8 @@ def _node_filters(types, latest_only, search, domain, year) -> tuple[str, list[A
     return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-def node_vectors(
-    con: Connection, *, types: Sequence[str] | None = None, latest_only: bool = False
-) -> tuple[list[str], np.ndarray]:
-    """(ids, matrix) of every embedded node, for in-memory nearest-neighbour search."""
-    where, params = _node_filters(types, latest_only, None, None, None)
-    where = (where + " AND" if where else "WHERE") + " embedding IS NOT NULL"
-    table = con.execute(f"SELECT id, embedding FROM nodes {where} ORDER BY created_at, rowid", params).fetchnumpy()
-    ids = [str(i) for i in table["id"]]
-    if not ids:
-        return [], np.zeros((0, 0), dtype=np.float32)
-    return ids, np.vstack(table["embedding"]).astype(np.float32)
-
-
 def children_of(con: Connection, node_id: str) -> list[Node]:
+    """The nodes made from this one (a synthesis, a dream): the provenance read downwards."""
     rows = con.execute(
         f"SELECT {_NODE_SELECT_NO_VECTOR} FROM nodes WHERE list_contains(parent_ids, ?::UUID) ORDER BY created_at",
         [node_id],
@@ -218,10 +220,6 @@ def update_node_fields(con: Connection, node_id: str, **fields: Any) -> None:
         con.execute(f"UPDATE nodes SET {assignments} WHERE id = ?", [*fields.values(), node_id])
 
 
-def node_counts(con: Connection) -> dict[str, int]:
-    return dict(con.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall())
-
-
 def domain_year_counts(con: Connection) -> list[tuple[str | None, int | None, str, int]]:
     """(domain, year, type, count) for the corpus overview."""
     return con.execute("SELECT domain, year, type, count(*) FROM nodes GROUP BY ALL ORDER BY ALL").fetchall()
@@ -231,9 +229,11 @@ def domain_year_counts(con: Connection) -> list[tuple[str | None, int | None, st
 
 
 def insert_relations(con: Connection, relations: Sequence[Relation]) -> None:
+    """Link nodes (DERIVES, UPDATES …), so provenance and tension can be followed later."""
     if relations:
         con.executemany(
-            "INSERT INTO relations (id, source_id, target_id, type, confidence, description, scores, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO relations (id, source_id, target_id, type, confidence, description, scores, created_by) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 [
                     r.id,
@@ -269,20 +269,24 @@ def list_relations(con: Connection, node_ids: Iterable[str] | None = None) -> li
 
 
 def cached_embeddings(con: Connection, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+    """The vectors this model already gave for these texts (by hash), so nothing is embedded twice."""
     if not hashes:
         return {}
     rows = con.execute(
-        "SELECT text_hash, embedding FROM embedding_cache WHERE model = ? AND text_hash IN (SELECT unnest(?::VARCHAR[]))",
+        "SELECT text_hash, embedding FROM embedding_cache "
+        "WHERE model = ? AND text_hash IN (SELECT unnest(?::VARCHAR[]))",
         [model, list(hashes)],
     ).fetchall()
     return {h: np.asarray(v, dtype=np.float32) for h, v in rows}
 
 
 def cached_hashes(con: Connection, model: str) -> set[str]:
+    """Every text hash this model has a vector for, to tell what a run would still need to embed."""
     return {row[0] for row in con.execute("SELECT text_hash FROM embedding_cache WHERE model = ?", [model]).fetchall()}
 
 
 def cache_embeddings(con: Connection, model: str, vectors: dict[str, np.ndarray]) -> None:
+    """Keep new vectors by text hash; the first written for a text stays (re-embedding gives the same one)."""
     if vectors:  # one statement: executemany costs ~8 ms a row in DuckDB
         con.execute(
             "INSERT OR IGNORE INTO embedding_cache SELECT ?, unnest(?::VARCHAR[]), unnest(?::FLOAT[][])",

@@ -12,6 +12,8 @@ from explorer.store.database import Connection
 
 @dataclass(frozen=True)
 class Event:
+    """One thing that happened, as it was logged: the app's activity feed and the export read these."""
+
     seq: int
     subject: str
     session_id: str | None
@@ -20,6 +22,7 @@ class Event:
 
 
 def emit(con: Connection, subject: str, payload: dict[str, Any], session_id: str | None = None) -> None:
+    """Log that something happened (``subject`` names what, e.g. ``projection.fitted``), for later reading."""
     con.execute(
         "INSERT INTO events (subject, session_id, payload) VALUES (?, ?, ?)",
         [subject, session_id, json.dumps(payload, default=str)],
@@ -34,7 +37,9 @@ def list_events(
     after_seq: int = 0,
     limit: int = 1000,
 ) -> list[Event]:
-    clauses, params = ["seq > ?"], [after_seq]
+    """The logged events in order, narrowed to a session or a subject family; ``after_seq`` pages on."""
+    clauses: list[str] = ["seq > ?"]
+    params: list[object] = [after_seq]
     if session_id is not None:
         clauses.append("session_id = ?")
         params.append(session_id)
@@ -42,7 +47,8 @@ def list_events(
         clauses.append("starts_with(subject, ?)")
         params.append(subject_prefix)
     rows = con.execute(
-        f"SELECT seq, subject, session_id, payload, created_at FROM events WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
+        f"SELECT seq, subject, session_id, payload, created_at FROM events WHERE {' AND '.join(clauses)} "
+        "ORDER BY seq LIMIT ?",
         [*params, limit],
     ).fetchall()
     return [Event(s, subj, None if sid is None else str(sid), json.loads(p), t) for s, subj, sid, p, t in rows]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.store.database import Connection
+from explorer.store.database import Connection, scalar
 
 ITEM_KINDS: tuple[str, ...] = ("node", "locus", "crystal", "resonance")
 
@@ -21,6 +21,8 @@ _TABLES = {"node": "nodes", "locus": "wander_loci", "crystal": "wander_crystals"
 
 @dataclass(frozen=True)
 class StoredPoint:
+    """Where one item sits on the map, and which fit (``version``) and method (``placed_by``) put it there."""
+
     kind: str
     id: str
     x: float
@@ -37,7 +39,7 @@ def _table(kind: str) -> str:
 
 def current_version(con: Connection) -> int:
     """The number of the latest fit (0: the map was never fitted)."""
-    return int(con.execute("SELECT coalesce(max(projection_version), 0) FROM projection_points").fetchone()[0])
+    return int(scalar(con, "SELECT coalesce(max(projection_version), 0) FROM projection_points"))
 
 
 def fitted_anchors(con: Connection) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -50,7 +52,7 @@ def fitted_anchors(con: Connection) -> tuple[list[str], np.ndarray, np.ndarray]:
     if not ids:
         return [], np.zeros((0, 0), np.float32), np.zeros((0, 2))
     xy = np.column_stack([table["x"], table["y"]]).astype(np.float64)
-    return ids, np.vstack(table["embedding"]).astype(np.float32), xy
+    return ids, np.vstack(list(table["embedding"])).astype(np.float32), xy
 
 
 def unplaced(con: Connection, kind: str) -> tuple[list[str], np.ndarray]:
@@ -64,7 +66,7 @@ def unplaced(con: Connection, kind: str) -> tuple[list[str], np.ndarray]:
     ids = [str(i) for i in data["id"]]
     if not ids:
         return [], np.zeros((0, 0), np.float32)
-    return ids, np.vstack(data["embedding"]).astype(np.float32)
+    return ids, np.vstack(list(data["embedding"])).astype(np.float32)
 
 
 def all_node_vectors(con: Connection) -> tuple[list[str], np.ndarray]:
@@ -73,7 +75,7 @@ def all_node_vectors(con: Connection) -> tuple[list[str], np.ndarray]:
     ids = [str(i) for i in data["id"]]
     if not ids:
         return [], np.zeros((0, 0), np.float32)
-    return ids, np.vstack(data["embedding"]).astype(np.float32)
+    return ids, np.vstack(list(data["embedding"])).astype(np.float32)
 
 
 def locus_nodes(con: Connection, locus_ids: Sequence[str]) -> dict[str, str]:
@@ -122,7 +124,8 @@ def load_points(
     con: Connection, kind: str | None = None, ids: Iterable[str] | None = None
 ) -> dict[tuple[str, str], StoredPoint]:
     """(kind, id) → point, for one kind or all, optionally only the ids given."""
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[object] = []
     if kind is not None:
         _table(kind)
         clauses.append("item_kind = ?")
@@ -138,6 +141,7 @@ def load_points(
 
 
 def clear_points(con: Connection) -> None:
+    """Forget every point: a refit lays the whole map out afresh."""
     con.execute("DELETE FROM projection_points")
 
 
@@ -145,10 +149,14 @@ def delete_orphans(con: Connection) -> int:
     """Remove the points of items that no longer exist (a deleted session's loci …); how many went."""
     removed = 0
     for kind, table in _TABLES.items():
-        removed += con.execute(
-            f"DELETE FROM projection_points p WHERE p.item_kind = ? AND NOT EXISTS (SELECT 1 FROM {table} t WHERE t.id = p.item_id)",
-            [kind],
-        ).fetchone()[0]
+        removed += int(
+            scalar(
+                con,
+                f"DELETE FROM projection_points p WHERE p.item_kind = ? "
+                f"AND NOT EXISTS (SELECT 1 FROM {table} t WHERE t.id = p.item_id)",
+                [kind],
+            )
+        )
     return removed
 
 
@@ -162,11 +170,14 @@ def missing_counts(con: Connection) -> dict[str, int]:
     """Kind → items with a vector and no point."""
     out = {}
     for kind, table in _TABLES.items():
-        out[kind] = con.execute(
-            f"SELECT count(*) FROM {table} t WHERE t.embedding IS NOT NULL AND NOT EXISTS "
-            f"(SELECT 1 FROM projection_points p WHERE p.item_kind = ? AND p.item_id = t.id)",
-            [kind],
-        ).fetchone()[0]
+        out[kind] = int(
+            scalar(
+                con,
+                f"SELECT count(*) FROM {table} t WHERE t.embedding IS NOT NULL AND NOT EXISTS "
+                f"(SELECT 1 FROM projection_points p WHERE p.item_kind = ? AND p.item_id = t.id)",
+                [kind],
+            )
+        )
     return out
 
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from explorer.records import NODE_TYPES
-from explorer.store.database import Connection
+from explorer.store.database import Connection, scalar
 
 
 def database_stats(con: Connection) -> dict[str, object]:
+    """How much the database holds, by kind: the corpus, and what wandering has made of it."""
     by_type = dict.fromkeys(NODE_TYPES, 0) | dict(
         con.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall()
     )
 
     def count(table: str) -> int:
-        return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # table names are literals below
+        return int(scalar(con, f"SELECT count(*) FROM {table}"))  # table names are literals below
 
     return {
         "documents": count("documents"),

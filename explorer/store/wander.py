@@ -24,7 +24,7 @@ from explorer.records.wander import (
     Trace,
     WarmMemory,
 )
-from explorer.store.database import Connection
+from explorer.store.database import Connection, scalar
 
 R = TypeVar("R")
 
@@ -129,7 +129,8 @@ def _select(
     if limit is not None:
         sql += " LIMIT ? OFFSET ?"
         params += [limit, offset]
-    return [kind(**{c: _from_db(c, v) for c, v in zip(columns, row)}) for row in con.execute(sql, params).fetchall()]
+    rows = con.execute(sql, params).fetchall()
+    return [kind(**{c: _from_db(c, v) for c, v in zip(columns, row, strict=True)}) for row in rows]
 
 
 def _update(con: Connection, kind: type, record_id: str, values: dict[str, Any]) -> None:
@@ -152,10 +153,12 @@ def _ids(values: Iterable[str]) -> list[str]:
 
 
 def insert_session(con: Connection, session: Session) -> None:
+    """Start keeping a new wander session."""
     _insert(con, [session])
 
 
 def get_session(con: Connection, session_id: str) -> Session | None:
+    """The session with this id, or None (a mistyped id is simply not found)."""
     try:
         found = _select(con, Session, "WHERE id = TRY_CAST(? AS UUID)", [session_id])
     except Exception:  # pragma: no cover - TRY_CAST makes a malformed id simply not found
@@ -164,18 +167,21 @@ def get_session(con: Connection, session_id: str) -> Session | None:
 
 
 def list_sessions(con: Connection, *, status: str | None = None, limit: int = 50, offset: int = 0) -> list[Session]:
+    """Sessions newest first, optionally only those in one status, for choosing one to continue or review."""
     where, params = ("WHERE status = ?", [status]) if status else ("", [])
     return _select(con, Session, where, params, "ORDER BY created_at DESC, id", limit, offset, with_vectors=False)
 
 
 def update_session(con: Connection, session_id: str, **values: Any) -> None:
+    """Record a session's progress: counters, spending, where it stands and why."""
     _update(con, Session, session_id, values)
 
 
 def delete_session(con: Connection, session_id: str) -> None:
-    """The session and everything it owns, its events included. Crystals outlive it (session_id NULL, as
-    wander.md says); cross-session resonances lose its residues from their support. The model-call log keeps
-    its rows: it is the record of what was spent.
+    """Delete the session and everything it owns, its events included.
+
+    Crystals outlive it (session_id NULL, as wander.md says); cross-session resonances lose its residues from
+    their support. The model-call log keeps its rows: it is the record of what was spent.
     """
     params = [session_id]
     loci = "SELECT id FROM wander_loci WHERE session_id = ?"
@@ -192,7 +198,8 @@ def delete_session(con: Connection, session_id: str) -> None:
     con.execute("UPDATE wander_crystals SET session_id = NULL WHERE session_id = ?", params)
     if residues:
         con.execute(
-            "UPDATE wander_resonances SET supporting_residue_ids = list_filter(supporting_residue_ids, lambda r: NOT list_contains(?::UUID[], r)) "
+            "UPDATE wander_resonances SET supporting_residue_ids = "
+            "list_filter(supporting_residue_ids, lambda r: NOT list_contains(?::UUID[], r)) "
             "WHERE session_id IS NULL AND list_has_any(supporting_residue_ids, ?::UUID[])",
             [residues, residues],
         )
@@ -212,18 +219,22 @@ def delete_session(con: Connection, session_id: str) -> None:
 
 
 def insert_loci(con: Connection, loci: Sequence[Locus]) -> None:
+    """Add the points a step encountered (its chosen locus and the candidates it saw) to the session."""
     _insert(con, loci)
 
 
 def update_locus(con: Connection, locus_id: str, **values: Any) -> None:
+    """Record what a visit learnt about a locus (visit count, scores, links to its neighbours)."""
     _update(con, Locus, locus_id, values)
 
 
 def get_loci(con: Connection, ids: Iterable[str], *, with_vectors: bool = True) -> list[Locus]:
+    """Loci by id, in the order asked (missing ids are left out)."""
     ids = _ids(ids)
     if not ids:
         return []
-    found = {l.id: l for l in _select(con, Locus, f"WHERE id IN {_in(ids)}", ids, with_vectors=with_vectors)}
+    loci = _select(con, Locus, f"WHERE id IN {_in(ids)}", ids, with_vectors=with_vectors)
+    found = {locus.id: locus for locus in loci}
     return [found[i] for i in ids if i in found]
 
 
@@ -235,7 +246,9 @@ def list_loci(
     visited: bool | None = None,
     min_interestingness: float | None = None,
 ) -> list[Locus]:
-    clauses, params = ["session_id = ?"], [session_id]
+    """A session's loci in the order it met them, optionally only the visited (or unvisited) or interesting ones."""
+    clauses: list[str] = ["session_id = ?"]
+    params: list[object] = [session_id]
     if visited is not None:
         clauses.append("visit_count > 0" if visited else "visit_count = 0")
     if min_interestingness is not None:
@@ -252,13 +265,15 @@ def list_loci(
 
 
 def count_loci(con: Connection, session_id: str) -> int:
-    return con.execute("SELECT count(*) FROM wander_loci WHERE session_id = ?", [session_id]).fetchone()[0]
+    """How many points of idea space the session has met, without loading them."""
+    return int(scalar(con, "SELECT count(*) FROM wander_loci WHERE session_id = ?", [session_id]))
 
 
 # -- traces and residues ---------------------------------------------------------
 
 
 def insert_trace(con: Connection, trace: Trace) -> None:
+    """Record one step of the path: where from, where to and why."""
     _insert(con, [trace])
 
 
@@ -271,16 +286,19 @@ def list_traces(con: Connection, session_id: str, *, last: int | None = None) ->
 
 
 def insert_residue(con: Connection, residue: Residue) -> None:
+    """Keep what dwelling at an encounter left behind."""
     _insert(con, [residue])
 
 
 def list_residues(con: Connection, session_id: str, *, with_vectors: bool = False) -> list[Residue]:
+    """A session's residues in the order they were left, for its view and its export."""
     return _select(
         con, Residue, "WHERE session_id = ?", [session_id], "ORDER BY created_at, rowid", with_vectors=with_vectors
     )
 
 
 def get_residues(con: Connection, ids: Iterable[str], *, with_vectors: bool = False) -> list[Residue]:
+    """Residues by id, in the order asked: the evidence a resonance or crystal points to."""
     ids = _ids(ids)
     if not ids:
         return []
@@ -293,39 +311,37 @@ def residue_steps(con: Connection, session_id: str, *, after_step: int = 0) -> l
     columns = _columns(Residue)
     rows = con.execute(
         f"SELECT t.step_number, {', '.join('r.' + c for c in columns)} FROM wander_residues r "
-        "JOIN wander_traces t ON t.id = r.trace_id WHERE r.session_id = ? AND t.step_number > ? ORDER BY t.step_number",
+        "JOIN wander_traces t ON t.id = r.trace_id WHERE r.session_id = ? AND t.step_number > ? "
+        "ORDER BY t.step_number",
         [session_id, after_step],
     ).fetchall()
-    return [(row[0], Residue(**{c: _from_db(c, v) for c, v in zip(columns, row[1:])})) for row in rows]
+    return [(row[0], Residue(**{c: _from_db(c, v) for c, v in zip(columns, row[1:], strict=True)})) for row in rows]
 
 
 # -- resonances ------------------------------------------------------------------
 
 
 def insert_resonances(con: Connection, resonances: Sequence[Resonance]) -> None:
+    """Keep newly noticed recurring patterns of themes."""
     _insert(con, resonances)
 
 
 def update_resonance(con: Connection, resonance_id: str, **values: Any) -> None:
+    """Record a resonance reinforced, confirmed, promoted across sessions or invalidated."""
     _update(con, Resonance, resonance_id, values)
 
 
 def get_resonance(con: Connection, resonance_id: str) -> Resonance | None:
+    """The resonance with this id, or None (a mistyped id is simply not found)."""
     found = _select(con, Resonance, "WHERE id = TRY_CAST(? AS UUID)", [resonance_id])
     return found[0] if found else None
 
 
-def get_resonances(con: Connection, ids: Iterable[str]) -> list[Resonance]:
-    ids = _ids(ids)
-    if not ids:
-        return []
-    found = {r.id: r for r in _select(con, Resonance, f"WHERE id IN {_in(ids)}", ids)}
-    return [found[i] for i in ids if i in found]
-
-
 def resonances_in_reach(con: Connection, session_id: str) -> list[Resonance]:
-    """What a session's residues are matched against: its own resonances, the cross-session ones, and
-    other sessions' confirmed ones (a match promotes those to cross-session). Invalidated ones are out.
+    """What a session's residues are matched against.
+
+    Its own resonances, the cross-session ones, and other sessions' confirmed ones (a match promotes those
+    to cross-session). Invalidated ones are out.
     """
     return _select(
         con,
@@ -340,7 +356,8 @@ def list_resonances(
     con: Connection, *, session_id: str | None = None, status: str | None = None, with_vectors: bool = False
 ) -> list[Resonance]:
     """All resonances, or a session's own plus the cross-session ones its residues support."""
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[object] = []
     if session_id is not None:
         clauses.append(
             "(session_id = ? OR (session_id IS NULL AND list_has_any(supporting_residue_ids, "
@@ -358,14 +375,17 @@ def list_resonances(
 
 
 def insert_crystal(con: Connection, crystal: Crystal) -> None:
+    """Keep a crystal formed at a locus, awaiting review."""
     _insert(con, [crystal])
 
 
 def update_crystal(con: Connection, crystal_id: str, **values: Any) -> None:
+    """Record a crystal's review (approval, rejection, archiving) or its validation."""
     _update(con, Crystal, crystal_id, values)
 
 
 def get_crystal(con: Connection, crystal_id: str) -> Crystal | None:
+    """The crystal with this id, or None (a mistyped id is simply not found)."""
     found = _select(con, Crystal, "WHERE id = TRY_CAST(? AS UUID)", [crystal_id])
     return found[0] if found else None
 
@@ -379,7 +399,9 @@ def list_crystals(
     source_resonance_ids: Sequence[str] | None = None,
     with_vectors: bool = False,
 ) -> list[Crystal]:
-    clauses, params = [], []
+    """Crystals newest first, narrowed by status, confidence, session or the resonances they came from."""
+    clauses: list[str] = []
+    params: list[object] = []
     if status is not None:
         clauses.append("status = ?")
         params.append(status)
@@ -420,13 +442,16 @@ def crystal_vectors(con: Connection) -> tuple[list[str], np.ndarray]:
 
 
 def insert_warm_memory(con: Connection, rows: Sequence[WarmMemory]) -> None:
+    """Keep hot memory compressed into theme clusters, failed paths and summaries."""
     _insert(con, rows)
 
 
 def list_warm_memory(
     con: Connection, session_id: str, *, cluster_type: str | None = None, with_vectors: bool = False
 ) -> list[WarmMemory]:
-    clauses, params = ["session_id = ?"], [session_id]
+    """A session's warm memory in the order it was compressed, optionally of one kind only."""
+    clauses: list[str] = ["session_id = ?"]
+    params: list[object] = [session_id]
     if cluster_type:
         clauses.append("cluster_type = ?")
         params.append(cluster_type)
@@ -442,10 +467,12 @@ def list_warm_memory(
 
 def compressed_through_step(con: Connection, session_id: str) -> int:
     """The last step whose residues were compressed into warm memory (0: none yet)."""
-    value = con.execute(
-        "SELECT max(CAST(content->>'through_step' AS INTEGER)) FROM wander_warm_memory WHERE session_id = ? AND cluster_type = 'summary'",
+    value = scalar(
+        con,
+        "SELECT max(CAST(content->>'through_step' AS INTEGER)) FROM wander_warm_memory "
+        "WHERE session_id = ? AND cluster_type = 'summary'",
         [session_id],
-    ).fetchone()[0]
+    )
     return int(value or 0)
 
 
@@ -453,11 +480,12 @@ def compressed_through_step(con: Connection, session_id: str) -> int:
 
 
 def corpus_marker(con: Connection) -> tuple[int, int]:
-    """A cheap change counter for the in-memory corpus index: (latest nodes, all nodes). (Counting the
-    embedded ones too would read every vector: 20 ms at 100k nodes.)
+    """A cheap change counter for the in-memory corpus index: (latest nodes, all nodes).
+
+    Counting the embedded ones too would read every vector: 20 ms at 100k nodes.
     """
-    row = con.execute("SELECT count(*) FILTER (WHERE is_latest), count(*) FROM nodes").fetchone()
-    return int(row[0]), int(row[1])
+    ((latest, total),) = con.execute("SELECT count(*) FILTER (WHERE is_latest), count(*) FROM nodes").fetchall()
+    return int(latest), int(total)
 
 
 def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:
