@@ -123,6 +123,11 @@ class Database:
             self._local.con = None
             con.close()
 
+    @property
+    def held(self) -> bool:
+        """Whether this thread has the file open now (model calls must never run while it does)."""
+        return getattr(self._local, "con", None) is not None
+
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """All of the block's writes, or none of them."""
