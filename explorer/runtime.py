@@ -28,6 +28,10 @@ T = TypeVar("T")
 
 @dataclass
 class Runtime:
+    """Everything the engine needs, opened once per surface: the database, the embedder, the model gateway
+    and the buffers that batch their writes.
+    """
+
     settings: Settings
     db: Database
     embedder: Embedder
@@ -44,6 +48,11 @@ class Runtime:
 def open_runtime(
     settings: Settings, *, embedder: Embedder | None = None, completion_kwargs: dict[str, Any] | None = None
 ) -> Runtime:
+    """Open the database, embedder and gateway the settings name, with the caches and call log wired in.
+
+    ``embedder`` replaces the configured one (tests and benchmarks pass a fast one); ``completion_kwargs``
+    are handed to litellm on every model call (tests use them for canned responses).
+    """
     inner = embedder or make_embedder(settings.embedding_model, settings.api_base, settings.timeout_s)
     db = Database(
         settings.db_path, embedding_model=inner.name, embedding_dim=inner.dim, lock_wait_s=settings.lock_wait_s
@@ -90,9 +99,11 @@ class WriteBuffer(Generic[T]):
         atexit.register(self.flush)
 
     def append(self, item: T) -> None:
+        """Queue one row, written with the next batch."""
         self.extend([item])
 
     def extend(self, items: Iterable[T]) -> None:
+        """Queue rows; the batch is written once it is full or old enough."""
         if not self._pending:
             self._oldest = time.monotonic()
         self._pending.extend(items)
@@ -100,6 +111,7 @@ class WriteBuffer(Generic[T]):
             self.flush()
 
     def flush(self) -> None:
+        """Write what is queued now; rows that could not be written stay queued for the next try."""
         if not self._pending:
             return
         pending, self._pending = self._pending, []

@@ -12,6 +12,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from platformdirs import user_data_dir
 
@@ -42,9 +43,11 @@ class Settings:
 
     @property
     def offline(self) -> bool:
+        """Whether no model is configured, so every prompt is answered offline (the demo, the tests)."""
         return not (self.local_model or self.cloud_model)
 
     def with_db(self, db: str | Path | None) -> Settings:
+        """The same settings on another database file (a ``--db`` option), or these when none is given."""
         return self if db is None else replace(self, db_path=Path(db).expanduser())
 
 
@@ -78,7 +81,7 @@ def _coerce(name: str, kind: type, raw: object) -> object:
 def load_settings(environ: dict[str, str] | None = None, config_file: Path | None = None) -> Settings:
     """Settings from ``explorer.toml`` overridden by environment variables."""
     env = os.environ if environ is None else environ
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}  # each value was coerced to its field's type by _coerce
     path = config_file or Path(env.get("EXPLORER_CONFIG", "explorer.toml"))
     if path.is_file():
         try:

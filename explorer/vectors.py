@@ -29,15 +29,18 @@ class VectorIndex:
 
     @property
     def ids(self) -> list[str]:
+        """The item ids in row order, so a row number found by a mask or a product names its item."""
         return self._ids
 
     @property
     def matrix(self) -> np.ndarray:
+        """The filled rows only (the buffer keeps spare rows for growth), one unit vector per id."""
         return self._matrix[: len(self._ids)]
 
     def add(self, ids: Sequence[str], vectors: np.ndarray) -> None:
+        """Index new items as they appear (a locus just met); an id already indexed keeps its first vector."""
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim)
-        fresh = [(i, v) for i, v in zip(ids, vectors) if i not in self._position]
+        fresh = [(i, v) for i, v in zip(ids, vectors, strict=True) if i not in self._position]
         if not fresh:
             return
         needed = len(self._ids) + len(fresh)
@@ -51,9 +54,11 @@ class VectorIndex:
             self._ids.append(item_id)
 
     def vector(self, item_id: str) -> np.ndarray:
+        """An indexed item's vector, without a database read."""
         return self._matrix[self._position[item_id]]
 
     def similarities(self, query: np.ndarray) -> np.ndarray:
+        """The cosine of every indexed item to ``query`` (all unit vectors), in row order."""
         return self.matrix @ np.asarray(query, dtype=np.float32)
 
     def top_k(

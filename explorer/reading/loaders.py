@@ -35,6 +35,8 @@ class SourceText:
 
 @dataclass(frozen=True)
 class LoadError:
+    """A file or line that could not be read, kept so ingestion can go on and report every problem at once."""
+
     path: str
     message: str
     line: int | None = None
@@ -54,6 +56,11 @@ def _year(value: object, where: str) -> int | None:
     if not 0 < year < 3000:
         raise ValueError(f"year {value!r} is not a year")
     return year
+
+
+def _label(value: object) -> str | None:
+    """A front-matter or JSON value used as a label (domain, source): text, or None when absent or empty."""
+    return None if value in (None, "") else str(value)
 
 
 def _read_text(path: Path, max_mb: float) -> str:
@@ -87,8 +94,8 @@ def _markdown(path: Path, text: str, defaults: dict) -> SourceText:
         title=str(meta.get("title") or path.stem),
         path=str(path),
         year=_year(meta.get("year", defaults.get("year")), str(path)),
-        domain=meta.get("domain") or defaults.get("domain"),
-        source=meta.get("source"),
+        domain=_label(meta.get("domain") or defaults.get("domain")),
+        source=_label(meta.get("source")),
     )
 
 
@@ -109,8 +116,8 @@ def _jsonl(path: Path, text: str, defaults: dict) -> Iterator[SourceText | LoadE
                 path=str(path),
                 line=number,
                 year=_year(record.get("year", defaults.get("year")), str(path)),
-                domain=record.get("domain") or defaults.get("domain"),
-                source=record.get("source"),
+                domain=_label(record.get("domain") or defaults.get("domain")),
+                source=_label(record.get("source")),
             )
         except json.JSONDecodeError as exc:
             yield LoadError(str(path), f"malformed JSON ({exc.msg} at column {exc.colno})", number)
@@ -121,6 +128,9 @@ def _jsonl(path: Path, text: str, defaults: dict) -> Iterator[SourceText | LoadE
 def load_file(
     path: Path, *, year: int | None = None, domain: str | None = None, max_mb: float = DEFAULT_MAX_MB
 ) -> Iterator[SourceText | LoadError]:
+    """The texts in one file (Markdown with front matter, JSON lines or plain text), and an error for each part
+    that cannot be read; ``year`` and ``domain`` fill in what the file itself does not say.
+    """
     defaults = {"year": year, "domain": domain}
     try:
         text = _read_text(path, max_mb)

@@ -24,8 +24,8 @@ ResonanceStatus = Literal["candidate", "confirmed", "invalidated"]
 CrystalStatus = Literal["active", "acted_upon", "invalidated", "archived"]
 ClusterType = Literal["theme_cluster", "failed_path", "summary"]
 FenceAction = Literal["include", "exclude"]
-ReviewDecision = Literal["approve", "reject", "archive"]
-# Why a session is paused: the surfaces ask for a review at a checkpoint or a tripped breaker, not after a person's pause.
+# Why a session is paused: the surfaces ask for a review at a checkpoint or a tripped breaker,
+# not after a person's pause.
 PauseKind = Literal["checkpoint", "circuit_breaker", "budget", "person"]
 
 
@@ -49,10 +49,6 @@ REVIEW_OUTCOMES: dict[str, ReviewState] = {
     "archive": ReviewState.ARCHIVED,
 }
 
-SESSION_STATUSES: tuple[str, ...] = ("active", "paused", "completed", "abandoned")
-SOURCE_TYPES: tuple[str, ...] = ("SEED", "ADJACENT", "BRIDGED", "SERENDIPITOUS")
-STRATEGIES: tuple[str, ...] = ("seed", "distance_band", "cross_domain", "analogy", "tension", "injected")
-
 
 def utcnow() -> datetime:
     """Now, timezone-aware: every timestamp Wander stores is UTC."""
@@ -68,6 +64,7 @@ class FenceAnchor:
     embedding: np.ndarray
 
     def to_json(self) -> dict[str, Any]:
+        """The anchor as the session row stores it (its vector rounded: six digits keep its direction)."""
         return {
             "concept": self.concept,
             "action": self.action,
@@ -76,6 +73,7 @@ class FenceAnchor:
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> FenceAnchor:
+        """The anchor back from its stored form."""
         return cls(value["concept"], value["action"], np.asarray(value["embedding"], dtype=np.float32))
 
 
@@ -117,12 +115,15 @@ class Session:
 
     @property
     def budget_remaining_cents(self) -> float:
+        """What the session may still spend on cloud calls; never negative, even after an overrun."""
         return max(0.0, self.cloud_budget_cents - self.cloud_spent_cents)
 
 
 @dataclass
 class Locus:
-    """A point in idea space: a corpus node (``node_id`` keeps the provenance), a proposed analogy, the seed or an injected concept."""
+    """A point in idea space: a corpus node (``node_id`` keeps the provenance), a proposed analogy, the seed
+    or an injected concept.
+    """
 
     session_id: str
     concept: str
@@ -209,6 +210,7 @@ class Resonance:
     id: str = field(default_factory=new_id)
 
     def current_strength(self, now: datetime | None = None) -> float:
+        """The strength left after decay since the last reinforcement: a pattern not seen again fades."""
         if self.last_reinforced_at is None:
             return self.strength
         days = max(0.0, ((now or utcnow()) - self.last_reinforced_at).total_seconds() / 86400.0)
@@ -239,8 +241,10 @@ class Crystal:
 
     @property
     def review_state(self) -> ReviewState:
-        """The review state its stored fields mean: a rejection is stored as ``invalidated``, and an approved
-        crystal that is archived keeps its ``human_approved`` record but is archived.
+        """The review state its stored fields mean.
+
+        A rejection is stored as ``invalidated``, and an approved crystal that is archived keeps its
+        ``human_approved`` record but is archived.
         """
         if self.status == "archived":
             return ReviewState.ARCHIVED
@@ -288,6 +292,7 @@ class Adjacency:
 
     @property
     def distance(self) -> float:
+        """Cosine distance from the current locus: the distance band the selection prefers is measured in it."""
         return 1.0 - self.similarity
 
 
@@ -310,11 +315,14 @@ class StepResult:
 
 @dataclass(frozen=True)
 class RunResult:
+    """How far a run of steps got, and why it stopped before the end if it did."""
+
     steps_completed: int
     crystals_formed: int
     stopped_reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The result as ``explorer wander run --json`` prints it."""
         return {
             "steps_completed": self.steps_completed,
             "crystals_formed": self.crystals_formed,
@@ -348,6 +356,8 @@ class CrystalEvidence:
 
 @dataclass(frozen=True)
 class SearchHit:
+    """A locus, crystal or resonance found near a query by meaning, with its cosine."""
+
     type: Literal["locus", "crystal", "resonance"]
     id: str
     text: str
