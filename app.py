@@ -52,4 +52,4 @@ try:
     sidebar()
     page.run()
 except ExplorerError as exc:  # a user-facing problem (a busy database, a bad input): one line, no traceback
-    st.error(str(exc), icon=":material/error:")
+    st.error(common.error_text(exc), icon=":material/error:")

@@ -17,12 +17,10 @@ class Remedy(StrEnum):
     """What the person can do about an error; surfaces turn it into their own hint."""
 
     INGEST = "ingest"  # the knowledge base needs documents first
-    FIT_MAP = "fit_map"  # the map has not been fitted yet
     LIST_SESSIONS = "list_sessions"  # an unknown session id
     LIST_CRYSTALS = "list_crystals"  # an unknown crystal id
     RESUME_SESSION = "resume_session"  # the session is paused
     NEW_SESSION = "new_session"  # the session has ended
-    SPLIT_FILE = "split_file"  # a file over the size limit
     OTHER_DATABASE = "other_database"  # the database was made with another embedding model
     FORCE_REVIEW = "force_review"  # the crystal was reviewed already; changing the decision must be explicit
 

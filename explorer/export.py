@@ -29,6 +29,7 @@ from explorer.figures.map import session_map
 from explorer.providers.gateway import OFFLINE_MODEL
 from explorer.records.wander import SessionView
 from explorer.runtime import Runtime
+from explorer.projection import place_new
 from explorer.views import map_data
 from explorer.wander import service as wander
 
@@ -69,6 +70,8 @@ def render_png(figure: go.Figure, width: int, height: int) -> bytes:
 
 
 def map_figure(runtime: Runtime, session_id: str, size: int, view: SessionView | None = None) -> go.Figure:
+    """The session's map for an archive, its newest loci placed first (a view itself never writes)."""
+    place_new(runtime)
     data = map_data(runtime, session_id, view=view)
     return session_map(data, webgl=len(data.nodes) > WEBGL_ABOVE, width=size, height=size)
 

@@ -2,8 +2,8 @@
 resonance history, the corpus overview and a node's provenance.
 
 Shared by the app's pages and the session archive, so a picture in the app and
-the one in an archive are drawn from the same data. Read-only, except that
-drawing the map first places any new item on it (cheap; see :mod:`projection`).
+the one in an archive are drawn from the same data. Read-only: placing new items
+on the map is a write the surfaces ask for first (:func:`explorer.projection.place_new`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from explorer.figures.map import MapCrystal, MapData, MapHalo, MapLink, MapLocus
 from explorer.records import Document, Node
 from explorer.records.wander import ReviewState, SessionView, utcnow
 from explorer.runtime import Runtime
-from explorer.store import corpus
+from explorer.store import calls, corpus, stats
 from explorer.store import projection as points_store
 from explorer.wander import service as wander
 
@@ -56,13 +57,13 @@ def map_data(
     view: SessionView | None = None,
     discoveries: int = 300,
     now: datetime | None = None,
-    place: bool = True,
 ) -> MapData:
     """The map's layers: the corpus (and dreams), the links dreaming discovered, and,
     for a session, its loci, path, crystals and resonance halos.
+
+    A view only reads: points not yet on the map are left out until a surface places them
+    (:func:`explorer.projection.place_new`), which it does before asking for the view.
     """
-    if place:
-        projection.place_new(runtime)
     now = now or utcnow()
     data = MapData(nodes=node_points(runtime))
     at = {(k, i): (p.x, p.y) for (k, i), p in projection.load_points(runtime).items() if k != "node"}
@@ -208,3 +209,31 @@ def node_provenance(runtime: Runtime, node_id: str) -> Provenance | None:
         return Provenance(
             node, document, corpus.get_nodes(con, node.parent_ids, with_vectors=False), corpus.children_of(con, node.id)
         )
+
+
+def store_counts(runtime: Runtime) -> dict[str, Any]:
+    """Documents, nodes by type, relations and Wander's records: what `stats` prints and Settings shows."""
+    with runtime.db.connect() as con:
+        return stats.database_stats(con)
+
+
+def model_calls(runtime: Runtime) -> list[tuple[str, str, str, int, float]]:
+    """(tier, model, outcome, calls, cents) over the whole call log, so a person sees what was spent where."""
+    with runtime.db.connect() as con:
+        return calls.call_summary(con)
+
+
+def find_nodes(
+    runtime: Runtime,
+    *,
+    types: list[str] | None = None,
+    search: str | None = None,
+    domain: str | None = None,
+    year: int | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> tuple[int, list[Node]]:
+    """One page of the corpus browser: how many nodes match the filters, and the page's nodes."""
+    filters: dict[str, Any] = {"types": types, "search": search, "domain": domain, "year": year}
+    with runtime.db.connect() as con:
+        return corpus.count_nodes(con, **filters), corpus.list_nodes(con, **filters, limit=limit, offset=offset)

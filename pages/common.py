@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from explorer.errors import ExplorerError, Remedy
 from explorer.providers.embeddings import make_embedder
 from explorer.providers.gateway import OFFLINE_MODEL
 from explorer.records.wander import Session
@@ -25,6 +26,23 @@ OFFLINE_NOTICE = (
     "(see Settings)."
 )
 CURRENT = "current_session"
+
+# How the app says what would fix an engine error (the CLI phrases the same remedies as commands).
+HINTS: dict[Remedy, str] = {
+    Remedy.INGEST: "Add documents on the Corpus page first.",
+    Remedy.LIST_SESSIONS: "Pick a session from the list on the Sessions page.",
+    Remedy.LIST_CRYSTALS: "Pick a crystal from the Crystals page.",
+    Remedy.RESUME_SESSION: "Resume it on the Sessions page.",
+    Remedy.NEW_SESSION: "Start a new session on the Sessions page.",
+    Remedy.OTHER_DATABASE: "Open another database (EXPLORER_DB) or set EXPLORER_EMBEDDING_MODEL to its model.",
+    Remedy.FORCE_REVIEW: "The earlier decision stands; change it from the command line with --force.",
+}
+
+
+def error_text(exc: ExplorerError) -> str:
+    """An engine error as the app shows it: the engine's words, then what to do here."""
+    hint = HINTS.get(exc.remedy) if exc.remedy else None
+    return f"{exc}. {hint}" if hint else str(exc)
 
 
 @st.cache_resource(show_spinner=False)

@@ -13,8 +13,7 @@ from explorer import projection
 from explorer.figures.charts import count_bars, year_bars
 from explorer.reading.ingest import ingest_paths
 from explorer.records import NODE_TYPES
-from explorer.store import corpus
-from explorer.views import corpus_overview, node_provenance
+from explorer.views import corpus_overview, find_nodes, node_provenance
 from pages import common
 
 PAGE_SIZE = 25
@@ -108,14 +107,12 @@ filters = dict(
     domain=None if domain_filter == ANY else domain_filter,
     year=None if year_filter == ANY else int(year_filter),
 )
-with rt.db.connect() as con:
-    total = corpus.count_nodes(con, **filters)
+total, _ = find_nodes(rt, **filters, limit=0)
 pages_count = max(1, math.ceil(total / PAGE_SIZE))
 page_number = 1
 if pages_count > 1:
     page_number = st.pagination(pages_count, key=f"node_page_{hash(tuple(map(str, filters.values())))}")
-with rt.db.connect() as con:
-    rows = corpus.list_nodes(con, **filters, limit=PAGE_SIZE, offset=(page_number - 1) * PAGE_SIZE)
+_, rows = find_nodes(rt, **filters, limit=PAGE_SIZE, offset=(page_number - 1) * PAGE_SIZE)
 st.caption(f"{total} node(s) match · page {page_number} of {pages_count}")
 if rows:
     table = pd.DataFrame(

@@ -49,6 +49,7 @@ layers = st.pills(
 view = wander.session_view(rt, session.id) if session else None
 if session:
     common.checkpoint_banner(session)
+projection.place_new(rt)  # loci and nodes made since the last visit join the map first
 data = map_data(rt, session.id if session else None, view=view)
 figure = session_map(data, layers=set(layers or []), height=760)
 event = st.plotly_chart(

@@ -159,6 +159,7 @@ def draw(view, counts_box, map_box) -> None:
     with counts_box.container():
         for column, (label, value) in zip(st.columns(5), counts(view).items()):
             column.metric(label, value)
+    projection.place_new(rt)  # the loci this run just reached
     map_box.plotly_chart(session_map(map_data(rt, view.session.id, view=view), height=520), key=f"live_map_{drawn[0]}")
 
 

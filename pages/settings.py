@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import projection
-from explorer.store.calls import call_summary
-from explorer.store.stats import database_stats
+from explorer.views import model_calls, store_counts
 from pages import common
 
 # provider prefix of a litellm model name → the variable litellm reads its key from
@@ -93,9 +92,8 @@ st.markdown(
     f"Default cloud budget of a new session: **{settings.cloud_budget_cents} cents** "
     "(`EXPLORER_BUDGET_CENTS`); each session can set its own."
 )
-with rt.db.connect() as con:
-    calls = call_summary(con)
-    stats = database_stats(con)
+calls = model_calls(rt)
+stats = store_counts(rt)
 if calls:
     st.dataframe(pd.DataFrame(calls, columns=["tier", "model", "outcome", "calls", "cost (¢)"]), hide_index=True)
 else:

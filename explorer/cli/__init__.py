@@ -29,12 +29,10 @@ app.add_typer(wander.app, name="wander")
 # How the command line says what would fix an engine error (the app phrases the same remedies as pages).
 HINTS: dict[Remedy, str] = {
     Remedy.INGEST: "read documents first: explorer ingest PATH",
-    Remedy.FIT_MAP: "fit the map first: explorer map",
     Remedy.LIST_SESSIONS: "list sessions with: explorer wander list",
     Remedy.LIST_CRYSTALS: "list crystals with: explorer wander crystals",
     Remedy.RESUME_SESSION: "resume it with: explorer wander resume {subject}",
     Remedy.NEW_SESSION: "start a new session: explorer wander new",
-    Remedy.SPLIT_FILE: "split the file, or raise --max-mb",
     Remedy.FORCE_REVIEW: "add --force to change the decision",
     Remedy.OTHER_DATABASE: "use another --db, or set EXPLORER_EMBEDDING_MODEL to the model it was built with",
 }

@@ -11,7 +11,7 @@ from explorer.cli.common import DbOption, JsonOption, print_json, progress_callb
 from explorer.projection import place_new
 from explorer.reading.ingest import ingest_paths
 from explorer.reading.loaders import DEFAULT_MAX_MB
-from explorer.store.stats import database_stats
+from explorer.views import store_counts
 
 
 def ingest(
@@ -47,9 +47,7 @@ def ingest(
 
 def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Count documents, nodes by type, relations and the wander records."""
-    runtime = runtime_for(db)
-    with runtime.db.connect() as con:
-        counts = database_stats(con)
+    counts = store_counts(runtime_for(db))
     if as_json:
         print_json(counts)
         return

@@ -17,7 +17,7 @@ from explorer.prompts import format_passages
 from explorer.prompts.reading import ENTITIES, ENTITY_SYNTHESIS, IMPLANT
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Gateway
-from explorer.reading.chunker import DEFAULT_CHUNK_WORDS, chunk_text
+from explorer.reading.chunker import DEFAULT_CHUNK_WORDS
 from explorer.records import Node, Relation
 from explorer.vectors import VectorIndex
 
@@ -76,7 +76,7 @@ class ReadingResult:
 
 
 def read_document(
-    text: str,
+    chunks: list[str],
     *,
     document_id: str,
     year: int | None,
@@ -86,14 +86,13 @@ def read_document(
     gateway: Gateway,
     config: ReadingConfig = ReadingConfig(),
 ) -> ReadingResult:
-    """Run the READING cycle over one document's text.
+    """Run the READING cycle over one document, cut into ``chunks`` by the caller (:func:`~explorer.reading.chunker.chunk_text`).
 
     ``known`` is extended as chunks are read, so later chunks of the same
     document see the earlier ones; a model failure on one chunk is recorded in
     ``failures`` and the chunk is still kept.
     """
     result = ReadingResult()
-    chunks = chunk_text(text, config.chunk_words)
     vectors = embedder.embed(chunks)
     for index, (chunk_text_, vector) in enumerate(zip(chunks, vectors)):
         chunk = Node(

@@ -1,14 +1,16 @@
 """Ingestion: files in, READING cycle, one transaction per document.
 
-This is the orchestration the CLI and the app share: it reads the store, calls
-the pure :func:`~explorer.reading.cycle.read_document`, and writes each
-document's rows together, so a failure leaves nothing half-written.
+This is the orchestration the CLI and the app share, in the engine's one pattern
+for model-calling flows (read → think → write): each document is checked against
+the store in a short connection, read by the pure
+:func:`~explorer.reading.cycle.read_document` with no connection held while the
+model thinks, and its rows written together in one transaction, so a failure
+leaves nothing half-written and other processes get the file in between.
 """
 
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,8 +21,6 @@ from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expa
 from explorer.records import Document, Progress
 from explorer.runtime import Runtime
 from explorer.store import StoreError, corpus
-
-HOLD_S = 1.0
 
 
 @dataclass
@@ -98,35 +98,41 @@ def ingest_sources(
     """Read loaded documents in order; documents already present are skipped."""
     report = report or IngestReport()
     known = load_known(runtime)
-    _embed_chunks_in_batches(runtime, sources, config)
+    chunked = [(source, chunk_text(source.text, config.chunk_words)) for source in sources]  # cut once
+    _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks])
     seen: set[str] = set()
-    position = 0
-    while position < len(sources):
-        # Hold one connection for a slice of about a second: the embedding cache and
-        # call log share it, and other processes get the file between slices.
-        with runtime.db.connect() as con:
-            started = time.monotonic()
-            while position < len(sources) and time.monotonic() - started < HOLD_S:
-                source = sources[position]
-                position += 1
-                if progress:
-                    progress(position - 1, len(sources), source.title)
-                digest = content_hash(source)
-                if digest in seen or corpus.find_document_by_hash(con, digest) is not None:
-                    report.documents_skipped += 1
-                    continue
-                seen.add(digest)
-                known = _ingest_one(runtime, source, digest, known, config, report)
+    for position, (source, chunks) in enumerate(chunked):
+        if progress:
+            progress(position, len(sources), source.title)
+        digest = content_hash(source)
+        if digest in seen or _already_read(runtime, digest):
+            report.documents_skipped += 1
+            continue
+        seen.add(digest)
+        known = _ingest_one(runtime, source, chunks, digest, known, config, report)
     runtime.flush()
     if progress:
         progress(len(sources), len(sources), "done")
     return report
 
 
+def _already_read(runtime: Runtime, digest: str) -> bool:
+    with runtime.db.connect() as con:
+        return corpus.find_document_by_hash(con, digest) is not None
+
+
 def _ingest_one(
-    runtime: Runtime, source: SourceText, digest: str, known: KnownNodes, config: ReadingConfig, report: IngestReport
+    runtime: Runtime,
+    source: SourceText,
+    chunks: list[str],
+    digest: str,
+    known: KnownNodes,
+    config: ReadingConfig,
+    report: IngestReport,
 ) -> KnownNodes:
-    """Read one document and write all its rows in one transaction; returns the (possibly reloaded) known nodes."""
+    """Read one document with no connection held while the model thinks, then write all its rows in one
+    transaction; returns the (possibly reloaded) known nodes.
+    """
     doc = Document(
         title=source.title,
         content_hash=digest,
@@ -138,7 +144,7 @@ def _ingest_one(
     )
     try:
         result = read_document(
-            source.text,
+            chunks,
             document_id=doc.id,
             year=doc.year,
             domain=doc.domain,
@@ -165,10 +171,9 @@ def _ingest_one(
     return known
 
 
-def _embed_chunks_in_batches(runtime: Runtime, sources: list[SourceText], config: ReadingConfig) -> None:
+def _embed_in_batches(runtime: Runtime, texts: list[str]) -> None:
     """Embed every chunk up front in large batches (the cache then serves the cycle):
     one text at a time costs several times more per text on a CPU.
     """
-    texts = [chunk for source in sources for chunk in chunk_text(source.text, config.chunk_words)]
     for start in range(0, len(texts), 256):
         runtime.embedder.embed(texts[start : start + 256])
