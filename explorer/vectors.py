@@ -53,6 +53,10 @@ class VectorIndex:
             self._matrix[len(self._ids)] = vector
             self._ids.append(item_id)
 
+    def row(self, item_id: str) -> int | None:
+        """The item's row in :attr:`matrix` (None: not indexed), to line it up with per-row data or masks."""
+        return self._position.get(item_id)
+
     def vector(self, item_id: str) -> np.ndarray:
         """An indexed item's vector, without a database read."""
         return self._matrix[self._position[item_id]]

@@ -45,8 +45,16 @@ class Surroundings:
     failures: list[str] = field(default_factory=list)
 
     @cached_property
+    def here_vector(self) -> np.ndarray:
+        """The current locus's vector: every strategy measures from it, so a locus without one cannot be left."""
+        if self.here.embedding is None:
+            raise ValueError(f"locus {self.here.id} has no embedding, so nothing can be measured from it")
+        return self.here.embedding
+
+    @cached_property
     def node_sims(self) -> np.ndarray:
-        sims = cosines(self.corpus.index.matrix, self.here.embedding)
+        """Cosine of every corpus node to here; here itself (and its near-copies) at -inf, never a candidate."""
+        sims = cosines(self.corpus.index.matrix, self.here_vector)
         row = self.corpus.row(self.here.node_id) if self.here.node_id else None
         sims[sims > SAME_POINT] = -np.inf
         if row is not None:
@@ -55,15 +63,18 @@ class Surroundings:
 
     @cached_property
     def free_sims(self) -> np.ndarray:
+        """Cosine of every free locus (seed, analogies, injected) to here; here itself at -inf."""
         free = self.loci.free
-        sims = cosines(free.matrix, self.here.embedding)
-        if self.here.id in free:
-            sims[free._position[self.here.id]] = -np.inf
+        sims = cosines(free.matrix, self.here_vector)
+        here_row = free.row(self.here.id)
+        if here_row is not None:
+            sims[here_row] = -np.inf
         sims[sims > SAME_POINT] = -np.inf
         return sims
 
     @cached_property
     def here_codes(self) -> np.ndarray:
+        """The codes of here's domains, so other domains can be masked in."""
         return self.corpus.codes_of(self.here.domains)
 
     @cached_property
@@ -76,6 +87,7 @@ class Surroundings:
         return mask
 
     def from_node(self, row: int, strategy: Strategy, source_type: SourceType, note: str | None = None) -> Adjacency:
+        """A candidate standing on a corpus node (its text is filled in later, for the few that survive)."""
         node_id = self.corpus.index.ids[row]
         existing = self.loci.locus_for_node(node_id)
         domain = self.corpus.domain(row)
@@ -95,10 +107,11 @@ class Surroundings:
     def from_locus(
         self, position: int, strategy: Strategy, source_type: SourceType, note: str | None = None
     ) -> Adjacency:
+        """A candidate that is one of the session's free loci, by its row in the free index."""
         locus = self.loci.loci[self.loci.free.ids[position]]
         return Adjacency(
             concept=locus.concept,
-            embedding=locus.embedding,
+            embedding=self.loci.free.matrix[position],
             strategy=strategy,
             source_type=source_type,
             domains=list(locus.domains),
@@ -220,7 +233,7 @@ def analogical_reason(
         inspiring = _top(s.node_sims, t.analogy_sources, mask)
     ids = [s.corpus.index.ids[int(r)] for r in inspiring]
     texts = node_text(ids)
-    rows = [(texts[i]["text"], s.corpus.domain(int(r))) for i, r in zip(ids, inspiring) if i in texts]
+    rows = [(texts[i]["text"], s.corpus.domain(int(r))) for i, r in zip(ids, inspiring, strict=True) if i in texts]
     answer = ask(
         ANALOGY,
         {
@@ -232,17 +245,18 @@ def analogical_reason(
         tier="local",
         purpose="wander_analogy",
     )
-    if not answer.ok:
+    analogies: list[Analogy] | None = answer.value
+    if analogies is None or not answer.ok:
         s.failures.append(f"analogical reasoning failed: {answer.error}")
         return []
-    proposals: list[Analogy] = [a for a in answer.value if a.concept.strip().lower() != s.here.concept.strip().lower()]
+    proposals = [a for a in analogies if a.concept.strip().lower() != s.here.concept.strip().lower()]
     proposals = proposals[: t.analogies]
     if not proposals:
         return []
     vectors = embed([a.concept for a in proposals])
     found = []
-    for analogy, vector in zip(proposals, vectors):
-        sim = float(vector @ s.here.embedding)
+    for analogy, vector in zip(proposals, vectors, strict=True):
+        sim = float(vector @ s.here_vector)
         if sim > SAME_POINT:
             continue
         existing = s.loci.locus_for_concept(analogy.concept)

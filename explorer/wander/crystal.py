@@ -33,7 +33,9 @@ class Evidence:
     nodes: dict[str, dict[str, Any]]
 
     def passages(self, limit: int) -> tuple[list[str], list[str | None]]:
-        texts, labels = [], []
+        """The evidence as (text, domain) passages for the prompts: the newest reflections, then node excerpts."""
+        texts: list[str] = []
+        labels: list[str | None] = []
         for residue in self.residues[-limit:]:
             locus = self.loci.get(residue.to_locus_id)
             label = ", ".join(locus.domains) if locus and locus.domains else None
@@ -109,6 +111,9 @@ def crystallize(
     existing: np.ndarray,
     tuning: WanderTuning,
 ) -> CrystalAttempt:
+    """State the insight the resonance points to at this locus, validate it, and keep it unless it repeats a
+    crystal already formed; every way it can fail is a reason, never an exception.
+    """
     attempt = {"resonance_id": resonance.id, "occurrences": resonance.occurrences, "locus_id": locus.id}
 
     def rejected(reason: str) -> CrystalAttempt:
@@ -127,35 +132,36 @@ def crystallize(
         tier="cloud",
         purpose="wander_crystallize",
     )
-    if not draft.ok:
+    proposal = draft.value
+    if proposal is None or not draft.ok:
         return rejected(f"crystallization failed: {draft.error}")
-    vector = embed([draft.value.insight])[0]
+    vector = embed([proposal.insight])[0]
     if len(existing):
         closest = float(np.max(existing @ vector))
         if closest > tuning.duplicate_crystal:
             return rejected(f"near-duplicate of an existing crystal (similarity {closest:.2f})")
     verdict = spending.ask(
-        VALIDATE, {"insight": draft.value.insight, "evidence": block}, tier="cloud", purpose="wander_validate"
+        VALIDATE, {"insight": proposal.insight, "evidence": block}, tier="cloud", purpose="wander_validate"
     )
-    if not verdict.ok:
+    judgement = verdict.value
+    if judgement is None or not verdict.ok:
         return rejected(f"validation failed: {verdict.error}")
-    if not verdict.value.valid:
-        return rejected(f"rejected by validation: {verdict.value.notes}")
-    domains = list(
-        dict.fromkeys([*draft.value.domains, *locus.domains, *(d for l in evidence.loci.values() for d in l.domains)])
-    )
+    if not judgement.valid:
+        return rejected(f"rejected by validation: {judgement.notes}")
+    evidence_domains = (d for other in evidence.loci.values() for d in other.domains)
+    domains = list(dict.fromkeys([*proposal.domains, *locus.domains, *evidence_domains]))
     crystal = Crystal(
-        insight=draft.value.insight,
+        insight=proposal.insight,
         embedding=vector,
-        confidence=round((draft.value.confidence + verdict.value.confidence) / 2, 4),
-        actionability=draft.value.actionability,
+        confidence=round((proposal.confidence + judgement.confidence) / 2, 4),
+        actionability=proposal.actionability,
         domains=domains,
         session_id=session_id,
         source_resonance_id=resonance.id,
         source_locus_id=locus.id,
         supporting_evidence=evidence.supporting(tuning.crystal_evidence),
         validated_by=verdict.model,
-        validation_notes=verdict.value.notes,
+        validation_notes=judgement.notes,
     )
     payload = {**attempt, "crystal_id": crystal.id, "insight": crystal.insight, "confidence": crystal.confidence}
     return CrystalAttempt(
@@ -165,7 +171,7 @@ def crystallize(
             ("wander.crystal.formed", payload),
             (
                 "wander.crystal.validated",
-                {**payload, "validated_by": verdict.model, "decision": "valid", "notes": verdict.value.notes},
+                {**payload, "validated_by": verdict.model, "decision": "valid", "notes": judgement.notes},
             ),
         ],
     )

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from explorer.prompts.wander import DWELLING, Dwelling
-from explorer.providers.gateway import Answer
+from explorer.providers.gateway import Answer, Tier
 from explorer.records.wander import Adjacency, Locus, Residue, Resonance
 from explorer.wander.guards import Spending
 
@@ -27,6 +27,9 @@ def _domains(domains: Sequence[str]) -> str:
 def dwelling_fields(
     here: Locus, there: Adjacency | Locus, recent_themes: Sequence[str], resonances: Sequence[Resonance]
 ) -> dict[str, str]:
+    """The dwelling prompt's fields for the encounter between here and there, with the themes and resonances
+    the walk has so far, so the model reflects on this step in the light of the path.
+    """
     return {
         "current_concept": here.concept,
         "current_domains": _domains(here.domains),
@@ -54,7 +57,8 @@ def themes_vector(themes: Sequence[str], embed: Embed) -> np.ndarray | None:
 def dwell(
     here: Locus, there: Adjacency, recent_themes: Sequence[str], resonances: Sequence[Resonance], spending: Spending
 ) -> Answer[Dwelling]:
-    tier = "cloud" if spending.wants_cloud(there.score) else "local"
+    """Reflect on the encounter with the model the step can afford (the cloud for a high-scoring one)."""
+    tier: Tier = "cloud" if spending.wants_cloud(there.score) else "local"
     return spending.ask(
         DWELLING, dwelling_fields(here, there, recent_themes, resonances), tier=tier, purpose="wander_dwell"
     )
@@ -70,6 +74,7 @@ def residue_from(
     model: str,
     embed: Embed,
 ) -> Residue:
+    """What the dwelling leaves behind, with its themes embedded so resonances can be matched by meaning."""
     return Residue(
         session_id=session_id,
         trace_id=trace_id,

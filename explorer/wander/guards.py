@@ -51,7 +51,10 @@ REVIEW_TRANSITIONS: dict[ReviewState, frozenset[ReviewState]] = {
 
 
 def review_allowed(current: ReviewState, target: ReviewState) -> bool:
-    """Whether a review may take a crystal from ``current`` to ``target`` without forcing (surfaces grey out the rest)."""
+    """Whether a review may take a crystal from ``current`` to ``target`` without forcing.
+
+    Surfaces grey out the rest.
+    """
     return target in REVIEW_TRANSITIONS[current]
 
 
@@ -70,6 +73,7 @@ def require_review(crystal: Crystal, decision: str, force: bool = False) -> Revi
 
 
 def require_active(session: Session) -> None:
+    """Refuse to step a session that is not running, naming the remedy (resume it, or start a new one)."""
     if session.status != "active":
         why = f" ({session.status_reason})" if session.status_reason else ""
         remedy = Remedy.RESUME_SESSION if session.status == "paused" else Remedy.NEW_SESSION
@@ -106,6 +110,7 @@ class Spending:
 
     @property
     def has_local_model(self) -> bool:
+        """Whether a local model is configured, so an unaffordable cloud call can fall back to it, not offline."""
         return self.gateway.model_for("local")[1] == "local"
 
     def affordable(self, prompt: Prompt[Any], fields: dict[str, Any], tier: Tier) -> Tier:
@@ -121,6 +126,7 @@ class Spending:
     def ask(
         self, prompt: Prompt[Any], fields: dict[str, Any], *, tier: Tier = "local", purpose: str | None = None
     ) -> Answer[Any]:
+        """Ask the model through the gateway at a tier the budget can cover, counting what it cost."""
         tier = self.affordable(prompt, fields, tier)
         answer = self.gateway.ask(prompt, fields, tier=tier, purpose=purpose, session_id=self.session.id)
         self.usage.add(answer)
@@ -181,12 +187,13 @@ def circuit_reason(
         return f"circuit breaker: loop, the last {len(window)} steps visited only {len(set(window))} loci"
     if session.fence_streak >= tuning.fence_trip:
         return (
-            f"circuit breaker: drift past the fence, {session.fence_streak} steps in a row with nowhere to go inside it; "
-            "widen it (fence include, a larger max drift) or inject a concept"
+            f"circuit breaker: drift past the fence, {session.fence_streak} steps in a row with nowhere to go "
+            "inside it; widen it (fence include, a larger max drift) or inject a concept"
         )
     return None
 
 
 def checkpoint_due(session: Session) -> bool:
+    """Whether this step ends at a human checkpoint, where the session pauses for a person to review."""
     every = session.human_checkpoint_frequency
     return every > 0 and session.step_count > 0 and session.step_count % every == 0

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 
-from explorer.records.wander import Locus, Residue, WarmMemory
+from explorer.records.wander import ClusterType, Locus, Residue, WarmMemory
 from explorer.text import shorten
 from explorer.wander.config import WanderTuning
 
@@ -39,7 +40,9 @@ def theme_clusters(themes: Sequence[str], vectors: np.ndarray, threshold: float)
         best = int(np.argmax(sims)) if sims else -1
         if best >= 0 and sims[best] >= threshold:
             clusters[best].append(i)
-            centroids[best] = _unit(vectors[clusters[best]])
+            centroid = _unit(vectors[clusters[best]])
+            if centroid is not None:  # opposite themes can cancel out; the old centroid then stands
+                centroids[best] = centroid
         else:
             clusters.append([i])
             centroids.append(vectors[i])
@@ -62,7 +65,7 @@ def compress(
     expires = now + timedelta(days=tuning.warm_ttl_days)
     rows: list[WarmMemory] = []
 
-    def warm(kind: str, content: dict, vector: np.ndarray | None) -> None:
+    def warm(kind: ClusterType, content: dict[str, Any], vector: np.ndarray | None) -> None:
         rows.append(
             WarmMemory(
                 session_id=session_id,
@@ -90,28 +93,28 @@ def compress(
                 )
 
     run: list[tuple[int, Residue]] = []
-    for item in [*old, None]:
-        dull = item is not None and (item[1].interestingness or 0.0) < tuning.failed_path_interest
-        if dull:
+    for item in [*old, None]:  # None ends the last run
+        if item is not None and (item[1].interestingness or 0.0) < tuning.failed_path_interest:
             run.append(item)
             continue
         if run:
             path = [loci[r.to_locus_id] for _, r in run if r.to_locus_id in loci]
+            path_vectors = [locus.embedding for locus in path if locus.embedding is not None]
             warm(
                 "failed_path",
                 {
                     "steps": [s for s, _ in run],
-                    "locus_ids": [l.id for l in path],
-                    "concepts": [shorten(l.concept, 12) for l in path],
+                    "locus_ids": [locus.id for locus in path],
+                    "concepts": [shorten(locus.concept, 12) for locus in path],
                     "mean_interestingness": round(float(np.mean([r.interestingness or 0.0 for _, r in run])), 4),
                 },
-                _unit(np.vstack([l.embedding for l in path if l.embedding is not None])) if path else None,
+                _unit(np.vstack(path_vectors)) if path_vectors else None,
             )
             run = []
 
     interests = [r.interestingness for _, r in old if r.interestingness is not None]
     best = max(old, key=lambda item: item[1].interestingness or 0.0)[1]
-    vectors = [r.themes_embedding for _, r in old if r.themes_embedding is not None]
+    theme_vectors = [r.themes_embedding for _, r in old if r.themes_embedding is not None]
     warm(
         "summary",
         {
@@ -123,6 +126,6 @@ def compress(
             "best_possibility": best.possibility,
             "best_residue_id": best.id,
         },
-        _unit(np.vstack(vectors)) if vectors else None,
+        _unit(np.vstack(theme_vectors)) if theme_vectors else None,
     )
     return rows

@@ -22,6 +22,8 @@ from explorer.wander.config import WanderTuning
 
 @dataclass
 class ResonanceOutcome:
+    """What matching one residue did to the resonances in reach: the rows to write and the events to log."""
+
     touched: list[Resonance] = field(default_factory=list)  # reinforced or new, in match order
     created: list[Resonance] = field(default_factory=list)
     updated: list[Resonance] = field(default_factory=list)  # reinforced, promoted or invalidated
@@ -41,10 +43,12 @@ def _payload(r: Resonance, now: datetime, **extra: Any) -> dict[str, Any]:
 
 
 def decayed_away(resonance: Resonance, now: datetime, tuning: WanderTuning) -> bool:
+    """Whether a pattern not seen again for long has faded below the line where it stops counting."""
     return resonance.status != "invalidated" and resonance.current_strength(now) < tuning.invalidate_strength
 
 
 def reinforce(resonance: Resonance, residue_id: str, now: datetime, tuning: WanderTuning) -> Resonance:
+    """The resonance seen once more: one more occurrence, stronger (up to a cap), the residue as support."""
     return replace(
         resonance,
         occurrences=resonance.occurrences + 1,
@@ -55,6 +59,7 @@ def reinforce(resonance: Resonance, residue_id: str, now: datetime, tuning: Wand
 
 
 def confirmable(resonance: Resonance, now: datetime, tuning: WanderTuning) -> bool:
+    """Whether a candidate has recurred often and strongly enough to be trusted (and so crystallized)."""
     return (
         resonance.status == "candidate"
         and resonance.occurrences >= tuning.confirm_occurrences
@@ -65,17 +70,20 @@ def confirmable(resonance: Resonance, now: datetime, tuning: WanderTuning) -> bo
 def check_resonances(
     residue: Residue | None, in_reach: list[Resonance], session_id: str, now: datetime, tuning: WanderTuning
 ) -> ResonanceOutcome:
+    """Decay the resonances in reach, then reinforce those the residue's themes match, or start a candidate."""
     out = ResonanceOutcome()
-    live = []
+    live: list[Resonance] = []
+    vectors: list[np.ndarray] = []
     for r in in_reach:
         if decayed_away(r, now, tuning):
             out.updated.append(replace(r, status="invalidated"))
-        else:
+        elif r.embedding is not None:  # matching is by meaning: a resonance read without its vector sits out
             live.append(r)
+            vectors.append(r.embedding)
     if residue is None or residue.themes_embedding is None:
         return out  # nothing to match: only the decay is applied
     if live:
-        sims = np.vstack([r.embedding for r in live]) @ residue.themes_embedding
+        sims = np.vstack(vectors) @ residue.themes_embedding
         order = [int(i) for i in np.argsort(-sims, kind="stable") if sims[i] >= tuning.resonance_match]
     else:
         sims, order = np.zeros(0), []

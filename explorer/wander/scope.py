@@ -68,6 +68,7 @@ def approaching(vector: np.ndarray, session: Session, tuning: WanderTuning) -> s
 
 
 def attractor_pull(vector: np.ndarray, session: Session) -> float:
+    """How much a candidate leans toward the session's attractor (0 without one), so the walk can drift there."""
     if session.attractor_embedding is None:
         return 0.0
     return max(0.0, float(session.attractor_embedding @ vector))

@@ -80,6 +80,6 @@ def softmax_select(candidates: list[Adjacency], temperature: float, rng: np.rand
     scores = np.asarray([c.score for c in candidates], dtype=np.float64)
     weights = np.exp((scores - scores.max()) / max(temperature, 1e-6))
     probabilities = weights / weights.sum()
-    for c, p in zip(candidates, probabilities):
+    for c, p in zip(candidates, probabilities, strict=True):
         c.probability = float(p)
     return int(rng.choice(len(candidates), p=probabilities))

@@ -19,8 +19,10 @@ NO_DOMAIN = -1
 
 
 def cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """``matrix @ query`` on one thread. Why not BLAS: on two cores its threads contend with the embedding
-    model's and with each other (measured here: 8 ms against 1 ms for 10k rows, 17 against 12 for 100k).
+    """``matrix @ query`` on one thread.
+
+    Why not BLAS: on two cores its threads contend with the embedding model's and with each other (measured
+    here: 8 ms against 1 ms for 10k rows, 17 against 12 for 100k).
     """
     return np.einsum("ij,j->i", matrix, np.asarray(query, dtype=np.float32))
 
@@ -47,6 +49,9 @@ class CorpusSpace:
         confidence: np.ndarray,
         marker: tuple[int, int] = (0, 0),
     ) -> CorpusSpace:
+        """The space of the corpus columns the store read (one row per node), domains coded as integers so a
+        step can mask by domain without comparing strings.
+        """
         index = VectorIndex(dim, capacity=max(1, len(ids)))
         if ids:
             index.add(ids, vectors)
@@ -66,42 +71,50 @@ class CorpusSpace:
         return len(self.index)
 
     def row(self, node_id: str) -> int | None:
-        return self.index._position.get(node_id)
+        """The node's row in the index and the per-row arrays, or None when it is not in the space."""
+        return self.index.row(node_id)
 
     def domain(self, row: int) -> str | None:
+        """The domain name of a row, or None for a node without one."""
         code = int(self.domain_codes[row])
         return None if code == NO_DOMAIN else self.domain_names[code]
 
     def codes_of(self, domains: list[str]) -> np.ndarray:
+        """The integer codes of these domain names (case-insensitive), for masks over the rows."""
         wanted = {d.lower() for d in domains}
         return np.asarray([i for i, name in enumerate(self.domain_names) if name.lower() in wanted], dtype=np.int32)
 
 
 @dataclass
 class LociSpace:
-    """One session's loci. ``free`` indexes the loci that are not corpus nodes (seed, analogies, injected):
-    loci drawn from nodes are found through the corpus index and mapped back by ``by_node``.
+    """One session's loci.
+
+    ``free`` indexes the loci that are not corpus nodes (seed, analogies, injected): loci drawn from nodes are
+    found through the corpus index and mapped back by ``by_node``. ``visited`` indexes the loci already
+    visited, for novelty.
     """
 
     dim: int
     loci: dict[str, Locus] = field(default_factory=dict)
     by_node: dict[str, str] = field(default_factory=dict)
     by_concept: dict[str, str] = field(default_factory=dict)
-    free: VectorIndex | None = None
-    visited: VectorIndex | None = None
     marker: tuple[int, int] = (0, 0)
+    free: VectorIndex = field(init=False)
+    visited: VectorIndex = field(init=False)
 
     def __post_init__(self) -> None:
-        self.free = self.free or VectorIndex(self.dim, capacity=64)
-        self.visited = self.visited or VectorIndex(self.dim, capacity=64)
+        self.free = VectorIndex(self.dim, capacity=64)
+        self.visited = VectorIndex(self.dim, capacity=64)
 
     @classmethod
     def build(cls, dim: int, loci: list[Locus], marker: tuple[int, int] = (0, 0)) -> LociSpace:
+        """The space of a session's stored loci, as a step starts from it."""
         space = cls(dim, marker=marker)
         space.add(loci)
         return space
 
     def add(self, loci: list[Locus]) -> None:
+        """Take in loci a step met, so the next step can find them again by node, concept or meaning."""
         for locus in loci:
             self.loci[locus.id] = locus
             if locus.node_id:
@@ -112,13 +125,18 @@ class LociSpace:
             self.mark_visited(locus)
 
     def mark_visited(self, locus: Locus) -> None:
+        """Count a visited locus in novelty: candidates near where the walk has been score as less new."""
         if locus.visit_count > 0 and locus.embedding is not None:
             self.visited.add([locus.id], locus.embedding[None, :])
 
     def locus_for_node(self, node_id: str) -> Locus | None:
+        """The session's locus standing on this corpus node, so meeting the node again revisits it."""
         locus_id = self.by_node.get(node_id)
         return None if locus_id is None else self.loci[locus_id]
 
     def locus_for_concept(self, concept: str) -> Locus | None:
+        """The session's free locus with this concept (case-insensitive), so an analogy proposed twice is one
+        locus.
+        """
         locus_id = self.by_concept.get(concept.strip().lower())
         return None if locus_id is None else self.loci[locus_id]
