@@ -26,10 +26,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.figures.map import session_map
+from explorer.projection import place_new
 from explorer.providers.gateway import OFFLINE_MODEL
 from explorer.records.wander import SessionView
 from explorer.runtime import Runtime
-from explorer.projection import place_new
 from explorer.views import map_data
 from explorer.wander import service as wander
 
@@ -44,12 +44,15 @@ OFFLINE_NOTE = (
 
 @dataclass(frozen=True)
 class SessionArchive:
+    """Where the files of an exported session were written, so a surface can name them."""
+
     png_1024: Path
     png_512: Path
     summary: Path
     json: Path
 
     def to_json(self) -> dict[str, str]:
+        """The paths as text, as ``explorer export --json`` prints them."""
         return {name: str(value) for name, value in asdict(self).items()}
 
 
@@ -143,7 +146,7 @@ def session_summary(view: SessionView, max_tokens: int = MAX_SUMMARY_TOKENS) -> 
 
 def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -> str:
     s = view.session
-    loci = {l.id: l for l in view.loci}
+    loci = {locus.id: locus for locus in view.loci}
     models = sorted({r.model_used for r in view.residues if r.model_used})
     lines = [f"# Wander session: {s.name}", ""]
     lines.append(f"- id {s.id}; status {s.status}" + (f" ({s.status_reason})" if s.status_reason else ""))
@@ -152,9 +155,9 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
         + (f"; attractor: {_one_line(s.attractor, 20)}" if s.attractor else "")
     )
     if s.allowed_domains or s.forbidden_domains:
-        lines.append(
-            f"- domains allowed: {', '.join(s.allowed_domains or ['any'])}; forbidden: {', '.join(s.forbidden_domains or ['none'])}"
-        )
+        allowed = ", ".join(s.allowed_domains or ["any"])
+        forbidden = ", ".join(s.forbidden_domains or ["none"])
+        lines.append(f"- domains allowed: {allowed}; forbidden: {forbidden}")
     lines.append(
         f"- {s.step_count} steps of at most {s.max_steps}; {len(view.loci)} loci; temperature {s.temperature}; "
         f"checkpoint every {s.human_checkpoint_frequency or 'never'}"
@@ -202,13 +205,13 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
     if reflections and view.residues:
         best = sorted(view.residues, key=lambda r: -(r.interestingness or 0))[:reflections]
         lines += ["", "## Most interesting encounters"]
-        for r in best:
-            there = loci.get(r.to_locus_id)
+        for residue in best:
+            there = loci.get(residue.to_locus_id)
             lines.append(
-                f"- at {_one_line(there.concept if there else r.to_locus_id, 8)} "
-                f"(interest {r.interestingness or 0:.2f}; themes {', '.join(r.themes[:4])})"
+                f"- at {_one_line(there.concept if there else residue.to_locus_id, 8)} "
+                f"(interest {residue.interestingness or 0:.2f}; themes {', '.join(residue.themes[:4])})"
             )
-            for label, value in (("connection", r.connection), ("possibility", r.possibility)):
+            for label, value in (("connection", residue.connection), ("possibility", residue.possibility)):
                 if value:
                     lines.append(f"  - {label}: {_one_line(value, words)}")
     return "\n".join(lines) + "\n"

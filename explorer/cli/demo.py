@@ -18,13 +18,12 @@ from typing import Annotated
 import typer
 from platformdirs import user_data_dir
 
-from explorer.cli.common import progress_callback
+from explorer.cli.common import progress_callback, runtime_for
 from explorer.dreaming import service as dreaming
 from explorer.dreaming.service import DreamingError
 from explorer.projection import place_new, update_projection
 from explorer.reading.ingest import ingest_paths
-from explorer.runtime import Runtime, open_runtime
-from explorer.settings import load_settings
+from explorer.runtime import Runtime
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
 
@@ -86,9 +85,11 @@ def demo(
         bool, typer.Option("--no-app", help="Prepare the database only; do not start the app.")
     ] = False,
 ) -> None:
-    """Ingest the sample corpus and prepare a walk over it (once), then open the app, offline unless a model is configured."""
+    """Ingest the sample corpus and prepare a walk over it (once), then open the app, offline unless a model is
+    configured.
+    """
     path = db or Path(user_data_dir("dream-explorer")) / "demo.duckdb"
-    runtime = open_runtime(load_settings().with_db(path))
+    runtime = runtime_for(path)
     _say(f"demo database: {path}")
     with progress_callback("sample corpus", "doc") as progress:
         report = ingest_paths(runtime, [SAMPLE_DATA], progress=progress)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 import typer
 
 from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
 from explorer.dreaming import service
 from explorer.dreaming.exploration import ExplorationConfig
+from explorer.dreaming.service import DreamingError
+from explorer.records import Progress
+from explorer.runtime import Runtime
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -23,8 +27,33 @@ SeedOption = Annotated[
 ]
 
 
-def _errors(errors: list[str]) -> None:
-    for error in errors:
+class _Report(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=_Report)
+
+
+def _dream(
+    db: DbOption,
+    as_json: bool,
+    bar: tuple[str, str],
+    run: Callable[[Runtime, Progress], R],
+    summary: Callable[[R], list[str]],
+    errors: Callable[[R], list[str]],
+) -> None:
+    """What every dreaming command does: run with a progress bar (``bar`` is its label and unit), then print
+    the report as JSON or as summary lines, with the items that failed as warnings on stderr.
+    """
+    runtime = runtime_for(db)
+    with progress_callback(*bar, enabled=not as_json) as progress:
+        report = run(runtime, progress)
+    if as_json:
+        print_json(report.to_json())
+        return
+    for line in summary(report):
+        typer.echo(line)
+    for error in errors(report):
         typer.echo(f"warning: {error}", err=True)
 
 
@@ -39,18 +68,20 @@ def rem(
     as_json: JsonOption = False,
 ) -> None:
     """The REM cycle: dream over three nodes at a time, one from the current year."""
-    runtime = runtime_for(db)
-    with progress_callback("dreaming", "dream", enabled=not as_json) as progress:
-        report = service.run_rem(runtime, dreams=dreams, current_year=year, seed=seed, progress=progress)
-    if as_json:
-        print_json(report.to_json())
-        return
-    typer.echo(
-        f"{report.dreams_stored} dreams stored, {report.dreams_dropped} dropped as adding nothing "
-        f"({report.duplicates} near-duplicates), {report.failures} failed; year {report.current_year}, "
-        f"{report.model_calls} model calls, seed {report.seed}"
+    _dream(
+        db,
+        as_json,
+        ("dreaming", "dream"),
+        lambda runtime, progress: service.run_rem(
+            runtime, dreams=dreams, current_year=year, seed=seed, progress=progress
+        ),
+        lambda report: [
+            f"{report.dreams_stored} dreams stored, {report.dreams_dropped} dropped as adding nothing "
+            f"({report.duplicates} near-duplicates), {report.failures} failed; year {report.current_year}, "
+            f"{report.model_calls} model calls, seed {report.seed}"
+        ],
+        lambda report: report.errors,
     )
-    _errors(report.errors)
 
 
 @app.command()
@@ -70,53 +101,59 @@ def explore(
     as_json: JsonOption = False,
 ) -> None:
     """REM exploration: look for new links between distant, fading memories."""
-    runtime = runtime_for(db)
     config = ExplorationConfig(result_threshold=result_threshold)
-    with progress_callback("exploring", "seed", enabled=not as_json) as progress:
-        report = service.run_exploration(runtime, seed=seed, progress=progress, config=config)
-    if as_json:
-        print_json(report.to_json())
-        return
-    typer.echo(
-        f"{report.discoveries} discoveries from {report.seeds_explored} seeds "
-        f"({report.candidates_judged} candidates judged, {report.eligible_memories} memories in the window), "
-        f"{report.failures} failed; {report.model_calls} model calls, seed {report.seed}"
+    _dream(
+        db,
+        as_json,
+        ("exploring", "seed"),
+        lambda runtime, progress: service.run_exploration(runtime, seed=seed, progress=progress, config=config),
+        lambda report: [
+            f"{report.discoveries} discoveries from {report.seeds_explored} seeds "
+            f"({report.candidates_judged} candidates judged, {report.eligible_memories} memories in the window), "
+            f"{report.failures} failed; {report.model_calls} model calls, seed {report.seed}"
+        ],
+        lambda report: report.errors,
     )
-    _errors(report.errors)
 
 
 @app.command()
 def fuse(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Memory fusion: merge clusters of fading, related memories (sources are kept, superseded)."""
-    runtime = runtime_for(db)
-    with progress_callback("fusing", "cluster", enabled=not as_json) as progress:
-        report = service.run_fusion(runtime, progress=progress)
-    if as_json:
-        print_json(report.to_json())
-        return
-    typer.echo(
-        f"{report.clusters_fused} of {report.clusters_found} clusters fused, {report.memories_superseded} "
-        f"memories superseded, {report.clusters_rejected} summaries refused as too long, {report.failures} "
-        f"failed ({report.eligible_memories} fading memories); {report.model_calls} model calls"
+    _dream(
+        db,
+        as_json,
+        ("fusing", "cluster"),
+        lambda runtime, progress: service.run_fusion(runtime, progress=progress),
+        lambda report: [
+            f"{report.clusters_fused} of {report.clusters_found} clusters fused, {report.memories_superseded} "
+            f"memories superseded, {report.clusters_rejected} summaries refused as too long, {report.failures} "
+            f"failed ({report.eligible_memories} fading memories); {report.model_calls} model calls"
+        ],
+        lambda report: report.errors,
     )
-    _errors(report.errors)
 
 
 @app.command()
 def cycle(dreams: DreamsOption = 10, seed: SeedOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
     """A whole night: exploration, then fusion, then the REM cycle."""
-    runtime = runtime_for(db)
-    with progress_callback("night", "step", enabled=not as_json) as progress:
-        report = service.run_cycle(runtime, dreams=dreams, seed=seed, progress=progress)
-    if as_json:
-        print_json(report.to_json())
-        return
-    e, f, r = report.exploration, report.fusion, report.rem
-    typer.echo(f"exploration: {e.discoveries} discoveries from {e.seeds_explored} seeds, {e.failures} failed")
-    typer.echo(f"fusion: {f.clusters_fused} of {f.clusters_found} clusters fused, {f.failures} failed")
-    typer.echo(f"rem: {r.dreams_stored} dreams stored, {r.dreams_dropped} dropped, {r.failures} failed")
-    typer.echo(f"{report.model_calls} model calls")
-    _errors(e.errors + f.errors + r.errors)
+
+    def summary(report: service.CycleReport) -> list[str]:
+        e, f, r = report.exploration, report.fusion, report.rem
+        return [
+            f"exploration: {e.discoveries} discoveries from {e.seeds_explored} seeds, {e.failures} failed",
+            f"fusion: {f.clusters_fused} of {f.clusters_found} clusters fused, {f.failures} failed",
+            f"rem: {r.dreams_stored} dreams stored, {r.dreams_dropped} dropped, {r.failures} failed",
+            f"{report.model_calls} model calls",
+        ]
+
+    _dream(
+        db,
+        as_json,
+        ("night", "step"),
+        lambda runtime, progress: service.run_cycle(runtime, dreams=dreams, seed=seed, progress=progress),
+        summary,
+        lambda report: report.exploration.errors + report.fusion.errors + report.rem.errors,
+    )
 
 
 @app.command()
@@ -135,9 +172,12 @@ def chrono(
     as_json: JsonOption = False,
 ) -> None:
     """Read a dated corpus in date order, dreaming at each year (or month) boundary."""
+    if every not in ("year", "month"):  # checked here so the error names the option, in one line
+        raise DreamingError(f"--every must be year or month, not {every!r}")
+    boundary: Literal["year", "month"] = "year" if every == "year" else "month"
     runtime = runtime_for(db)
     with progress_callback("reading", "doc", enabled=not as_json) as progress:
-        report = service.run_chrono(runtime, paths, every=every, dreams=dreams, seed=seed, progress=progress)
+        report = service.run_chrono(runtime, paths, every=boundary, dreams=dreams, seed=seed, progress=progress)
     if as_json:
         print_json(report.to_json())
     else:

@@ -17,7 +17,9 @@ def map_(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Fit the map once (UMAP over every node), then place new nodes, loci, crystals and resonances without refitting."""
+    """Fit the map once (UMAP over every node), then place new nodes, loci, crystals and resonances without
+    refitting.
+    """
     runtime = runtime_for(db)
     with progress_callback("map", "stage", enabled=not as_json) as progress:
         report = update_projection(runtime, refit=refit, progress=progress)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -26,6 +28,7 @@ SessionArg = Annotated[str, typer.Argument(help="Session id (see `explorer wande
 
 
 def session_json(s: Session) -> dict[str, Any]:
+    """A session as every ``--json`` command prints it: its configuration, budget, counters and status."""
     return {
         "id": s.id,
         "name": s.name,
@@ -55,23 +58,25 @@ def session_json(s: Session) -> dict[str, Any]:
     }
 
 
-def locus_json(l: Locus) -> dict[str, Any]:
+def locus_json(locus: Locus) -> dict[str, Any]:
+    """A locus as the CLI prints it (without its vector: 384 floats say nothing to a reader)."""
     return {
-        "id": l.id,
-        "concept": l.concept,
-        "source_type": l.source_type,
-        "strategy": l.strategy,
-        "node_id": l.node_id,
-        "domains": l.domains,
-        "visit_count": l.visit_count,
-        "interestingness": l.interestingness,
-        "novelty_score": l.novelty_score,
-        "actionability": l.actionability,
-        "uncertainty": l.uncertainty,
+        "id": locus.id,
+        "concept": locus.concept,
+        "source_type": locus.source_type,
+        "strategy": locus.strategy,
+        "node_id": locus.node_id,
+        "domains": locus.domains,
+        "visit_count": locus.visit_count,
+        "interestingness": locus.interestingness,
+        "novelty_score": locus.novelty_score,
+        "actionability": locus.actionability,
+        "uncertainty": locus.uncertainty,
     }
 
 
 def trace_json(t: Trace) -> dict[str, Any]:
+    """One step of the path as the CLI prints it, with why it went where it went."""
     return {
         "step_number": t.step_number,
         "from_locus_id": t.from_locus_id,
@@ -89,6 +94,7 @@ def trace_json(t: Trace) -> dict[str, Any]:
 
 
 def residue_json(r: Residue) -> dict[str, Any]:
+    """A residue as the CLI prints it: the five reflections, its themes and ratings."""
     return {
         "id": r.id,
         "trace_id": r.trace_id,
@@ -106,6 +112,7 @@ def residue_json(r: Residue) -> dict[str, Any]:
 
 
 def resonance_json(r: Resonance) -> dict[str, Any]:
+    """A resonance as the CLI prints it, with its strength decayed to now beside the stored one."""
     return {
         "id": r.id,
         "session_id": r.session_id,
@@ -120,6 +127,7 @@ def resonance_json(r: Resonance) -> dict[str, Any]:
 
 
 def crystal_json(c: Crystal) -> dict[str, Any]:
+    """A crystal as the CLI prints it, with its review state and who reviewed it."""
     return {
         "id": c.id,
         "session_id": c.session_id,
@@ -142,6 +150,7 @@ def crystal_json(c: Crystal) -> dict[str, Any]:
 
 
 def step_json(r: StepResult) -> dict[str, Any]:
+    """What one step did, as ``explorer wander step --json`` prints it."""
     return {
         "step_number": r.step_number,
         "from_locus": locus_json(r.from_locus) if r.from_locus else None,
@@ -243,7 +252,7 @@ def show(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
         print_json(
             {
                 "session": session_json(view.session),
-                "loci": [locus_json(l) for l in view.loci],
+                "loci": [locus_json(locus) for locus in view.loci],
                 "trace": [trace_json(t) for t in view.trace],
                 "residues": [residue_json(r) for r in view.residues],
                 "resonances": [resonance_json(r) for r in view.resonances],
@@ -253,7 +262,7 @@ def show(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
         )
         return
     _say_session(view.session)
-    concepts = {l.id: l.concept for l in view.loci}
+    concepts = {locus.id: locus.concept for locus in view.loci}
     for t in view.trace:
         typer.echo(f"  {t.step_number:>4} {t.strategy or '':<13} → {shorten(concepts.get(t.to_locus_id, '?'), 12)}")
     for r in view.resonances:
@@ -272,8 +281,11 @@ def delete(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fa
         typer.echo(f"session {session_id} deleted")
 
 
-def _status_command(action: str, session_id: str, db: Any, as_json: bool, **kwargs: Any) -> None:
-    session = getattr(service, action)(runtime_for(db), session_id, **kwargs)
+def _status_command(
+    change: Callable[..., Session], session_id: str, db: Path | None, as_json: bool, **kwargs: Any
+) -> None:
+    """Move a session to another status (``change`` is the service function) and print where it stands."""
+    session = change(runtime_for(db), session_id, **kwargs)
     if as_json:
         print_json(session_json(session))
     else:
@@ -288,13 +300,13 @@ def pause(
     as_json: JsonOption = False,
 ) -> None:
     """Pause an active session."""
-    _status_command("pause", session_id, db, as_json, reason=reason)
+    _status_command(service.pause, session_id, db, as_json, reason=reason)
 
 
 @app.command()
 def resume(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Resume a paused session (after a checkpoint, a tripped circuit breaker or a pause)."""
-    _status_command("resume", session_id, db, as_json)
+    _status_command(service.resume, session_id, db, as_json)
 
 
 @app.command()
@@ -305,7 +317,7 @@ def stop(
     as_json: JsonOption = False,
 ) -> None:
     """Stop a session (marks it completed)."""
-    _status_command("abandon" if abandon else "stop", session_id, db, as_json)
+    _status_command(service.abandon if abandon else service.stop, session_id, db, as_json)
 
 
 # -- wandering ------------------------------------------------------------------------
@@ -453,7 +465,7 @@ def evidence(
             {
                 "crystal": crystal_json(found.crystal),
                 "residues": [residue_json(r) for r in found.residues],
-                "loci": [locus_json(l) for l in found.loci],
+                "loci": [locus_json(locus) for locus in found.loci],
                 "nodes": [{"id": n.id, "type": n.type, "domain": n.domain, "text": n.text} for n in found.nodes],
                 "chunks": [
                     {"id": n.id, "document_id": n.document_id, "chunk_index": n.chunk_index, "text": n.text}

@@ -64,7 +64,7 @@ def test_session_commands_speak_json(corpus_copy: Path) -> None:
     assert [t["step_number"] for t in shown["trace"]] == [1, 2, 3]
     assert shown["session"]["name"] == "gc" and shown["session"]["forbidden_domains"] == ["love", "politics"]
     assert shown["session"]["random_seed"] == 5 and shown["session"]["max_steps"] == 20
-    assert not {l["domains"][0] for l in shown["loci"] if l["domains"]} & {"love", "politics"}
+    assert not {locus["domains"][0] for locus in shown["loci"] if locus["domains"]} & {"love", "politics"}
     assert cli("pause", sid, "--reason", "tea", "--db", db)["status_reason"] == "tea"
     assert cli("resume", sid, "--db", db)["status"] == "active"
     assert cli("inject", sid, "the walrus operator", "--db", db)["force_visit"] is True

@@ -32,6 +32,7 @@ def counts(runtime, session_id: str) -> dict[str, int]:
         }
 
 
+@pytest.mark.minilm
 def test_create_session_stands_at_its_seed(corpus_runtime) -> None:
     session = new_session(corpus_runtime, random_seed=None, attractor="jokes about programmers")
     assert session.status == "active" and session.step_count == 0 and session.random_seed >= 0
@@ -59,6 +60,7 @@ def test_create_session_stands_at_its_seed(corpus_runtime) -> None:
     assert raised.value.remedy is Remedy.LIST_SESSIONS and "explorer" not in str(raised.value)
 
 
+@pytest.mark.minilm
 def test_one_step_writes_every_stage_offline(corpus_runtime) -> None:
     session = new_session(corpus_runtime)
     result = service.step(corpus_runtime, session.id)
@@ -72,16 +74,16 @@ def test_one_step_writes_every_stage_offline(corpus_runtime) -> None:
     assert trace.model_used == "offline/extractive" and trace.cost_cents == 0
     (residue,) = view.residues
     assert residue.trace_id == trace.id and residue.themes and residue.model_used == "offline/extractive"
-    visited = {l.id: l for l in view.loci}[result.to_locus.id]
+    visited = {locus.id: locus for locus in view.loci}[result.to_locus.id]
     assert visited.visit_count == 1 and visited.interestingness == residue.interestingness
     assert len(view.loci) > 2  # the best other candidates are remembered, unvisited
     with corpus_runtime.db.connect() as con:
-        nodes = store.node_summaries(con, [l.node_id for l in view.loci if l.node_id])
-    assert nodes and all(nodes[l.node_id]["domain"] in l.domains for l in view.loci if l.node_id)
-    seed = {l.id: l for l in view.loci}[session.current_locus_id]
+        nodes = store.node_summaries(con, [locus.node_id for locus in view.loci if locus.node_id])
+    assert nodes and all(nodes[locus.node_id]["domain"] in locus.domains for locus in view.loci if locus.node_id)
+    seed = {locus.id: locus for locus in view.loci}[session.current_locus_id]
     assert {a["locus_id"] for a in seed.adjacent_to} >= {result.to_locus.id}
     assert view.resonances[0].supporting_residue_ids == [residue.id]
-    assert {l.id for l in service.list_loci(corpus_runtime, session.id, visited=True)} == {seed.id, visited.id}
+    assert {locus.id for locus in service.list_loci(corpus_runtime, session.id, visited=True)} == {seed.id, visited.id}
     assert len(service.list_loci(corpus_runtime, session.id, visited=False)) == len(view.loci) - 2
     assert service.get_locus(corpus_runtime, seed.id).adjacent_to == seed.adjacent_to
     with pytest.raises(NotFound):
@@ -122,6 +124,7 @@ def walk(runtime, session_id: str, steps: int) -> list[tuple]:
     return out
 
 
+@pytest.mark.minilm
 def test_the_same_seed_replays_the_same_trace(corpus_runtime) -> None:
     first = walk(corpus_runtime, new_session(corpus_runtime, random_seed=11).id, 4)
     again = walk(corpus_runtime, new_session(corpus_runtime, random_seed=11).id, 4)
@@ -206,6 +209,7 @@ def test_broken_model_output_is_counted_and_trips_the_breaker(corpus_copy, make_
     assert resumed.failure_streak == 0 and resumed.circuit_reset_step == 3
 
 
+@pytest.mark.minilm
 def test_a_loop_trips_the_breaker(mock_runtime) -> None:
     tuning = replace(TUNING, loop_window=4, loop_distinct=3)
     s = new_session(mock_runtime)
@@ -228,6 +232,7 @@ def test_drift_past_the_fence_warns_then_trips(mock_runtime) -> None:
     assert all(t.selection_reason.startswith("no adjacency inside the fence") for t in view.trace)
 
 
+@pytest.mark.minilm
 def test_cloud_budget_is_never_exceeded(corpus_copy, make_runtime) -> None:
     # every cloud answer costs 2 cents (20 mock completion tokens at 0.1 cent each)
     rt = make_runtime(
@@ -277,10 +282,11 @@ def test_inject_and_fence(mock_runtime) -> None:
     for _ in range(4):
         service.step(rt, s.id)
     view = service.session_view(rt, s.id)
-    visited = [l for l in view.loci if l.visit_count and l.strategy != "injected"]
-    assert all(1 - float(l.embedding @ anchor) >= TUNING.exclude_radius for l in visited)
+    visited = [locus for locus in view.loci if locus.visit_count and locus.strategy != "injected"]
+    assert all(1 - float(locus.embedding @ anchor) >= TUNING.exclude_radius for locus in visited)
 
 
+@pytest.mark.minilm
 def test_offline_walk_crystallizes_with_evidence_back_to_chunks(corpus_runtime) -> None:
     rt = corpus_runtime
     s = new_session(rt, random_seed=3)
@@ -350,6 +356,7 @@ def test_forced_crystallization_and_duplicates(mock_runtime) -> None:
 MOCK_INSIGHT = "Knowledge, like memory, needs a collector: what nothing refers to any more should be reclaimed."
 
 
+@pytest.mark.minilm
 def test_validation_can_refuse_a_crystal(corpus_copy, make_runtime) -> None:
     rt = make_runtime(
         db=corpus_copy,
@@ -379,6 +386,7 @@ def test_delete_cascades_but_crystals_stay(mock_runtime) -> None:
     assert service.get_session(rt, keep.id).step_count == 2 and service.session_view(rt, keep.id).trace
 
 
+@pytest.mark.minilm
 def test_hot_memory_is_compressed_during_a_walk(mock_runtime) -> None:
     tuning = replace(TUNING, hot_memory_limit=3, hot_memory_keep=1)
     s = new_session(mock_runtime)
