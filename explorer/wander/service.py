@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeGuard, TypeVar
 
 import duckdb
 import numpy as np
@@ -34,6 +34,7 @@ from explorer.records.wander import (
     REVIEW_OUTCOMES,
     Crystal,
     CrystalEvidence,
+    FenceAction,
     FenceAnchor,
     Locus,
     Residue,
@@ -64,7 +65,8 @@ T = TypeVar("T")
 TUNING = WanderTuning()
 DOMAIN_NEIGHBOURS = 5  # nearest nodes whose domains a new concept inherits
 DOMAIN_MIN_SIMILARITY = 0.2
-SEARCH_TYPES = ("locus", "crystal", "resonance")
+SearchKind = Literal["locus", "crystal", "resonance"]
+SEARCH_TYPES: tuple[SearchKind, ...] = ("locus", "crystal", "resonance")
 EDITABLE = {
     "name",
     "attractor",
@@ -102,7 +104,7 @@ def corpus_space(runtime: Runtime, con: Connection) -> CorpusSpace:
     table = store.corpus_space_rows(con)
     ids = [str(i) for i in table["id"]]
     dim = runtime.db.embedding_dim
-    vectors = np.vstack(table["embedding"]).astype(np.float32) if ids else np.zeros((0, dim), np.float32)
+    vectors = np.vstack(list(table["embedding"])).astype(np.float32) if ids else np.zeros((0, dim), np.float32)
     domains = [d if isinstance(d, str) else None for d in table["domain"]]
     space = CorpusSpace.build(
         dim,
@@ -131,6 +133,7 @@ class SessionMemory:
 
     @property
     def marker(self) -> tuple[int, int]:
+        """The loci space's (loci, steps) counts: when the store's differ, this memory is stale."""
         return self.loci.marker
 
 
@@ -169,9 +172,8 @@ def _forget_loci(runtime: Runtime, session_id: str) -> None:
 
 def _infer_domains(space: CorpusSpace, vector: np.ndarray) -> list[str]:
     """The most common domain among the nearest nodes (none when nothing is near)."""
-    near = [(i, s) for i, s in space.index.top_k(vector, DOMAIN_NEIGHBOURS) if s >= DOMAIN_MIN_SIMILARITY]
-    domains = Counter(space.domain(space.row(i)) for i, _ in near)
-    domains.pop(None, None)
+    rows = [space.row(i) for i, s in space.index.top_k(vector, DOMAIN_NEIGHBOURS) if s >= DOMAIN_MIN_SIMILARITY]
+    domains = Counter(d for row in rows if row is not None and (d := space.domain(row)) is not None)
     return [domains.most_common(1)[0][0]] if domains else []
 
 
@@ -282,6 +284,7 @@ def get_session(runtime: Runtime, session_id: str) -> Session:
 
 
 def list_sessions(runtime: Runtime, status: str | None = None, limit: int = 50, offset: int = 0) -> list[Session]:
+    """The sessions to pick from (newest first, a page at a time), optionally only those in one status."""
     if status is not None and status not in ("active", "paused", "completed", "abandoned"):
         raise InvalidRequest(f"unknown status {status!r}; use active, paused, completed or abandoned")
     with runtime.db.connect() as con:
@@ -311,10 +314,12 @@ def _set_status(runtime: Runtime, session_id: str, target: str, reason: str | No
 
 
 def pause(runtime: Runtime, session_id: str, reason: str | None = None) -> Session:
+    """A person stops the walk for now, to look at its trace and crystals; resume takes it on from here."""
     return _set_status(runtime, session_id, "paused", reason or "paused by a person", "wander.session.paused")
 
 
 def resume(runtime: Runtime, session_id: str) -> Session:
+    """Lets a paused walk go on after a person has looked (at a checkpoint, a tripped breaker, a pause)."""
     return _set_status(runtime, session_id, "active", None, "wander.session.resumed")
 
 
@@ -324,6 +329,7 @@ def stop(runtime: Runtime, session_id: str) -> Session:
 
 
 def abandon(runtime: Runtime, session_id: str, reason: str | None = None) -> Session:
+    """Ends a walk that led nowhere, keeping its trace and crystals to read (unlike delete)."""
     return _set_status(runtime, session_id, "abandoned", reason or "abandoned by a person", "wander.session.completed")
 
 
@@ -424,7 +430,7 @@ def _read_inputs(
         failed_paths=np.vstack(memory.failed_paths)
         if memory.failed_paths
         else np.zeros((0, runtime.db.embedding_dim), np.float32),
-        visited_domains={d for l in loci.loci.values() if l.visit_count > 0 for d in l.domains},
+        visited_domains={d for locus in loci.loci.values() if locus.visit_count > 0 for d in locus.domains},
         pending=loci.loci.get(session.pending_locus_id) if session.pending_locus_id else None,
         updates=updates,
         already_exhausted=runtime.gateway.model_for("cloud")[1] == "cloud"
@@ -640,9 +646,13 @@ def inject(runtime: Runtime, session_id: str, concept: str, force_visit: bool = 
     return locus
 
 
+def _is_fence_action(action: str) -> TypeGuard[FenceAction]:
+    return action in ("include", "exclude")
+
+
 def fence(runtime: Runtime, session_id: str, concept: str, action: str) -> Session:
     """Widen the fence around ``concept`` (include) or cut it out (exclude)."""
-    if action not in ("include", "exclude"):
+    if not _is_fence_action(action):
         raise InvalidRequest(f"fence action must be 'include' or 'exclude', not {action!r}")
     concept = (concept or "").strip()
     if not concept:
@@ -667,15 +677,20 @@ def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING
         reach = [
             r
             for r in store.resonances_in_reach(con, session.id)
-            if r.current_strength(now) >= tuning.invalidate_strength
+            if r.embedding is not None and r.current_strength(now) >= tuning.invalidate_strength
         ]
         if here is None or not reach:
             raise WanderError(f"session {session.id} has no resonance to crystallize yet; take more steps first")
-        at = here
-        resonance = max(
-            reach,
-            key=lambda r: (r.status == "confirmed", float(r.embedding @ at.embedding) * r.current_strength(now)),
-        )
+        if here.embedding is None:
+            raise WanderError(f"locus {here.id} has no embedding, so no resonance can be measured against it")
+        at: np.ndarray = here.embedding
+
+        def bearing(r: Resonance) -> tuple[bool, float]:
+            """Confirmed resonances first, then the one closest to here, weighted by its current strength."""
+            assert r.embedding is not None  # reach holds only resonances read with their vectors
+            return r.status == "confirmed", float(r.embedding @ at) * r.current_strength(now)
+
+        resonance = max(reach, key=bearing)
         evidence = _gather_evidence(con, loci, tuning.crystal_evidence, resonance, None)
         existing = _crystal_matrix(con)
     spending = Spending(runtime.gateway, session, tuning)
@@ -724,9 +739,7 @@ def review_crystal(
     if decision not in REVIEW_OUTCOMES:
         raise InvalidRequest(f"review decision must be one of {', '.join(REVIEW_OUTCOMES)}, not {decision!r}")
     with runtime.db.connect() as con:
-        crystal = store.get_crystal(con, str(crystal_id))
-        if crystal is None:
-            raise NotFound(f"no crystal {crystal_id!r}", remedy=Remedy.LIST_CRYSTALS, subject=str(crystal_id))
+        crystal = _require_crystal(con, crystal_id)
         before = crystal.review_state
         after = require_review(crystal, decision, force)
         now = utcnow()
@@ -767,20 +780,37 @@ def review_crystal(
                 },
                 crystal.session_id,
             )
-        return store.get_crystal(con, crystal.id)
+        return _require_crystal(con, crystal.id)
+
+
+def _require_crystal(con: Connection, crystal_id: str) -> Crystal:
+    crystal = store.get_crystal(con, str(crystal_id))
+    if crystal is None:
+        raise NotFound(f"no crystal {crystal_id!r}", remedy=Remedy.LIST_CRYSTALS, subject=str(crystal_id))
+    return crystal
+
+
+def _require_resonance(con: Connection, resonance_id: str) -> Resonance:
+    resonance = store.get_resonance(con, str(resonance_id))
+    if resonance is None:
+        raise NotFound(f"no resonance {resonance_id!r}")
+    return resonance
 
 
 def invalidate_resonance(runtime: Runtime, resonance_id: str) -> Resonance:
+    """A person says a resonance is not real: it stops attracting residues and crystallizing."""
     with runtime.db.connect() as con:
-        resonance = store.get_resonance(con, str(resonance_id))
-        if resonance is None:
-            raise NotFound(f"no resonance {resonance_id!r}")
+        resonance = _require_resonance(con, resonance_id)
         with runtime.db.transaction() as tx:
             store.update_resonance(tx, resonance.id, status="invalidated")
-        return store.get_resonance(con, resonance.id)
+        return _require_resonance(con, resonance.id)
 
 
 # -- reading -----------------------------------------------------------------------
+
+
+def _is_search_kind(name: str) -> TypeGuard[SearchKind]:
+    return name in SEARCH_TYPES
 
 
 def search(runtime: Runtime, query: str, types: Sequence[str] = SEARCH_TYPES, limit: int = 10) -> list[SearchHit]:
@@ -794,7 +824,7 @@ def search(runtime: Runtime, query: str, types: Sequence[str] = SEARCH_TYPES, li
     vector = _embed_one(runtime, query)
     hits: list[SearchHit] = []
     with runtime.db.connect() as con:
-        for kind in types:
+        for kind in filter(_is_search_kind, types):  # every one is, checked above
             hits += [
                 SearchHit(kind, i, text, score, sid) for i, text, sid, score in store.nearest(con, kind, vector, limit)
             ]
@@ -802,6 +832,9 @@ def search(runtime: Runtime, query: str, types: Sequence[str] = SEARCH_TYPES, li
 
 
 def session_view(runtime: Runtime, session_id: str) -> SessionView:
+    """All of a session at once (loci, trace, residues, resonances, crystals, warm memory), for the map and
+    the export, read in one connection so the parts agree.
+    """
     with runtime.db.connect() as con:
         session = _require_session(con, session_id)
         return SessionView(
@@ -836,12 +869,15 @@ def get_locus(runtime: Runtime, locus_id: str) -> Locus:
 def list_crystals(
     runtime: Runtime, status: str | None = None, min_confidence: float | None = None, session_id: str | None = None
 ) -> list[Crystal]:
+    """The crystals a person reviews, filtered by status, confidence or the session that formed them."""
     with runtime.db.connect() as con:
         return store.list_crystals(con, status=status, min_confidence=min_confidence, session_id=session_id)
 
 
 def list_resonances(runtime: Runtime, session_id: str | None = None, status: str | None = None) -> list[Resonance]:
-    """Resonances (a session's own and the cross-session ones it supports); ``current_strength()`` gives the decayed value."""
+    """Resonances (a session's own and the cross-session ones it supports); ``current_strength()`` gives the
+    decayed value.
+    """
     with runtime.db.connect() as con:
         return store.list_resonances(con, session_id=session_id, status=status)
 
@@ -849,15 +885,13 @@ def list_resonances(runtime: Runtime, session_id: str | None = None, status: str
 def crystal_evidence(runtime: Runtime, crystal_id: str) -> CrystalEvidence:
     """A crystal traced back: its residues, their loci, the corpus nodes behind them and those nodes' source chunks."""
     with runtime.db.connect() as con:
-        crystal = store.get_crystal(con, str(crystal_id))
-        if crystal is None:
-            raise NotFound(f"no crystal {crystal_id!r}")
+        crystal = _require_crystal(con, crystal_id)
         by_type: dict[str, list[str]] = {}
         for item in crystal.supporting_evidence:
-            by_type.setdefault(item.get("type"), []).append(str(item.get("id")))
+            by_type.setdefault(str(item.get("type")), []).append(str(item.get("id")))
         residues = store.get_residues(con, by_type.get("residue", []))
         loci = store.get_loci(con, [*by_type.get("locus", []), *(r.to_locus_id for r in residues)], with_vectors=False)
-        node_ids = [*by_type.get("node", []), *(l.node_id for l in loci if l.node_id)]
+        node_ids = [*by_type.get("node", []), *(locus.node_id for locus in loci if locus.node_id)]
         nodes = corpus_store.get_nodes(con, node_ids, with_vectors=False)
         parents = [p for n in nodes if n.type != "raw_chunk" for p in n.parent_ids]
         chunks = [n for n in nodes if n.type == "raw_chunk"]

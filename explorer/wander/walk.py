@@ -27,7 +27,9 @@ from explorer.records.wander import (
     Residue,
     Resonance,
     Session,
+    SessionStatus,
     StepResult,
+    Strategy,
     Trace,
     WarmMemory,
 )
@@ -61,6 +63,10 @@ def step_rng(random_seed: int, step_number: int, purpose: int) -> np.random.Gene
 
 @dataclass
 class StepInputs:
+    """Everything a step needs from the store, read before any model is asked, so the step itself never waits
+    on the database while it thinks.
+    """
+
     session: Session
     here: Locus
     corpus: CorpusSpace
@@ -78,6 +84,10 @@ class StepInputs:
 
 @dataclass
 class StepCallbacks:
+    """What a step may need on demand (embeddings, node texts, a resonance's evidence, earlier crystals): each
+    callback reads in its own short connection, so the walk stays a pure function of its inputs.
+    """
+
     embed: Embed
     node_text: adjacency.NodeText
     evidence: Callable[[Resonance, Residue], crystals.Evidence]
@@ -87,6 +97,10 @@ class StepCallbacks:
 
 @dataclass
 class StepPlan:
+    """Every row a step writes and every event it emits, handed back so the caller can write them in one
+    transaction after re-checking the session.
+    """
+
     result: StepResult
     new_loci: list[Locus]
     locus_updates: dict[str, dict[str, Any]]
@@ -111,16 +125,27 @@ def _fill_concepts(candidates: list[Adjacency], node_text: adjacency.NodeText) -
             c.abstraction_level = NODE_ABSTRACTION.get(found[c.node_id]["type"], 0.5)
 
 
-def _as_adjacency(locus: Locus, here: Locus, strategy: str, note: str) -> Adjacency:
+def _vector(locus: Locus) -> np.ndarray:
+    """A locus's embedding: the walk measures every move by it, so a locus without one cannot be stepped to."""
+    if locus.embedding is None:
+        raise ValueError(f"locus {locus.id} has no embedding, so the walk cannot measure a step to it")
+    return locus.embedding
+
+
+def _as_adjacency(locus: Locus, here_vector: np.ndarray, strategy: Strategy, note: str) -> Adjacency:
+    """A known locus as a candidate (a backtrack, the seed, a person's choice), so it is scored and recorded
+    like any adjacency.
+    """
+    vector = _vector(locus)
     return Adjacency(
         concept=locus.concept,
-        embedding=locus.embedding,
+        embedding=vector,
         strategy=strategy,
         source_type=locus.source_type,
         domains=list(locus.domains),
         node_id=locus.node_id,
         locus_id=locus.id,
-        similarity=float(locus.embedding @ here.embedding),
+        similarity=float(vector @ here_vector),
         note=note,
         abstraction_level=locus.abstraction_level,
         interestingness=locus.interestingness,
@@ -180,9 +205,14 @@ def _backtrack(
     """Nowhere inside the fence to go from here: go back to an unexplored locus inside it, or to the seed."""
     session, here = inputs.session, inputs.here
     recent = [
-        l for l in inputs.loci.loci.values() if l.visit_count == 0 and l.id != here.id and l.embedding is not None
+        locus
+        for locus in inputs.loci.loci.values()
+        if locus.visit_count == 0 and locus.id != here.id and locus.embedding is not None
     ]
-    unexplored = [_as_adjacency(l, here, l.strategy, "an unexplored branch") for l in recent[-BACKTRACK_POOL:]]
+    unexplored = [
+        _as_adjacency(locus, s.here_vector, locus.strategy, "an unexplored branch")
+        for locus in recent[-BACKTRACK_POOL:]
+    ]
     unexplored = [c for c in unexplored if scope.rejection(c, session, tuning) is None]
     if unexplored:
         selection.score(unexplored, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
@@ -193,9 +223,9 @@ def _backtrack(
             f"no adjacency inside the fence ({fenced_out} out of scope): "
             f"back to an unexplored branch, score {unexplored[pick].score:.2f}"
         )
-    seed = next((l for l in inputs.loci.loci.values() if l.source_type == "SEED"), here)
+    seed = next((locus for locus in inputs.loci.loci.values() if locus.source_type == "SEED"), here)
     return (
-        _as_adjacency(seed, here, "seed", "no adjacency inside the fence"),
+        _as_adjacency(seed, s.here_vector, "seed", "no adjacency inside the fence"),
         f"no adjacency inside the fence ({fenced_out} out of scope): back to the seed",
     )
 
@@ -203,6 +233,9 @@ def _backtrack(
 def take_step(
     inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuning: WanderTuning, now: datetime
 ) -> StepPlan:
+    """The heart of a wander: from here, choose where to go, dwell on the encounter, leave a residue, let
+    resonances grow and perhaps a crystal form, and plan every write, without touching the database.
+    """
     session, here = inputs.session, inputs.here
     number = session.step_count + 1
     events: list[tuple[str, dict[str, Any]]] = [
@@ -212,14 +245,16 @@ def take_step(
         )
     ]
     path_vectors = (
-        np.vstack([l.embedding for l in inputs.path]) if inputs.path else np.zeros((0, len(here.embedding)), np.float32)
+        np.vstack([_vector(locus) for locus in inputs.path])
+        if inputs.path
+        else np.zeros((0, len(_vector(here))), np.float32)
     )
     s = adjacency.Surroundings(here, inputs.corpus, inputs.loci, path_vectors, tuning)
 
     # 1-4: adjacencies, scope, score, choice (or the locus a person asked for)
     fenced_out = 0
     if inputs.pending is not None:
-        candidates, chosen = [], _as_adjacency(inputs.pending, here, "injected", "injected by a person")
+        candidates, chosen = [], _as_adjacency(inputs.pending, s.here_vector, "injected", "injected by a person")
         reason = f"injected by a person: {shorten(chosen.concept, 12)}"
         considered = 0
     else:
@@ -272,7 +307,10 @@ def take_step(
     # the loci: the chosen one (new or known) and the best other candidates, remembered unvisited
     new_loci: list[Locus] = []
     if chosen.locus_id:
-        target = replace(inputs.loci.loci.get(chosen.locus_id) or inputs.pending)
+        known = inputs.loci.loci.get(chosen.locus_id) or inputs.pending
+        if known is None:  # only loci of the session, or the one a person asked for, carry a locus_id
+            raise ValueError(f"the chosen locus {chosen.locus_id} is neither in the session nor the one asked for")
+        target = replace(known)
     else:
         target = _new_locus(chosen, session.id, now)
         new_loci.append(target)
@@ -293,10 +331,11 @@ def take_step(
     )[: tuning.active_resonances]
     trace_id = new_id()
     answer = dwell(here, chosen, recent_themes, active, spending)
+    dwelling = answer.value if answer.ok else None
     residue = None
-    if answer.ok:
+    if dwelling is not None:
         residue = residue_from(
-            answer.value,
+            dwelling,
             session_id=session.id,
             trace_id=trace_id,
             from_locus_id=here.id,
@@ -313,13 +352,13 @@ def take_step(
     target.visit_count = visits
     target.last_visited = now
     target.novelty_score = round(chosen.novelty, 4) if inputs.pending is None else target.novelty_score
-    if residue is not None:
-        rated = residue.interestingness
+    if dwelling is not None:  # the residue carries the dwelling's ratings
+        rated = dwelling.interestingness
         target.interestingness = rated if visits == 1 else round(0.5 * target.interestingness + 0.5 * rated, 4)
-        target.actionability = residue.actionability
+        target.actionability = dwelling.actionability
     target.uncertainty = round(target.uncertainty * 0.5, 4)
     locus_updates: dict[str, dict[str, Any]] = {}
-    if not any(l.id == target.id for l in new_loci):
+    if not any(locus.id == target.id for locus in new_loci):
         locus_updates[target.id] = {
             k: getattr(target, k)
             for k in ("visit_count", "last_visited", "novelty_score", "interestingness", "actionability", "uncertainty")
@@ -411,7 +450,7 @@ def take_step(
 
     # 9: hot → warm
     hot = [*inputs.hot, (number, residue)] if residue else list(inputs.hot)
-    loci_now = {**inputs.loci.loci, **{l.id: l for l in new_loci}, target.id: target}
+    loci_now = {**inputs.loci.loci, **{locus.id: locus for locus in new_loci}, target.id: target}
     try:
         warm = memory.compress(hot, loci_now, calls.embed, session_id=session.id, now=now, tuning=tuning)
     except Exception as exc:
@@ -444,7 +483,8 @@ def take_step(
     )
     if warning_payload:
         events.append(("wander.budget.low", {"step_number": number, **warning_payload}))
-    status, status_reason = "active", None
+    status: SessionStatus = "active"
+    status_reason: str | None = None
     pause_kind: PauseKind | None = None
     tripped = circuit_reason(
         after, [*inputs.since_reset, target.id], tuning, last_error=answer.error if failed_dwell else None
@@ -517,7 +557,12 @@ def take_step(
             "completed_at",
         )
     }
-    here_after = replace(here, **here_links)
+    here_after = replace(
+        here,
+        adjacent_to=here_links["adjacent_to"],
+        bridges_to=here_links["bridges_to"],
+        contradicts=here_links["contradicts"],
+    )
     result = StepResult(
         step_number=number,
         from_locus=here_after,
