@@ -27,6 +27,7 @@ import os
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,11 +66,16 @@ class ProjectionReport:
     needs_fit: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        """The report as `explorer projection --json` prints it."""
         return asdict(self)
 
 
 @dataclass(frozen=True)
 class ProjectionStatus:
+    """Whether the map is fitted, what has been placed on it since, what is still missing, and so whether a
+    refit would be worth its minutes.
+    """
+
     version: int
     fitted_nodes: int
     placed_nodes: int
@@ -79,6 +85,7 @@ class ProjectionStatus:
 
     @property
     def fitted(self) -> bool:
+        """Whether there is a fit to place new points against (a map can be drawn)."""
         return self.fitted_nodes > 0
 
     @property
@@ -87,6 +94,7 @@ class ProjectionStatus:
         return self.fitted and self.placed_nodes > self.stale_share * self.fitted_nodes
 
     def to_json(self) -> dict[str, Any]:
+        """The status with its derived verdicts, as `explorer projection --status --json` prints it."""
         return {**asdict(self), "fitted": self.fitted, "stale": self.stale}
 
 
@@ -139,12 +147,15 @@ def import_umap() -> Any:
         os.environ["NUMBA_CACHE_DIR"] = cache_dir
         import numba
 
-        numba.config.CACHE_DIR = cache_dir  # numba reads the variable at its import, which may have happened already
+        # numba reads the variable at its import, which may have happened already. Its config module sets its
+        # attributes at run time from the environment (globals()), so a type checker cannot see them: Any.
+        numba_config: Any = numba.config
+        numba_config.CACHE_DIR = cache_dir
         original = numba.njit, numba.jit
 
-        def cached(decorator):
+        def cached(decorator: Callable[..., Any]) -> Callable[..., Any]:
             @functools.wraps(decorator)
-            def wrapper(*args, **kwargs):
+            def wrapper(*args: Any, **kwargs: Any) -> Any:
                 kwargs.setdefault("cache", True)
                 return decorator(*args, **kwargs)
 
@@ -240,7 +251,9 @@ def update_projection(
         version += 1
         with runtime.db.transaction() as con:
             store.clear_points(con)
-            store.save_points(con, [StoredPoint("node", i, x, y, version, "umap") for i, (x, y) in zip(ids, xy)])
+            store.save_points(
+                con, [StoredPoint("node", i, x, y, version, "umap") for i, (x, y) in zip(ids, xy, strict=True)]
+            )
             events.emit(
                 con,
                 "projection.fitted",
@@ -301,7 +314,7 @@ def place_new(runtime: Runtime, config: ProjectionConfig = ProjectionConfig()) -
                     rest.append(row)
             if rest:
                 xy = place_by_neighbours(anchors, anchor_xy, vectors[rest], config.place_k, config.place_temperature)
-                for row, (x, y) in zip(rest, xy):
+                for row, (x, y) in zip(rest, xy, strict=True):
                     points.append(StoredPoint(kind, ids[row], x, y, report.version, "neighbours"))
                     known[(kind, ids[row])] = (x, y)
             report.placed[kind] = len(ids)
@@ -320,6 +333,7 @@ def place_new(runtime: Runtime, config: ProjectionConfig = ProjectionConfig()) -
 
 
 def projection_status(runtime: Runtime, config: ProjectionConfig = ProjectionConfig()) -> ProjectionStatus:
+    """How the map stands, from counts alone (no vectors read), so surfaces can offer a fit or a refit."""
     with runtime.db.connect() as con:
         counts = store.point_counts(con)
         return ProjectionStatus(
@@ -333,5 +347,6 @@ def projection_status(runtime: Runtime, config: ProjectionConfig = ProjectionCon
 
 
 def load_points(runtime: Runtime, kind: str | None = None) -> dict[tuple[str, str], StoredPoint]:
+    """The stored points by (kind, id), so every drawing puts each item where the map put it."""
     with runtime.db.connect() as con:
         return store.load_points(con, kind)

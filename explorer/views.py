@@ -30,11 +30,17 @@ from explorer.wander import service as wander
 def _plain(values) -> list:
     """A DuckDB numpy column as Python values (NULLs of masked arrays become None)."""
     if isinstance(values, np.ma.MaskedArray):
-        return [None if masked else value for value, masked in zip(values.data.tolist(), np.ma.getmaskarray(values))]
+        return [
+            None if masked else value
+            for value, masked in zip(values.data.tolist(), np.ma.getmaskarray(values), strict=True)
+        ]
     return list(values.tolist()) if hasattr(values, "tolist") else list(values)
 
 
 def node_points(runtime: Runtime) -> NodePoints:
+    """Where every corpus node and dream stands on the stored projection, with what the map colours and
+    filters them by (type, domain, year) and their text for the hover.
+    """
     with runtime.db.connect() as con:
         columns = points_store.map_nodes(con)
     if not len(columns["id"]):
@@ -67,18 +73,19 @@ def map_data(
     now = now or utcnow()
     data = MapData(nodes=node_points(runtime))
     at = {(k, i): (p.x, p.y) for (k, i), p in projection.load_points(runtime).items() if k != "node"}
-    at.update({("node", i): (x, y) for i, x, y in zip(data.nodes.ids, data.nodes.x, data.nodes.y)})
+    at.update({("node", i): (x, y) for i, x, y in zip(data.nodes.ids, data.nodes.x, data.nodes.y, strict=True)})
     links = dreaming.recent_discoveries(runtime, discoveries) if discoveries else []
     data.links = [
         MapLink(*at[("node", d.seed.id)], *at[("node", d.neighbor.id)], d.relation.description or "")
         for d in links
         if ("node", d.seed.id) in at and ("node", d.neighbor.id) in at
     ]
-    if session_id is None and view is None:
-        data.title = "Dream Explorer: the corpus"
-        data.subtitle = f"{len(data.nodes)} nodes · {len(data.links)} discovered links"
-        return data
-    view = view or wander.session_view(runtime, session_id)
+    if view is None:
+        if session_id is None:
+            data.title = "Dream Explorer: the corpus"
+            data.subtitle = f"{len(data.nodes)} nodes · {len(data.links)} discovered links"
+            return data
+        view = wander.session_view(runtime, session_id)
     session = view.session
     for locus in view.loci:
         if ("locus", locus.id) in at:
@@ -157,6 +164,8 @@ def strength_history(runtime: Runtime, session_id: str) -> list[StrengthPoint]:
 
 @dataclass
 class CorpusOverview:
+    """What the corpus holds, counted by node type, domain and year: the Corpus page's charts and filters."""
+
     documents: int = 0
     nodes: int = 0
     by_type: dict[str, int] = field(default_factory=dict)
@@ -165,14 +174,17 @@ class CorpusOverview:
 
     @property
     def domains(self) -> list[str]:
+        """The domains a person can filter by (nodes without one are counted, not offered)."""
         return sorted(d for d in self.by_domain if d != "(no domain)")
 
     @property
     def years(self) -> list[int]:
+        """The years a person can filter by, oldest first (undated nodes are counted, not offered)."""
         return sorted(y for y in self.by_year if y is not None)
 
 
 def corpus_overview(runtime: Runtime) -> CorpusOverview:
+    """The corpus at a glance, so a person sees what the dreams and walks draw on before browsing it."""
     with runtime.db.connect() as con:
         rows = corpus.domain_year_counts(con)
         documents = len(corpus.list_documents(con))
@@ -188,6 +200,8 @@ def corpus_overview(runtime: Runtime) -> CorpusOverview:
 
 @dataclass
 class Provenance:
+    """Where a node comes from and what came of it, so any dream can be traced back to the texts behind it."""
+
     node: Node
     document: Document | None
     parents: list[Node]

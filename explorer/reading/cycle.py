@@ -18,17 +18,24 @@ from explorer.prompts.reading import ENTITIES, ENTITY_SYNTHESIS, IMPLANT
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Gateway
 from explorer.reading.chunker import DEFAULT_CHUNK_WORDS
-from explorer.records import Node, Relation
+from explorer.records import Node, NodeType, Relation
 from explorer.vectors import VectorIndex
 
 
 @dataclass(frozen=True)
 class ReadingConfig:
+    """The READING cycle's knobs (rem-rag.md's defaults): how a text is cut, how many earlier nodes each chunk
+    is implanted among, and how many entities it speaks of are followed.
+    """
+
     chunk_words: int = DEFAULT_CHUNK_WORDS
     neighbours: int = 5
     entity_neighbours: int = 3
     max_entities: int = 3
     relate_min_similarity: float = 0.5
+
+
+DEFAULT_READING = ReadingConfig()
 
 
 class KnownNodes:
@@ -44,12 +51,13 @@ class KnownNodes:
         self._entity_rows: dict[str, list[int]] = {}
 
     def add(self, nodes: list[Node]) -> None:
-        embedded = [n for n in nodes if n.embedding is not None and n.id not in self.index]
+        """Make new nodes findable, so later chunks (of this document or the next) build on them."""
+        embedded = [(n, n.embedding) for n in nodes if n.embedding is not None and n.id not in self.index]
         if not embedded:
             return
         start = len(self.index)
-        self.index.add([n.id for n in embedded], np.vstack([n.embedding for n in embedded]))
-        for offset, node in enumerate(embedded):
+        self.index.add([n.id for n, _ in embedded], np.vstack([vector for _, vector in embedded]))
+        for offset, (node, _) in enumerate(embedded):
             self.text[node.id] = node.text
             self.year[node.id] = node.year
             self.generation[node.id] = node.generation
@@ -57,6 +65,9 @@ class KnownNodes:
                 self._entity_rows.setdefault(node.entity.lower(), []).append(start + offset)
 
     def entity_mask(self, entity: str) -> np.ndarray | None:
+        """The rows that speak of ``entity`` (None when none do), so its new learning is related only to
+        what was known of that same entity.
+        """
         rows = self._entity_rows.get(entity.lower())
         if not rows:
             return None
@@ -67,6 +78,10 @@ class KnownNodes:
 
 @dataclass
 class ReadingResult:
+    """What reading one document produced (its chunks, syntheses and entity insights with their relations),
+    for the caller to write in one transaction, and what failed along the way.
+    """
+
     nodes: list[Node] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
     chunks: int = 0
@@ -84,9 +99,10 @@ def read_document(
     known: KnownNodes,
     embedder: Embedder,
     gateway: Gateway,
-    config: ReadingConfig = ReadingConfig(),
+    config: ReadingConfig = DEFAULT_READING,
 ) -> ReadingResult:
-    """Run the READING cycle over one document, cut into ``chunks`` by the caller (:func:`~explorer.reading.chunker.chunk_text`).
+    """Run the READING cycle over one document, cut into ``chunks`` by the caller
+    (:func:`~explorer.reading.chunker.chunk_text`).
 
     ``known`` is extended as chunks are read, so later chunks of the same
     document see the earlier ones; a model failure on one chunk is recorded in
@@ -94,7 +110,7 @@ def read_document(
     """
     result = ReadingResult()
     vectors = embedder.embed(chunks)
-    for index, (chunk_text_, vector) in enumerate(zip(chunks, vectors)):
+    for index, (chunk_text_, vector) in enumerate(zip(chunks, vectors, strict=True)):
         chunk = Node(
             type="raw_chunk",
             text=chunk_text_,
@@ -121,7 +137,14 @@ def read_document(
 
 
 def _derived(
-    kind: str, text: str, vector: np.ndarray, parents: list[str], known: KnownNodes, source: Node, model: str, **extra
+    kind: NodeType,
+    text: str,
+    vector: np.ndarray,
+    parents: list[str],
+    known: KnownNodes,
+    source: Node,
+    model: str,
+    entity: str | None = None,
 ) -> Node:
     generation = 1 + max((known.generation.get(p, 0) for p in parents), default=0)
     return Node(
@@ -136,7 +159,7 @@ def _derived(
         learned_from="reading",
         memory_type="derived",
         metadata={"model": model},
-        **extra,
+        entity=entity,
     )
 
 
@@ -159,14 +182,13 @@ def _implant(
         },
         purpose="implant",
     )
-    if not answer.ok:
+    text = answer.value if answer.ok else None
+    if text is None:
         result.failures.append(f"chunk {chunk.chunk_index}: implant synthesis failed ({answer.error})")
         return
-    if answer.value == "":
+    if text == "":
         return  # NOTHING: the chunk adds nothing to what is known
-    synthesis = _derived(
-        "synthesis", answer.value, embedder.embed([answer.value])[0], [chunk.id, *ids], known, chunk, answer.model
-    )
+    synthesis = _derived("synthesis", text, embedder.embed([text])[0], [chunk.id, *ids], known, chunk, answer.model)
     known.add([synthesis])
     result.nodes.append(synthesis)
     result.relations += [Relation(synthesis.id, p, "DERIVES", created_by="reading") for p in synthesis.parent_ids]
@@ -177,15 +199,16 @@ def _entities(
     chunk: Node, known: KnownNodes, embedder: Embedder, gateway: Gateway, config: ReadingConfig, result: ReadingResult
 ) -> None:
     answer = gateway.ask(ENTITIES, {"passage": chunk.text, "max_entities": config.max_entities}, purpose="entities")
-    if not answer.ok:
+    found = answer.value if answer.ok else None
+    if found is None:
         result.failures.append(f"chunk {chunk.chunk_index}: entity extraction failed ({answer.error})")
         return
-    items = answer.value[: config.max_entities]
+    items = found[: config.max_entities]
     if not items:
         return
     learning_vectors = embedder.embed([item.learning for item in items])
     pending: list[tuple[str, str, list[str], str]] = []
-    for item, learning_vector in zip(items, learning_vectors):
+    for item, learning_vector in zip(items, learning_vectors, strict=True):
         mask = known.entity_mask(item.entity)
         previous = [] if mask is None else known.index.top_k(learning_vector, config.entity_neighbours, allowed=mask)
         prev_ids = [p for p, _ in previous]
@@ -198,14 +221,15 @@ def _entities(
             },
             purpose="entity_synthesis",
         )
-        if synthesis.ok:
-            pending.append((item.entity, synthesis.value, prev_ids, synthesis.model))
+        insight_text = synthesis.value if synthesis.ok else None
+        if insight_text is not None:
+            pending.append((item.entity, insight_text, prev_ids, synthesis.model))
         else:
             result.failures.append(f"chunk {chunk.chunk_index}: insight on {item.entity!r} failed ({synthesis.error})")
     if not pending:
         return
     vectors = embedder.embed([text for _, text, _, _ in pending])
-    for (entity, text, prev_ids, model), vector in zip(pending, vectors):
+    for (entity, text, prev_ids, model), vector in zip(pending, vectors, strict=True):
         insight = _derived("entity_insight", text, vector, [chunk.id, *prev_ids], known, chunk, model, entity=entity)
         known.add([insight])
         result.nodes.append(insight)

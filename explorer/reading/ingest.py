@@ -11,12 +11,12 @@ leaves nothing half-written and other processes get the file in between.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from explorer.reading.chunker import chunk_text
-from explorer.reading.cycle import KnownNodes, ReadingConfig, read_document
+from explorer.reading.cycle import DEFAULT_READING, KnownNodes, ReadingConfig, read_document
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
 from explorer.records import Document, Progress
 from explorer.runtime import Runtime
@@ -25,6 +25,10 @@ from explorer.store import StoreError, corpus
 
 @dataclass
 class IngestReport:
+    """What an ingest did, document by document: added, skipped as already read, and every error with the
+    file (and line) it came from, so a person can fix the input and run it again.
+    """
+
     documents_added: int = 0
     documents_skipped: int = 0
     chunks_added: int = 0
@@ -38,17 +42,21 @@ class IngestReport:
         return bool(self.errors) and self.documents_added == 0 and self.documents_skipped == 0
 
     def to_json(self) -> dict:
+        """The report as `explorer ingest --json` prints it."""
         return asdict(self)
 
     def add_error(self, error: LoadError) -> None:
+        """Record a file or document that could not be read, and go on with the rest."""
         self.errors.append({"path": error.path, "line": error.line, "message": error.message})
 
 
 def content_hash(source: SourceText) -> str:
+    """The text's identity, blind to whitespace, so the same document ingested twice is read once."""
     return hashlib.sha256(" ".join(source.text.split()).encode("utf-8")).hexdigest()
 
 
 def load_known(runtime: Runtime) -> KnownNodes:
+    """Everything already in the knowledge base, for new chunks to be implanted among."""
     known = KnownNodes(runtime.db.embedding_dim)
     with runtime.db.connect() as con:
         known.add(corpus.list_nodes(con, with_vectors=True))
@@ -58,6 +66,7 @@ def load_known(runtime: Runtime) -> KnownNodes:
 def collect_sources(
     paths: Iterable[str | Path], *, year: int | None, domain: str | None, max_mb: float, report: IngestReport
 ) -> list[SourceText]:
+    """The documents found under ``paths``, in order; what cannot be loaded goes into ``report``, not up."""
     sources: list[SourceText] = []
     for item in expand_paths(paths):
         if isinstance(item, LoadError):
@@ -78,7 +87,7 @@ def ingest_paths(
     year: int | None = None,
     domain: str | None = None,
     max_mb: float = DEFAULT_MAX_MB,
-    config: ReadingConfig = ReadingConfig(),
+    config: ReadingConfig = DEFAULT_READING,
     progress: Progress | None = None,
 ) -> IngestReport:
     """Load every file under ``paths`` and read each document into the knowledge base."""
@@ -89,9 +98,9 @@ def ingest_paths(
 
 def ingest_sources(
     runtime: Runtime,
-    sources: list[SourceText],
+    sources: Sequence[SourceText],
     *,
-    config: ReadingConfig = ReadingConfig(),
+    config: ReadingConfig = DEFAULT_READING,
     progress: Progress | None = None,
     report: IngestReport | None = None,
 ) -> IngestReport:
