@@ -1,4 +1,4 @@
-"""What every command shares: the --db and --json options, the runtime, output."""
+"""What every command shares: the --db and --json options, the runtime, progress and output."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, TypeVar
 
 import typer
 
+from explorer.records import Progress
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import load_settings
 
@@ -21,16 +22,29 @@ DbOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of text.")]
 
 
+class Report(Protocol):
+    """Any engine report a command prints: it knows its own ``--json`` form."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain JSON values (ids, counts, texts), what ``--json`` prints."""
+        ...
+
+
+R = TypeVar("R", bound=Report)
+
+
 def runtime_for(db: Path | None) -> Runtime:
+    """The engine for this command, on ``--db`` (or the settings' database) with the configured models."""
     return open_runtime(load_settings().with_db(db))
 
 
 def print_json(value: Any) -> None:
+    """One JSON object on stdout, so scripts can read a command's result (dates and ids as text)."""
     sys.stdout.write(json.dumps(value, indent=2, default=str) + "\n")
 
 
 @contextmanager
-def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[Callable[[int, int, str], None]]:
+def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[Progress]:
     """A ``(done, total, note)`` callback drawing a tqdm bar on stderr, so --json output stays clean.
 
     The bar is made on the first call, when the engine knows the total.
@@ -60,3 +74,34 @@ def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[C
     finally:
         if bars:
             bars[0].close()
+
+
+def run_reported(
+    db: Path | None,
+    as_json: bool,
+    bar: tuple[str, str],
+    run: Callable[[Runtime, Progress], R],
+    summary: Callable[[R], list[str]],
+) -> R:
+    """What every long command does: open the runtime, run with a progress bar on stderr (``bar`` is its label
+    and unit; silent under ``--json``), then print the report as JSON or as summary lines. Returns the report
+    for the command's own warnings and exit code.
+    """
+    runtime = runtime_for(db)
+    with progress_callback(*bar, enabled=not as_json) as progress:
+        report = run(runtime, progress)
+    if as_json:
+        print_json(report.to_json())
+    else:
+        for line in summary(report):
+            typer.echo(line)
+    return report
+
+
+def echo_load_errors(errors: list[dict[str, Any]]) -> None:
+    """Each file or record that could not be read, as ``error: path:line: message`` on stderr, so a person can
+    fix the input and run the command again.
+    """
+    for error in errors:
+        where = f"{error['path']}:{error['line']}" if error["line"] else error["path"]
+        typer.echo(f"error: {where}: {error['message']}", err=True)

@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
-from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
+from explorer.cli.common import DbOption, JsonOption, echo_load_errors, print_json, run_reported, runtime_for
 from explorer.projection import place_new
-from explorer.reading.ingest import ingest_paths
+from explorer.reading.ingest import IngestReport, ingest_paths
 from explorer.reading.loaders import DEFAULT_MAX_MB
+from explorer.records import Progress
+from explorer.runtime import Runtime
 from explorer.views import store_counts
 
 
@@ -25,22 +27,25 @@ def ingest(
     as_json: JsonOption = False,
 ) -> None:
     """Read documents into the knowledge base (the READING cycle)."""
-    runtime = runtime_for(db)
-    with progress_callback("reading", "doc", enabled=not as_json) as progress:
+
+    def read(runtime: Runtime, progress: Progress) -> IngestReport:
         report = ingest_paths(runtime, paths, domain=domain, year=year, max_mb=max_mb, progress=progress)
-    if report.documents_added:
-        place_new(runtime)  # new nodes join a fitted map where their neighbours are (cheap; never fits)
-    if as_json:
-        print_json(report.to_json())
-    else:
-        typer.echo(
+        if report.documents_added:
+            place_new(runtime)  # new nodes join a fitted map where their neighbours are (cheap; never fits)
+        return report
+
+    report = run_reported(
+        db,
+        as_json,
+        ("reading", "doc"),
+        read,
+        lambda report: [
             f"{report.documents_added} documents added, {report.documents_skipped} already present; "
             f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
             f"{report.entity_insights_added} entity insights"
-        )
-    for error in report.errors:
-        where = f"{error['path']}:{error['line']}" if error["line"] else error["path"]
-        typer.echo(f"error: {where}: {error['message']}", err=True)
+        ],
+    )
+    echo_load_errors(report.errors)
     if report.failed:
         raise typer.Exit(1)
 
