@@ -120,7 +120,7 @@ for crystal in crystals[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
             st.rerun()
         with st.expander("Evidence: residues → loci → source chunks", icon=":material/account_tree:"):
             evidence = wander.crystal_evidence(rt, crystal.id)
-            loci = {l.id: l for l in evidence.loci}
+            loci = {locus.id: locus for locus in evidence.loci}
             st.markdown(f"**Residues** ({len(evidence.residues)})")
             for residue in evidence.residues:
                 locus = loci.get(residue.to_locus_id)

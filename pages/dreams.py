@@ -47,7 +47,9 @@ if "last_dream_report" in st.session_state:
         st.markdown(f"**Last run: {mechanism}**")
         parts = result if "rem" not in result else {k: result[k] for k in ("exploration", "fusion", "rem")}
         flat = {k: v for k, v in parts.items() if isinstance(v, (int, float)) and v is not None}
-        for column, (key, value) in zip(st.columns(max(1, min(6, len(flat)))), list(flat.items())[:6]):
+        # at most six metrics; a report without any still gets its one (empty) column, hence not strict
+        columns = st.columns(max(1, min(6, len(flat))))
+        for column, (key, value) in zip(columns, list(flat.items())[:6], strict=False):
             column.metric(key.replace("_", " "), value)
         if any(isinstance(v, dict) for v in parts.values()):
             st.json(parts, expanded=False)

@@ -80,7 +80,7 @@ if event and event.selection and event.selection.points:
 if view is not None:
     by_step = sorted(view.trace, key=lambda t: t.step_number)
     options = [None] + [t.to_locus_id for t in by_step]
-    loci = {l.id: l for l in view.loci}
+    loci = {locus.id: locus for locus in view.loci}
     pick = st.selectbox(
         "Or inspect a step of the path",
         options,
@@ -106,7 +106,7 @@ if view is not None:
         residues_at.setdefault(residue.to_locus_id, []).append(residue)
 crystals = {c.id: c for c in view.crystals} if view else {}
 resonances = {r.id: r for r in view.resonances} if view else {}
-loci = {l.id: l for l in view.loci} if view else {}
+loci = {locus.id: locus for locus in view.loci} if view else {}
 
 for kind, item_id in list(dict.fromkeys(selected))[:20]:
     with st.container(border=True):

@@ -41,78 +41,80 @@ domains = corpus_overview(rt).domains
 
 # -- create ---------------------------------------------------------------------------
 
-with st.expander("New session", icon=":material/add:", expanded=not wander.list_sessions(rt, limit=1)):
-    with st.form("new_session"):
-        seed_concept = st.text_area("Seed concept", key="new_seed_concept", help=HELP["seed_concept"], height=80)
-        c1, c2 = st.columns(2)
-        name = c1.text_input("Name", key="new_name", help=HELP["name"])
-        attractor = c2.text_input("Attractor", key="new_attractor", help=HELP["attractor"])
-        allowed = c1.multiselect("Allowed domains", domains, key="new_allowed", help=HELP["allowed_domains"])
-        forbidden = c2.multiselect("Forbidden domains", domains, key="new_forbidden", help=HELP["forbidden_domains"])
-        c1, c2, c3 = st.columns(3)
-        max_drift = c1.number_input(
-            "Max drift distance",
-            0.05,
-            2.0,
-            float(DEFAULTS["max_drift_distance"]),
-            0.05,
-            key="new_max_drift",
-            help=HELP["max_drift_distance"],
-        )
-        temperature = c2.number_input(
-            "Temperature",
-            0.05,
-            5.0,
-            float(DEFAULTS["temperature"]),
-            0.05,
-            key="new_temperature",
-            help=HELP["temperature"],
-        )
-        max_steps = c3.number_input(
-            "Max steps", 1, 100_000, int(DEFAULTS["max_steps"]), key="new_max_steps", help=HELP["max_steps"]
-        )
-        budget = c1.number_input(
-            "Cloud budget (cents)",
-            0,
-            1_000_000,
-            int(rt.settings.cloud_budget_cents),
-            key="new_budget",
-            help=HELP["cloud_budget_cents"],
-        )
-        checkpoint = c2.number_input(
-            "Human checkpoint every N steps",
-            0,
-            100_000,
-            int(DEFAULTS["human_checkpoint_frequency"]),
-            key="new_checkpoint",
-            help=HELP["human_checkpoint_frequency"],
-        )
-        seed = c3.number_input(
-            "Random seed", 0, 2**31 - 1, value=DEFAULTS["random_seed"], key="new_seed", help=HELP["random_seed"]
-        )
-        if st.form_submit_button("Create session", type="primary", icon=":material/add:"):
-            if not seed_concept.strip():
-                st.warning("A session needs a seed concept.")
-            else:
-                created = wander.create_session(
-                    rt,
-                    SessionConfig(
-                        seed_concept=seed_concept,
-                        name=name or None,
-                        attractor=attractor or None,
-                        allowed_domains=tuple(allowed) or None,
-                        forbidden_domains=tuple(forbidden) or None,
-                        max_drift_distance=float(max_drift),
-                        max_steps=int(max_steps),
-                        cloud_budget_cents=int(budget),
-                        temperature=float(temperature),
-                        human_checkpoint_frequency=int(checkpoint),
-                        random_seed=None if seed is None else int(seed),
-                    ),
-                )
-                projection.place_new(rt)
-                st.session_state[common.CURRENT] = created.id
-                st.success(f"Created “{created.name}”, standing at its seed.")
+with (
+    st.expander("New session", icon=":material/add:", expanded=not wander.list_sessions(rt, limit=1)),
+    st.form("new_session"),
+):
+    seed_concept = st.text_area("Seed concept", key="new_seed_concept", help=HELP["seed_concept"], height=80)
+    c1, c2 = st.columns(2)
+    name = c1.text_input("Name", key="new_name", help=HELP["name"])
+    attractor = c2.text_input("Attractor", key="new_attractor", help=HELP["attractor"])
+    allowed = c1.multiselect("Allowed domains", domains, key="new_allowed", help=HELP["allowed_domains"])
+    forbidden = c2.multiselect("Forbidden domains", domains, key="new_forbidden", help=HELP["forbidden_domains"])
+    c1, c2, c3 = st.columns(3)
+    max_drift = c1.number_input(
+        "Max drift distance",
+        0.05,
+        2.0,
+        float(DEFAULTS["max_drift_distance"]),
+        0.05,
+        key="new_max_drift",
+        help=HELP["max_drift_distance"],
+    )
+    temperature = c2.number_input(
+        "Temperature",
+        0.05,
+        5.0,
+        float(DEFAULTS["temperature"]),
+        0.05,
+        key="new_temperature",
+        help=HELP["temperature"],
+    )
+    max_steps = c3.number_input(
+        "Max steps", 1, 100_000, int(DEFAULTS["max_steps"]), key="new_max_steps", help=HELP["max_steps"]
+    )
+    budget = c1.number_input(
+        "Cloud budget (cents)",
+        0,
+        1_000_000,
+        int(rt.settings.cloud_budget_cents),
+        key="new_budget",
+        help=HELP["cloud_budget_cents"],
+    )
+    checkpoint = c2.number_input(
+        "Human checkpoint every N steps",
+        0,
+        100_000,
+        int(DEFAULTS["human_checkpoint_frequency"]),
+        key="new_checkpoint",
+        help=HELP["human_checkpoint_frequency"],
+    )
+    seed = c3.number_input(
+        "Random seed", 0, 2**31 - 1, value=DEFAULTS["random_seed"], key="new_seed", help=HELP["random_seed"]
+    )
+    if st.form_submit_button("Create session", type="primary", icon=":material/add:"):
+        if not seed_concept.strip():
+            st.warning("A session needs a seed concept.")
+        else:
+            created = wander.create_session(
+                rt,
+                SessionConfig(
+                    seed_concept=seed_concept,
+                    name=name or None,
+                    attractor=attractor or None,
+                    allowed_domains=tuple(allowed) or None,
+                    forbidden_domains=tuple(forbidden) or None,
+                    max_drift_distance=float(max_drift),
+                    max_steps=int(max_steps),
+                    cloud_budget_cents=int(budget),
+                    temperature=float(temperature),
+                    human_checkpoint_frequency=int(checkpoint),
+                    random_seed=None if seed is None else int(seed),
+                ),
+            )
+            projection.place_new(rt)
+            st.session_state[common.CURRENT] = created.id
+            st.success(f"Created “{created.name}”, standing at its seed.")
 
 # -- list ------------------------------------------------------------------------------
 
@@ -157,7 +159,7 @@ drawn = [0]  # redraws in this run: each needs its own element key
 def draw(view, counts_box, map_box) -> None:
     drawn[0] += 1
     with counts_box.container():
-        for column, (label, value) in zip(st.columns(5), counts(view).items()):
+        for column, (label, value) in zip(st.columns(5), counts(view).items(), strict=True):
             column.metric(label, value)
     projection.place_new(rt)  # the loci this run just reached
     map_box.plotly_chart(session_map(map_data(rt, view.session.id, view=view), height=520), key=f"live_map_{drawn[0]}")

@@ -105,7 +105,7 @@ st.markdown(
     "(`EXPLORER_LOCK_WAIT`)"
 )
 columns = st.columns(4)
-for column, key in zip(columns, ("documents", "nodes", "sessions", "crystals")):
+for column, key in zip(columns, ("documents", "nodes", "sessions", "crystals"), strict=True):
     column.metric(key.capitalize(), stats[key])
 status = projection.projection_status(rt)
 st.caption(

@@ -23,7 +23,7 @@ if not trace:
     st.info("No step yet: run the session on the Sessions page.", icon=":material/timeline:")
     st.stop()
 
-loci = {l.id: l for l in view.loci}
+loci = {locus.id: locus for locus in view.loci}
 
 
 def concept(locus_id: str | None) -> str:

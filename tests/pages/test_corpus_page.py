@@ -21,7 +21,7 @@ def test_counts_and_charts_match_the_database(open_app, app_runtime, page_text) 
     assert metrics["Domains"] == str(len(overview.domains))
     figures = charts(at)
     assert [f["layout"]["title"]["text"] for f in figures][:2] == ["Nodes by type", "Nodes by domain"]
-    by_type = dict(zip(figures[0]["data"][0]["y"], figures[0]["data"][0]["x"]))
+    by_type = dict(zip(figures[0]["data"][0]["y"], figures[0]["data"][0]["x"], strict=True))
     assert by_type == overview.by_type
     assert f"{overview.nodes} node(s) match" in page_text(at)
 

@@ -40,9 +40,9 @@ def test_the_map_draws_the_session_on_the_stored_projection(open_app, app_runtim
     assert {c[1] for c in crystal_trace["customdata"]} == {c.id for c in view.crystals if c.status != "invalidated"}
     loci = drawn["locus (size: visits)"]
     assert len(loci["x"]) == len(view.loci)
-    sizes = dict(zip((c[1] for c in loci["customdata"]), loci["marker"]["size"]))
-    most = max(view.loci, key=lambda l: l.visit_count)
-    least = min(view.loci, key=lambda l: l.visit_count)
+    sizes = dict(zip((c[1] for c in loci["customdata"]), loci["marker"]["size"], strict=True))
+    most = max(view.loci, key=lambda locus: locus.visit_count)
+    least = min(view.loci, key=lambda locus: locus.visit_count)
     assert most.visit_count > least.visit_count and sizes[most.id] > sizes[least.id]
     assert "resonance halo" in drawn
     # corpus nodes, one trace per domain, each point naming its node
@@ -64,7 +64,7 @@ def test_inspecting_a_step_shows_its_locus_and_residue(open_app, app_runtime) ->
     view = wander.session_view(app_runtime, session.id)
     step = max(view.trace, key=lambda t: t.step_number)
     residue = next(r for r in view.residues if r.trace_id == step.id)
-    locus = next(l for l in view.loci if l.id == step.to_locus_id)
+    locus = next(candidate for candidate in view.loci if candidate.id == step.to_locus_id)
     at = open_app("map")
     at.selectbox(key="map_step").select(step.to_locus_id).run()
     shown = [t.value for t in at.text]
