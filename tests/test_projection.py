@@ -106,11 +106,22 @@ def test_new_nodes_are_placed_without_refit_and_refit_on_request(corpus_runtime,
     assert {p[2:] for p in _node_points(corpus_runtime).values()} == {("umap", 2)}
 
 
-def test_fit_is_reproducible_for_a_seed(corpus_runtime) -> None:
-    with corpus_runtime.db.connect() as con:
-        _, vectors = map_store.all_node_vectors(con)
-    config = ProjectionConfig(seed=7)
-    np.testing.assert_allclose(projection.fit_layout(vectors, config), projection.fit_layout(vectors, config))
+def test_fit_is_reproducible_for_a_seed(corpus_template, make_runtime, tmp_path) -> None:
+    """Two databases fitted with the same seed get the same map; another seed gives another map."""
+
+    def fitted_points(name: str, seed: int) -> dict[str, tuple[float, float]]:
+        db = tmp_path / f"{name}.duckdb"
+        shutil.copy(corpus_template, db)
+        runtime = make_runtime(db=db)
+        assert update_projection(runtime, config=ProjectionConfig(seed=seed)).fitted > 30
+        return {node: point[:2] for node, point in _node_points(runtime).items()}
+
+    first, second, other = fitted_points("first", 7), fitted_points("second", 7), fitted_points("other", 8)
+    assert set(first) == set(second) == set(other)
+    ids = sorted(first)
+    np.testing.assert_allclose([first[i] for i in ids], [second[i] for i in ids])
+    moved = np.linalg.norm(np.array([first[i] for i in ids]) - np.array([other[i] for i in ids]), axis=1)
+    assert np.median(moved) > 1e-3, "a different seed must give a different layout"
 
 
 def test_an_empty_database_asks_for_a_fit_and_tiny_corpora_still_get_a_map(runtime) -> None:
@@ -123,7 +134,7 @@ def test_an_empty_database_asks_for_a_fit_and_tiny_corpora_still_get_a_map(runti
             con,
             [
                 Node(type="raw_chunk", text=t, embedding=v)
-                for t, v in zip(["one thing", "another thing", "a third"], vectors)
+                for t, v in zip(["one thing", "another thing", "a third"], vectors, strict=True)
             ],
         )
     assert update_projection(runtime).fitted == 3
