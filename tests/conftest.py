@@ -1,21 +1,27 @@
-"""Shared fixtures: real DuckDB files in temp folders, the real local embedder,
-and a small real corpus (a slice of sample_data) ingested once per test run.
+"""Shared fixtures: real DuckDB files in temp folders, a small real corpus (a slice of
+sample_data) ingested once per test run, and two embedders.
+
+Tests embed with the hashing embedder (word n-grams: fast, deterministic, no torch), and so do
+the CLI commands and pages they start, through ``EXPLORER_EMBEDDING_MODEL``. A test that needs
+what the real MiniLM model knows (that a kitten is like a cat) is marked ``@pytest.mark.minilm``:
+its runtimes, corpus copies and commands then use the real model. Asking for ``real_embedder``
+or ``minilm_corpus_template`` marks a test too; ``pytest -m "not minilm"`` skips them all.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from explorer.providers.embeddings import LocalEmbedder
+from explorer.providers.embeddings import HASHING, Embedder, HashingEmbedder, LocalEmbedder
 from explorer.runtime import Runtime, open_runtime
-from explorer.settings import Settings
+from explorer.settings import DEFAULT_EMBEDDING_MODEL, Settings
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_data"
@@ -23,9 +29,53 @@ SMALL_CORPUS_DOCS = ("whatsnew-2.0.md", "whatsnew-3.0.md", "whatsnew-3.8.md")
 FORTUNES_PER_DOMAIN = 6
 
 
+MINILM_FIXTURES = {"real_embedder", "minilm_corpus_template"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that uses the real model is marked ``minilm`` by the fixtures it asks for."""
+    for item in items:
+        if MINILM_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.minilm)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hashing_for_what_tests_start() -> Iterator[None]:
+    """CLI commands (in process or not) and app pages read their embedder from the environment:
+    the hashing one, like the fixtures' databases, so a subprocess never imports torch.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("EXPLORER_EMBEDDING_MODEL", HASHING)
+        yield
+
+
+def needs_minilm(request: pytest.FixtureRequest) -> bool:
+    """Whether the test asking is marked to run on the real model."""
+    return request.node.get_closest_marker("minilm") is not None
+
+
+@pytest.fixture
+def on_minilm(request: pytest.FixtureRequest) -> bool:
+    """Whether this test runs on the real model (for fixtures that keep a template of each kind)."""
+    return needs_minilm(request)
+
+
+@pytest.fixture(autouse=True)
+def real_model_for_what_minilm_tests_start(on_minilm: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``minilm`` test's commands and pages open its databases with the model that built them."""
+    if on_minilm:
+        monkeypatch.setenv("EXPLORER_EMBEDDING_MODEL", DEFAULT_EMBEDDING_MODEL)
+
+
 @pytest.fixture(scope="session")
-def embedder() -> LocalEmbedder:
-    """The default embedding model, loaded once (about 7 s)."""
+def embedder() -> HashingEmbedder:
+    """The tests' embedder: shared words make texts near, and nothing else does."""
+    return HashingEmbedder()
+
+
+@pytest.fixture(scope="session")
+def real_embedder() -> LocalEmbedder:
+    """The default embedding model, loaded once (about 7 s), for tests that need its meaning."""
     model = LocalEmbedder()
     model.embed(["warm up"])
     return model
@@ -35,10 +85,15 @@ RuntimeFactory = Callable[..., Runtime]
 
 
 @pytest.fixture
-def make_runtime(tmp_path: Path, embedder: LocalEmbedder) -> RuntimeFactory:
-    """``make_runtime(db=None, completion_kwargs=None, **settings)`` → a Runtime on a fresh file."""
+def make_runtime(tmp_path: Path, embedder: Embedder, request: pytest.FixtureRequest) -> RuntimeFactory:
+    """``make_runtime(db=None, completion_kwargs=None, **settings)`` → a Runtime on a fresh file,
+    embedding with the hashing embedder, or the real model for a ``minilm`` test.
+    """
+    if needs_minilm(request):
+        embedder = request.getfixturevalue("real_embedder")
 
     def make(db: Path | None = None, completion_kwargs: dict[str, Any] | None = None, **overrides: Any) -> Runtime:
+        overrides = {"embedding_model": embedder.name, **overrides}
         settings = replace(Settings(), db_path=db or tmp_path / "explorer.duckdb", **overrides)
         return open_runtime(settings, embedder=embedder, completion_kwargs=completion_kwargs)
 
@@ -47,6 +102,7 @@ def make_runtime(tmp_path: Path, embedder: LocalEmbedder) -> RuntimeFactory:
 
 @pytest.fixture
 def runtime(make_runtime: RuntimeFactory) -> Runtime:
+    """A Runtime on a fresh, empty database."""
     return make_runtime()
 
 
@@ -67,21 +123,40 @@ def small_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
-def corpus_template(small_corpus: Path, tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder) -> Path:
-    """A database with the small corpus ingested offline, made once and copied per test."""
+def _ingested(corpus: Path, path: Path, embedder: Embedder) -> Path:
     from explorer.reading.ingest import ingest_paths
 
-    path = tmp_path_factory.mktemp("template") / "corpus.duckdb"
-    runtime = open_runtime(replace(Settings(), db_path=path), embedder=embedder)
-    report = ingest_paths(runtime, [small_corpus])
+    runtime = open_runtime(replace(Settings(), db_path=path, embedding_model=embedder.name), embedder=embedder)
+    report = ingest_paths(runtime, [corpus])
     assert report.documents_added > 0 and not report.errors, report.errors
+    runtime.flush()
     return path
 
 
+@pytest.fixture(scope="session")
+def corpus_template(small_corpus: Path, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
+    """A database with the small corpus ingested offline, made once and copied per test."""
+    return _ingested(small_corpus, tmp_path_factory.mktemp("template") / "corpus.duckdb", embedder)
+
+
+@pytest.fixture(scope="session")
+def minilm_corpus_template(
+    small_corpus: Path, tmp_path_factory: pytest.TempPathFactory, real_embedder: LocalEmbedder
+) -> Path:
+    """The same corpus embedded by the real model, for tests that need its meaning."""
+    return _ingested(small_corpus, tmp_path_factory.mktemp("minilm") / "corpus.duckdb", real_embedder)
+
+
 @pytest.fixture
-def corpus_runtime(corpus_template: Path, tmp_path: Path, make_runtime: RuntimeFactory) -> Runtime:
-    """A Runtime over a private copy of the ingested small corpus."""
+def corpus_copy(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A private copy of the ingested small corpus, embedded as the test's runtimes embed."""
+    template = request.getfixturevalue("minilm_corpus_template" if needs_minilm(request) else "corpus_template")
     target = tmp_path / "corpus.duckdb"
-    shutil.copy(corpus_template, target)
-    return make_runtime(db=target)
+    shutil.copy(template, target)
+    return target
+
+
+@pytest.fixture
+def corpus_runtime(corpus_copy: Path, make_runtime: RuntimeFactory) -> Runtime:
+    """A Runtime over a private copy of the ingested small corpus."""
+    return make_runtime(db=corpus_copy)

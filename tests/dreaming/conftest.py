@@ -44,7 +44,7 @@ def store(runtime: Runtime, nodes: Sequence[Node], relations: Sequence[Relation]
     """
     missing = [n for n in nodes if n.embedding is None]
     if missing:
-        for node, vector in zip(missing, runtime.embedder.embed([n.text for n in missing])):
+        for node, vector in zip(missing, runtime.embedder.embed([n.text for n in missing]), strict=True):
             node.embedding = vector
     with runtime.db.transaction() as con:
         corpus.insert_nodes(con, nodes)

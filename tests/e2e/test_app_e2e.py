@@ -18,8 +18,8 @@ from explorer.wander import service as wander
 STEPS = 4
 
 
-def test_a_person_wanders_reviews_and_exports(page, app_url, e2e_db, embedder, tmp_path) -> None:
-    runtime = open_runtime(replace(Settings(), db_path=e2e_db), embedder=embedder)
+def test_a_person_wanders_reviews_and_exports(page, app_url, e2e_db, real_embedder, tmp_path) -> None:
+    runtime = open_runtime(replace(Settings(), db_path=e2e_db), embedder=real_embedder)
 
     # -- create a session ------------------------------------------------------------
     harness.open_page(page, app_url, "sessions")

@@ -1,6 +1,7 @@
 """A database prepared for the app's pages: the small corpus, the map fitted, and one
 session that walked to a human checkpoint and holds a crystal. Made once per run
-(it costs a few UMAP and wander seconds) and copied for each test.
+(it costs a few UMAP and wander seconds) and copied for each test: on the hashing embedder,
+or on the real model for a ``minilm`` test, whose walk follows meaning into the corpus.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.projection import update_projection
+from explorer.providers.embeddings import Embedder
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import Settings
 from explorer.wander import service as wander
@@ -23,11 +25,9 @@ APP = Path(__file__).resolve().parents[2] / "app.py"
 CHECKPOINT = 3
 
 
-@pytest.fixture(scope="session")
-def app_template(corpus_template: Path, tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
-    path = tmp_path_factory.mktemp("app") / "app.duckdb"
-    shutil.copy(corpus_template, path)
-    runtime = open_runtime(replace(Settings(), db_path=path), embedder=embedder)
+def _prepared(corpus: Path, path: Path, embedder: Embedder) -> Path:
+    shutil.copy(corpus, path)
+    runtime = open_runtime(replace(Settings(), db_path=path, embedding_model=embedder.name), embedder=embedder)
     update_projection(runtime)
     session = wander.create_session(
         runtime,
@@ -42,15 +42,32 @@ def app_template(corpus_template: Path, tmp_path_factory: pytest.TempPathFactory
     assert result.steps_completed == CHECKPOINT and (result.stopped_reason or "").startswith("paused: checkpoint")
     if not wander.list_crystals(runtime, session_id=session.id):
         assert wander.crystallize(runtime, session.id).crystal is not None
-    runtime.calls.flush()
+    runtime.flush()
     return path
 
 
+@pytest.fixture(scope="session")
+def app_template(corpus_template: Path, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
+    """The prepared database, embedded by the hashing embedder like the pages' own runtimes."""
+    return _prepared(corpus_template, tmp_path_factory.mktemp("app") / "app.duckdb", embedder)
+
+
+@pytest.fixture(scope="session")
+def minilm_app_template(
+    minilm_corpus_template: Path, tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder
+) -> Path:
+    """The prepared database on the real model, whose walk reaches the corpus's chunks."""
+    return _prepared(minilm_corpus_template, tmp_path_factory.mktemp("minilm-app") / "app.duckdb", real_embedder)
+
+
 @pytest.fixture
-def app_db(app_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private copy of the prepared database, selected for the app through EXPLORER_DB."""
+def app_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, on_minilm: bool) -> Path:
+    """A private copy of the prepared database (on the real model for a ``minilm`` test), selected
+    for the app through EXPLORER_DB.
+    """
+    template = request.getfixturevalue("minilm_app_template" if on_minilm else "app_template")
     path = tmp_path / "app.duckdb"
-    shutil.copy(app_template, path)
+    shutil.copy(template, path)
     monkeypatch.setenv("EXPLORER_DB", str(path))
     for name in ("EXPLORER_LOCAL_MODEL", "EXPLORER_CLOUD_MODEL", "EXPLORER_CONFIG"):
         monkeypatch.delenv(name, raising=False)
@@ -59,9 +76,10 @@ def app_db(app_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 @pytest.fixture
-def app_runtime(app_db: Path, embedder) -> Runtime:
+def app_runtime(app_db: Path, request: pytest.FixtureRequest, on_minilm: bool) -> Runtime:
     """The test's own view of the app's database (to check what the pages wrote)."""
-    return open_runtime(replace(Settings(), db_path=app_db), embedder=embedder)
+    embedder = request.getfixturevalue("real_embedder" if on_minilm else "embedder")
+    return open_runtime(replace(Settings(), db_path=app_db, embedding_model=embedder.name), embedder=embedder)
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from explorer.records.wander import ReviewState
 from explorer.store import events
 from explorer.wander import service as wander
@@ -62,6 +64,7 @@ def test_reject_and_archive(open_app, app_runtime) -> None:
     assert archived.status == "archived" and archived.review_state is ReviewState.ARCHIVED
 
 
+@pytest.mark.minilm
 def test_every_crystal_opens_its_evidence(open_app, app_runtime) -> None:
     (crystal, *_) = wander.list_crystals(app_runtime)
     evidence = wander.crystal_evidence(app_runtime, crystal.id)

@@ -35,6 +35,7 @@ def write(folder: Path, name: str, content: str | bytes) -> Path:
     return path
 
 
+@pytest.mark.minilm
 def test_reading_cycle_builds_nodes_with_provenance(runtime: Runtime, tmp_path: Path) -> None:
     write(tmp_path, "a.md", GOOD_MD)
     write(tmp_path, "b.txt", RELATED_TXT)

@@ -1,9 +1,8 @@
-"""Wander fixtures: a private copy of the small corpus, offline or with a litellm mock model."""
+"""Wander fixtures: the small corpus (the shared ``corpus_copy``) offline or with a litellm mock model."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +42,6 @@ MOCK_ANSWER: dict[str, Any] = {
 
 def mock_json(**overrides: Any) -> str:
     return json.dumps({**MOCK_ANSWER, **overrides})
-
-
-@pytest.fixture
-def corpus_copy(corpus_template: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "wander.duckdb"
-    shutil.copy(corpus_template, target)
-    return target
 
 
 @pytest.fixture

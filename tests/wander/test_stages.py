@@ -122,6 +122,7 @@ def candidate(runtime, text: str, domains: list[str]) -> Adjacency:
     )
 
 
+@pytest.mark.minilm
 def test_scope_domains_fence_and_drift(runtime) -> None:
     near = candidate(runtime, "the cycle-detecting garbage collector frees memory", ["Python"])
     far = candidate(runtime, "a recipe for lemon cake with buttercream", ["food"])
@@ -252,6 +253,7 @@ def residue(runtime, themes: list[str], session_id: str = "s") -> Residue:
     )
 
 
+@pytest.mark.minilm
 def test_resonance_detected_strengthened_confirmed_and_decayed(runtime) -> None:
     now = utcnow()
     first = check_resonances(
