@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, Protocol, TypeVar
+from typing import Annotated, Literal
 
 import typer
 
-from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
+from explorer.cli.common import DbOption, JsonOption, R, echo_load_errors, run_reported
 from explorer.dreaming import service
 from explorer.dreaming.exploration import ExplorationConfig
 from explorer.dreaming.service import DreamingError
@@ -27,13 +27,6 @@ SeedOption = Annotated[
 ]
 
 
-class _Report(Protocol):
-    def to_json(self) -> dict[str, Any]: ...
-
-
-R = TypeVar("R", bound=_Report)
-
-
 def _dream(
     db: DbOption,
     as_json: bool,
@@ -45,14 +38,9 @@ def _dream(
     """What every dreaming command does: run with a progress bar (``bar`` is its label and unit), then print
     the report as JSON or as summary lines, with the items that failed as warnings on stderr.
     """
-    runtime = runtime_for(db)
-    with progress_callback(*bar, enabled=not as_json) as progress:
-        report = run(runtime, progress)
+    report = run_reported(db, as_json, bar, run, summary)
     if as_json:
-        print_json(report.to_json())
         return
-    for line in summary(report):
-        typer.echo(line)
     for error in errors(report):
         typer.echo(f"warning: {error}", err=True)
 
@@ -175,25 +163,31 @@ def chrono(
     if every not in ("year", "month"):  # checked here so the error names the option, in one line
         raise DreamingError(f"--every must be year or month, not {every!r}")
     boundary: Literal["year", "month"] = "year" if every == "year" else "month"
-    runtime = runtime_for(db)
-    with progress_callback("reading", "doc", enabled=not as_json) as progress:
-        report = service.run_chrono(runtime, paths, every=boundary, dreams=dreams, seed=seed, progress=progress)
-    if as_json:
-        print_json(report.to_json())
-    else:
+
+    def summary(report: service.ChronoReport) -> list[str]:
+        lines = []
         for period in report.periods:
             dreamt = (
                 f"{period.dreams_stored} dreams stored, {period.dreams_dropped} dropped"
                 if period.dreamt
                 else "no dreams"
             )
-            typer.echo(f"{period.period}: {period.documents_added} documents read, {dreamt}")
-        typer.echo(
+            lines.append(f"{period.period}: {period.documents_added} documents read, {dreamt}")
+        lines.append(
             f"{report.documents_added} documents, {report.chunks_added} chunks, {report.dreams_stored} "
             f"dreams stored, {report.dreams_dropped} dropped, {report.failures} failed"
         )
-    for error in report.errors:
-        where = f"{error['path']}:{error['line']}" if error["line"] else error["path"]
-        typer.echo(f"error: {where}: {error['message']}", err=True)
+        return lines
+
+    report = run_reported(
+        db,
+        as_json,
+        ("reading", "doc"),
+        lambda runtime, progress: service.run_chrono(
+            runtime, paths, every=boundary, dreams=dreams, seed=seed, progress=progress
+        ),
+        summary,
+    )
+    echo_load_errors(report.errors)
     if report.errors and report.documents_added == 0 and report.documents_skipped == 0:
         raise typer.Exit(1)
