@@ -66,7 +66,7 @@ class ProjectionReport:
     needs_fit: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """The report as `explorer projection --json` prints it."""
+        """The report as `explorer map --json` prints it."""
         return asdict(self)
 
 
@@ -94,7 +94,7 @@ class ProjectionStatus:
         return self.fitted and self.placed_nodes > self.stale_share * self.fitted_nodes
 
     def to_json(self) -> dict[str, Any]:
-        """The status with its derived verdicts, as `explorer projection --status --json` prints it."""
+        """The status with its derived verdicts, as `explorer map --json` prints it under ``status``."""
         return {**asdict(self), "fitted": self.fitted, "stale": self.stale}
 
 

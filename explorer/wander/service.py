@@ -324,7 +324,7 @@ def resume(runtime: Runtime, session_id: str) -> Session:
 
 
 def stop(runtime: Runtime, session_id: str) -> Session:
-    """Marks the session completed."""
+    """A person ends the walk here (completed): no more steps, its trace and crystals stay to review."""
     return _set_status(runtime, session_id, "completed", "stopped by a person", "wander.session.completed")
 
 
