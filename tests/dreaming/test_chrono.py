@@ -100,20 +100,27 @@ def write_docs(folder: Path) -> Path:
 
 def test_chrono_reads_each_year_then_dreams_about_it(runtime, tmp_path: Path) -> None:
     folder = write_docs(tmp_path / "docs")
-    report = run_chrono(runtime, [folder], every="year", dreams=1, seed=3)
+    # two dreams a period: with these texts and this seed each period keeps at least one
+    report = run_chrono(runtime, [folder], every="year", dreams=2, seed=3)
     assert [(p.period, p.documents_added, p.dreamt) for p in report.periods] == [("2001", 1, True), ("2003", 2, True)]
     assert report.documents_added == 3 and report.chunks_added == 3 and report.errors == []
-    assert report.dreams_stored + report.dreams_dropped + report.failures == 2 and report.failures == 0
+    assert [p.dreams_stored + p.dreams_dropped for p in report.periods] == [2, 2] and report.failures == 0
+    assert all(p.dreams_stored >= 1 for p in report.periods), report.to_json()
     with runtime.db.connect() as con:
         nodes = corpus.list_nodes(con)  # in creation order
     position = {n.id: i for i, n in enumerate(nodes)}
     years = {n.id: n.year for n in nodes}
-    later_chunks = [position[n.id] for n in nodes if n.type == "raw_chunk" and n.year == 2003]
-    for dream in (n for n in nodes if n.type == "rem_dream"):
-        assert years[dream.parent_ids[0]] == dream.year
-        if dream.year == 2001:  # dreamt at the 2001 boundary, before 2003 was read
-            assert position[dream.id] < min(later_chunks)
-    again = run_chrono(runtime, [folder], every="year", dreams=1, seed=3)
+    dreams = {year: [n for n in nodes if n.type == "rem_dream" and n.year == year] for year in (2001, 2003)}
+    assert [len(dreams[2001]), len(dreams[2003])] == [p.dreams_stored for p in report.periods]
+    assert report.dreams_stored == len([n for n in nodes if n.type == "rem_dream"])
+    chunks_2003 = [position[n.id] for n in nodes if n.type == "raw_chunk" and n.year == 2003]
+    for dream in dreams[2001]:  # dreamt at the 2001 boundary, from 2001 alone, before 2003 was read
+        assert {years[p] for p in dream.parent_ids} == {2001}
+        assert position[dream.id] < min(chunks_2003)
+    for dream in dreams[2003]:  # dreamt after all of 2003 was read, about 2003
+        assert years[dream.parent_ids[0]] == 2003
+        assert position[dream.id] > max(chunks_2003)
+    again = run_chrono(runtime, [folder], every="year", dreams=2, seed=3)
     assert again.documents_skipped == 3 and not any(p.dreamt for p in again.periods)  # nothing new, no dreams
 
 
