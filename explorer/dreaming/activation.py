@@ -33,12 +33,17 @@ EDGE_WEIGHTS: dict[str, tuple[float, float]] = {
 
 @dataclass(frozen=True)
 class ActivationConfig:
+    """How far and how noisily activation spreads from a seed memory; REM exploration sets its own values."""
+
     max_steps: int = 3
     decay: float = 0.5
     activation_threshold: float = 0.01
     noise_sigma: float = 0.2
     result_threshold: float = 0.05
     max_results: int | None = 10  # None: every node above the result threshold
+
+
+DEFAULT_ACTIVATION = ActivationConfig()
 
 
 def edge_weight(relation: Relation, from_id: str) -> float:
@@ -59,7 +64,7 @@ def gaussian_noise(sigma: float, size: int, rng: np.random.Generator | None) -> 
 def spread_activation(
     seed_id: str,
     get_relations: GetRelations,
-    config: ActivationConfig = ActivationConfig(),
+    config: ActivationConfig = DEFAULT_ACTIVATION,
     rng: np.random.Generator | None = None,
 ) -> dict[str, float]:
     """Activation score of every node reached from ``seed_id`` (the seed itself left out), best first."""
@@ -81,6 +86,6 @@ def spread_activation(
     ids = sorted(current, key=lambda i: (-current[i], i))
     scores = np.array([current[i] for i in ids], dtype=float)
     scores = np.clip(scores * (1.0 + gaussian_noise(config.noise_sigma, len(ids), rng)), 0.0, 1.0)
-    kept = [(i, float(s)) for i, s in zip(ids, scores) if s >= config.result_threshold]
+    kept = [(i, float(s)) for i, s in zip(ids, scores, strict=True) if s >= config.result_threshold]
     kept.sort(key=lambda item: (-item[1], item[0]))
     return dict(kept if config.max_results is None else kept[: config.max_results])

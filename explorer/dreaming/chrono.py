@@ -28,12 +28,15 @@ UNDATED = "undated"
 
 @dataclass(frozen=True)
 class Period:
+    """The documents read between two dreams: one year or month of the corpus, or its undated background."""
+
     key: str  # "2008", "2008-03", or "undated"
     year: int | None
     sources: tuple[SourceText, ...]
 
     @property
     def dated(self) -> bool:
+        """Whether a dream follows this period (undated background has no current year to dream from)."""
         return self.year is not None
 
 
@@ -86,6 +89,7 @@ def source_month(source: SourceText) -> int | None:
 
 
 def period_key(year: int | None, month: int | None, every: Every) -> str:
+    """The period a document falls in, as reports name it: ``"2008"``, ``"2008-03"`` or ``"undated"``."""
     if year is None:
         return UNDATED
     return f"{year}-{month:02d}" if every == "month" and month is not None else str(year)

@@ -31,6 +31,10 @@ CREATED_BY = "rem_exploration"
 
 @dataclass(frozen=True)
 class ExplorationConfig:
+    """REM exploration's knobs (rem-exploration.md's defaults): how seeds are drawn, how far and how noisily
+    activation wanders from each, and what score a link needs to be kept.
+    """
+
     noise_sigma: float = 0.6
     max_seeds: int = 6
     max_seeds_per_category: int = 2
@@ -48,6 +52,7 @@ class ExplorationConfig:
 
     @property
     def activation(self) -> ActivationConfig:
+        """The spreading activation this exploration wanders with: its own steps, decay and noise."""
         # No cap on results here: the cap applies after memories already linked
         # to the seed are set aside, so that they do not crowd out the rest.
         return ActivationConfig(
@@ -60,8 +65,13 @@ class ExplorationConfig:
         )
 
 
+DEFAULT_EXPLORATION = ExplorationConfig()
+
+
 @dataclass(frozen=True)
 class Discovery:
+    """A link between two distant memories that the judge found worth keeping, with its description and scores."""
+
     seed_id: str
     neighbor_id: str
     connection: str
@@ -71,6 +81,7 @@ class Discovery:
     usefulness: float
 
     def relation(self) -> Relation:
+        """The discovery as it is stored: an EXTENDS relation from the seed that keeps the judge's words."""
         return Relation(
             self.seed_id,
             self.neighbor_id,
@@ -84,6 +95,8 @@ class Discovery:
 
 @dataclass
 class ExplorationResult:
+    """What one exploration found and what it cost, for the service to store and report."""
+
     eligible: int = 0
     seeds_explored: int = 0
     candidates_judged: int = 0
@@ -93,7 +106,7 @@ class ExplorationResult:
     errors: list[str] = field(default_factory=list)
 
 
-def in_window(memories: Sequence[Node], config: ExplorationConfig = ExplorationConfig()) -> list[Node]:
+def in_window(memories: Sequence[Node], config: ExplorationConfig = DEFAULT_EXPLORATION) -> list[Node]:
     """Current memories whose prominence lies in the exploration window (inclusive)."""
     return [
         m
@@ -112,7 +125,7 @@ def sample_seeds(memories: Sequence[Node], config: ExplorationConfig, rng: np.ra
     if not memories:
         return []
     noise = gaussian_noise(config.seed_noise_sigma, len(memories), rng)
-    weights = [m.importance * m.prominence * (1.0 + n) for m, n in zip(memories, noise)]
+    weights = [m.importance * m.prominence * (1.0 + n) for m, n in zip(memories, noise, strict=True)]
     order = sorted(range(len(memories)), key=lambda i: (-weights[i], memories[i].id))
     seeds: list[Node] = []
     per_category: dict[str, int] = {}
@@ -128,6 +141,7 @@ def sample_seeds(memories: Sequence[Node], config: ExplorationConfig, rng: np.ra
 
 
 def directly_related(a: str, b: str, get_relations: GetRelations) -> bool:
+    """Whether two memories are already linked (either way), so a link between them would discover nothing."""
     return any(other_end(r, a) == b for r in get_relations(a)) or any(other_end(r, b) == a for r in get_relations(b))
 
 
@@ -148,7 +162,7 @@ def judge_fields(
     candidates: Sequence[Node],
     get_relations: GetRelations,
     texts: dict[str, str],
-    config: ExplorationConfig = ExplorationConfig(),
+    config: ExplorationConfig = DEFAULT_EXPLORATION,
 ) -> dict[str, object]:
     """The judge prompt's fields: the seed and every candidate in full, with the relations each already has."""
     candidate_relations = "\n".join(
@@ -211,7 +225,7 @@ def explore(
     memories: Sequence[Node],
     get_relations: GetRelations,
     gateway: Gateway,
-    config: ExplorationConfig = ExplorationConfig(),
+    config: ExplorationConfig = DEFAULT_EXPLORATION,
     *,
     rng: np.random.Generator,
     progress: Progress | None = None,
@@ -240,12 +254,13 @@ def explore(
                 REM_JUDGE, judge_fields(seed, candidates, get_relations, texts, config), purpose="rem_judge"
             )
             result.usage.add(answer)
-            if not answer.ok:
+            judged = answer.value
+            if judged is None or not answer.ok:
                 result.failures += 1
                 result.errors.append(f"seed {seed.id}: judge failed ({answer.error})")
                 continue
             result.candidates_judged += len(candidates)
-            for discovery in accepted(answer.value, seed, candidates, config):
+            for discovery in accepted(judged, seed, candidates, config):
                 seen_pairs.add(frozenset((discovery.seed_id, discovery.neighbor_id)))
                 result.discoveries.append(discovery)
         except Exception as exc:  # one seed's trouble must not end the night

@@ -16,6 +16,8 @@ from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from explorer.dreaming.graph import GetRelations, category_of, other_end
 from explorer.dreaming.prominence import ACTIVE, DORMANT
 from explorer.prompts import format_passages
@@ -29,14 +31,21 @@ CREATED_BY = "fusion"
 
 @dataclass(frozen=True)
 class FusionConfig:
+    """Which fading memories may be fused (memory-fusion.md's window) and how many clusters one night fuses."""
+
     min_cluster_size: int = 3
     max_clusters: int = 5
     min_prominence: float = DORMANT  # inclusive
     max_prominence: float = ACTIVE  # exclusive
 
 
+DEFAULT_FUSION = FusionConfig()
+
+
 @dataclass(frozen=True)
 class FusedMemory:
+    """The model's summary of a cluster with what the fused memory inherits from its sources."""
+
     summary: str
     importance: float
     confidence: float
@@ -46,12 +55,18 @@ class FusedMemory:
 
 @dataclass(frozen=True)
 class Rejection:
+    """Why a cluster was not fused, so the night's report can tell a failing model from a refused summary."""
+
     reason: str
     failure: bool  # True: the model failed; False: its summary was refused (not shorter)
 
 
 @dataclass
 class FusionResult:
+    """The fused memories, their relations and what they supersede, for the service to write in one transaction;
+    and what was refused or failed.
+    """
+
     eligible: int = 0
     clusters_found: int = 0
     nodes: list[Node] = field(default_factory=list)  # the fused memories
@@ -63,7 +78,7 @@ class FusionResult:
     errors: list[str] = field(default_factory=list)
 
 
-def fusable(memories: Sequence[Node], config: FusionConfig = FusionConfig()) -> list[Node]:
+def fusable(memories: Sequence[Node], config: FusionConfig = DEFAULT_FUSION) -> list[Node]:
     """Current, fading memories that are neither static profile nor derived."""
     return [
         m
@@ -75,7 +90,7 @@ def fusable(memories: Sequence[Node], config: FusionConfig = FusionConfig()) -> 
 
 
 def find_clusters(
-    memories: Sequence[Node], get_relations: GetRelations, config: FusionConfig = FusionConfig()
+    memories: Sequence[Node], get_relations: GetRelations, config: FusionConfig = DEFAULT_FUSION
 ) -> list[list[Node]]:
     """Same-category groups of related fusable memories, largest first, at most ``max_clusters``."""
     eligible = {m.id: m for m in fusable(memories, config)}
@@ -103,6 +118,7 @@ def find_clusters(
 
 
 def fusion_fields(cluster: Sequence[Node]) -> dict[str, str]:
+    """The fusion prompt's fields: every memory of the cluster, labelled with its category and importance."""
     return {
         "memories": format_passages(
             [m.text for m in cluster], [f"{category_of(m)}, importance {m.importance:.2f}" for m in cluster]
@@ -117,16 +133,17 @@ def fuse_cluster(cluster: Sequence[Node], gateway: Gateway, usage: Usage | None 
     answer = gateway.ask(FUSION, fusion_fields(cluster), purpose="fusion")
     if usage is not None:
         usage.add(answer)
-    if not answer.ok:
+    summary = answer.value
+    if summary is None or not answer.ok:
         return Rejection(f"fusion failed ({answer.error})", failure=True)
     combined = sum(len(m.text) for m in cluster)
-    if len(answer.value) >= combined:
+    if len(summary) >= combined:
         return Rejection(
-            f"summary of {len(answer.value)} characters is not shorter than its sources ({combined})", failure=False
+            f"summary of {len(summary)} characters is not shorter than its sources ({combined})", failure=False
         )
     categories = Counter(category_of(m) for m in cluster)
     return FusedMemory(
-        answer.value,
+        summary,
         importance=max(m.importance for m in cluster),
         confidence=min(m.confidence for m in cluster),
         category=categories.most_common(1)[0][0],
@@ -134,7 +151,7 @@ def fuse_cluster(cluster: Sequence[Node], gateway: Gateway, usage: Usage | None 
     )
 
 
-def fused_node(fused: FusedMemory, cluster: Sequence[Node], embedding) -> tuple[Node, list[Relation]]:
+def fused_node(fused: FusedMemory, cluster: Sequence[Node], embedding: np.ndarray) -> tuple[Node, list[Relation]]:
     """The fused memory as a node, linked to its sources, with their text kept for keyword search."""
     domains = Counter(m.domain for m in cluster if m.domain)
     years = [m.year for m in cluster if m.year is not None]
@@ -162,7 +179,7 @@ def fuse(
     get_relations: GetRelations,
     gateway: Gateway,
     embedder: Embedder,
-    config: FusionConfig = FusionConfig(),
+    config: FusionConfig = DEFAULT_FUSION,
     progress: Progress | None = None,
 ) -> FusionResult:
     """Find the clusters and fuse each; one cluster's failure does not stop the others."""

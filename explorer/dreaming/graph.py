@@ -28,4 +28,5 @@ def relations_lookup(relations: Iterable[Relation]) -> GetRelations:
 
 
 def other_end(relation: Relation, node_id: str) -> str:
+    """The memory a relation leads to from ``node_id``, whichever way the relation points."""
     return relation.target_id if relation.source_id == node_id else relation.source_id

@@ -25,13 +25,18 @@ _DAY_S = 86400.0
 
 @dataclass(frozen=True)
 class ProminenceConfig:
+    """How fast an unused memory fades, and how much importance and recall slow the fading."""
+
     half_life_days: float = 30.0  # for importance 0.5 and no use
     use_boost: float = 0.25  # each use lengthens the half-life by this fraction …
     max_uses: int = 10  # … up to this many uses
     floor: float = 0.0
 
 
-def prominence(node: Node, now: datetime, config: ProminenceConfig = ProminenceConfig()) -> float:
+DEFAULT_PROMINENCE = ProminenceConfig()
+
+
+def prominence(node: Node, now: datetime, config: ProminenceConfig = DEFAULT_PROMINENCE) -> float:
     """The node's prominence at ``now`` (in [0, 1])."""
     if node.memory_type == "static_profile":
         return 1.0
@@ -42,11 +47,6 @@ def prominence(node: Node, now: datetime, config: ProminenceConfig = ProminenceC
     uses = min(node.access_count, config.max_uses)
     half_life = config.half_life_days * (0.5 + node.importance) * (1.0 + config.use_boost * uses)
     return max(config.floor, min(1.0, 0.5 ** (age_days / half_life)))
-
-
-def status(value: float) -> str:
-    """'active', 'dormant' or 'archived'."""
-    return "active" if value >= ACTIVE else "dormant" if value >= DORMANT else "archived"
 
 
 def _aware(moment: datetime) -> datetime:

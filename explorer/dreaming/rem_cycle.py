@@ -17,26 +17,36 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 
-from explorer.prompts import format_passages
+from explorer.prompts import Prompt, format_passages
 from explorer.prompts.dreaming import DREAM_RELATION, REM_QUESTION, REM_SYNTHESIS
 from explorer.providers.embeddings import Embedder
-from explorer.providers.gateway import Answer, Gateway, Usage
+from explorer.providers.gateway import Gateway, Usage
 from explorer.reading.cycle import KnownNodes
 from explorer.records import Node, Progress, Relation
 
 CREATED_BY = "rem_cycle"
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class RemConfig:
+    """How many dreams a REM cycle dreams, how much it reads around each, and when a dream is dropped as a
+    near-duplicate or linked to what it resembles.
+    """
+
     dreams: int = 100
     related: int = 5  # nodes nearest the question
     neighbours: int = 5  # nodes nearest the synthesis
     duplicate_similarity: float = 0.95
     relate_min_similarity: float = 0.5  # a dream EXTENDS the neighbours at least this close
+
+
+DEFAULT_REM = RemConfig()
 
 
 class DreamFailed(Exception):
@@ -45,6 +55,10 @@ class DreamFailed(Exception):
 
 @dataclass
 class RemResult:
+    """The dreams kept, with their relations, for the service to write in one transaction; and how many were
+    dropped or failed, and why.
+    """
+
     current_year: int | None = None
     nodes: list[Node] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
@@ -56,6 +70,7 @@ class RemResult:
 
 
 def latest_year(nodes: Sequence[Node]) -> int | None:
+    """The corpus's current year, which every dream draws one node from when no year is asked for."""
     years = [n.year for n in nodes if n.year is not None]
     return max(years) if years else None
 
@@ -75,12 +90,14 @@ def sample_triad(pool: Sequence[Node], current: Sequence[Node], rng: np.random.G
     return [first, *others[:2]]
 
 
-def _ask(gateway: Gateway, prompt, fields: dict, usage: Usage) -> Answer:
+def _ask(gateway: Gateway, prompt: Prompt[T], fields: dict[str, Any], usage: Usage) -> tuple[T, str]:
+    """The parsed answer and the model that gave it; a failed call ends this dream (:class:`DreamFailed`)."""
     answer = gateway.ask(prompt, fields, purpose=prompt.kind)
     usage.add(answer)
-    if not answer.ok:
+    value = answer.value
+    if value is None or not answer.ok:
         raise DreamFailed(f"{prompt.kind} failed ({answer.error})")
-    return answer
+    return value, answer.model
 
 
 def _passages(ids: Sequence[str], known: KnownNodes) -> str:
@@ -99,26 +116,24 @@ def dream(
     """One dream from three nodes; the node, or None when it was dropped. Raises :class:`DreamFailed`."""
     parents = [n.id for n in triad]
     passages = _passages(parents, known)
-    question = _ask(gateway, REM_QUESTION, {"passages": passages}, result.usage).value
+    question, _ = _ask(gateway, REM_QUESTION, {"passages": passages}, result.usage)
     related = [i for i, _ in known.index.top_k(embedder.embed([question])[0], config.related, exclude=parents)]
-    synthesis_answer = _ask(
+    synthesis, _ = _ask(
         gateway,
         REM_SYNTHESIS,
         {"question": question, "passages": passages, "related": _passages(related, known)},
         result.usage,
     )
-    synthesis = synthesis_answer.value
     neighbours = known.index.top_k(embedder.embed([synthesis])[0], config.neighbours)
-    relation_answer = _ask(
+    text, model = _ask(
         gateway,
         DREAM_RELATION,
         {"synthesis": synthesis, "related": _passages([i for i, _ in neighbours], known)},
         result.usage,
     )
-    if relation_answer.value == "":
+    if text == "":
         result.dropped += 1  # judged to add nothing to what is known
         return None
-    text = relation_answer.value
     vector = embedder.embed([text])[0]
     nearest = known.index.top_k(vector, max(1, config.neighbours))
     if nearest and nearest[0][1] > config.duplicate_similarity:
@@ -139,7 +154,7 @@ def dream(
             "synthesis": synthesis,
             "related_ids": related,
             "neighbour_ids": [i for i, _ in neighbours],
-            "model": relation_answer.model,
+            "model": model,
         },
     )
     result.relations += [Relation(node.id, p, "DERIVES", created_by=CREATED_BY) for p in parents]
@@ -155,7 +170,7 @@ def rem_cycle(
     nodes: Sequence[Node],
     gateway: Gateway,
     embedder: Embedder,
-    config: RemConfig = RemConfig(),
+    config: RemConfig = DEFAULT_REM,
     *,
     current_year: int | None,
     rng: np.random.Generator,

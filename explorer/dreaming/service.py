@@ -17,19 +17,19 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
 import numpy as np
 
-from explorer.dreaming.chrono import plan_periods
+from explorer.dreaming.chrono import Every, plan_periods
 from explorer.dreaming.exploration import CREATED_BY as EXPLORATION
-from explorer.dreaming.exploration import ExplorationConfig, explore
-from explorer.dreaming.fusion import FusionConfig, fuse
+from explorer.dreaming.exploration import DEFAULT_EXPLORATION, ExplorationConfig, explore
+from explorer.dreaming.fusion import DEFAULT_FUSION, FusionConfig, fuse
 from explorer.dreaming.graph import relations_lookup
-from explorer.dreaming.prominence import ProminenceConfig, prominence
-from explorer.dreaming.rem_cycle import RemConfig, dreamable, latest_year, rem_cycle
+from explorer.dreaming.prominence import DEFAULT_PROMINENCE, ProminenceConfig, prominence
+from explorer.dreaming.rem_cycle import DEFAULT_REM, RemConfig, dreamable, latest_year, rem_cycle
 from explorer.errors import ExplorerError, Remedy
-from explorer.reading.cycle import ReadingConfig
+from explorer.reading.cycle import DEFAULT_READING, ReadingConfig
 from explorer.reading.ingest import IngestReport, collect_sources, ingest_sources
 from explorer.reading.loaders import DEFAULT_MAX_MB
 from explorer.records import Node, Progress, Relation
@@ -42,15 +42,19 @@ class DreamingError(ExplorerError):
     """A dreaming run that cannot start as asked; the message says what to do."""
 
 
+@dataclass
 class JsonReport:
     """A report's counts as one JSON object (what ``--json`` prints)."""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
+        """Every field, as ``--json`` prints it and the run's event records it."""
         return asdict(self)
 
 
 @dataclass
 class ExplorationReport(JsonReport):
+    """What a REM exploration did: its seed (to repeat it), the links it discovered and what failed."""
+
     seed: int | None = None
     eligible_memories: int = 0
     seeds_explored: int = 0
@@ -63,6 +67,8 @@ class ExplorationReport(JsonReport):
 
 @dataclass
 class FusionReport(JsonReport):
+    """What a fusion did: clusters found, fused or refused, and how many fading memories were superseded."""
+
     eligible_memories: int = 0
     clusters_found: int = 0
     clusters_fused: int = 0
@@ -75,6 +81,8 @@ class FusionReport(JsonReport):
 
 @dataclass
 class RemReport(JsonReport):
+    """What a REM cycle did: its seed and current year (to repeat it), dreams kept, dropped and failed."""
+
     seed: int | None = None
     current_year: int | None = None
     dreams_requested: int = 0
@@ -88,19 +96,24 @@ class RemReport(JsonReport):
 
 @dataclass
 class CycleReport:
+    """One night's three reports, with the totals a person checks first."""
+
     exploration: ExplorationReport
     fusion: FusionReport
     rem: RemReport
 
     @property
     def model_calls(self) -> int:
+        """The night's model calls, all three mechanisms together (what it cost)."""
         return self.exploration.model_calls + self.fusion.model_calls + self.rem.model_calls
 
     @property
     def failures(self) -> int:
+        """The night's failures, all three mechanisms together (whether to look at the errors)."""
         return self.exploration.failures + self.fusion.failures + self.rem.failures
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
+        """The night as ``explorer dream cycle --json`` prints it: each mechanism's report, then the totals."""
         return {
             "exploration": self.exploration.to_json(),
             "fusion": self.fusion.to_json(),
@@ -112,6 +125,8 @@ class CycleReport:
 
 @dataclass
 class PeriodReport:
+    """What the chronological loop read in one period, and what the dream at its end kept."""
+
     period: str  # "2008", "2008-03" or "undated"
     documents_added: int = 0
     documents_skipped: int = 0
@@ -123,7 +138,9 @@ class PeriodReport:
 
 @dataclass
 class ChronoReport(JsonReport):
-    every: str = "year"
+    """The whole chronological run: documents read, dreams kept, and each period's own report."""
+
+    every: Every = "year"
     documents_added: int = 0
     documents_skipped: int = 0
     chunks_added: int = 0
@@ -159,13 +176,13 @@ def _seed(seed: int | None) -> int:
     return secrets.randbits(32) if seed is None else int(seed)
 
 
-def _record(runtime: Runtime, subject: str, payload: dict) -> None:
+def _record(runtime: Runtime, subject: str, payload: dict[str, Any]) -> None:
     with runtime.db.transaction() as con:
         events.emit(con, subject, payload)
 
 
 def refresh_prominence(
-    runtime: Runtime, now: datetime | None = None, config: ProminenceConfig = ProminenceConfig()
+    runtime: Runtime, now: datetime | None = None, config: ProminenceConfig = DEFAULT_PROMINENCE
 ) -> int:
     """Recompute every node's prominence from its age and use; the number of nodes that changed."""
     now = now or datetime.now(UTC)
@@ -191,7 +208,7 @@ def run_exploration(
     runtime: Runtime,
     seed: int | None = None,
     progress: Progress | None = None,
-    config: ExplorationConfig = ExplorationConfig(),
+    config: ExplorationConfig = DEFAULT_EXPLORATION,
 ) -> ExplorationReport:
     """REM exploration: new EXTENDS relations between distant memories (prominence refreshed first)."""
     seed = _seed(seed)
@@ -220,7 +237,7 @@ def run_exploration(
 
 
 def run_fusion(
-    runtime: Runtime, progress: Progress | None = None, config: FusionConfig = FusionConfig()
+    runtime: Runtime, progress: Progress | None = None, config: FusionConfig = DEFAULT_FUSION
 ) -> FusionReport:
     """Memory fusion over fading memories (prominence refreshed first); sources are superseded, never deleted."""
     refresh_prominence(runtime)
@@ -258,7 +275,7 @@ def run_rem(
     current_year: int | None = None,
     seed: int | None = None,
     progress: Progress | None = None,
-    config: RemConfig = RemConfig(),
+    config: RemConfig = DEFAULT_REM,
 ) -> RemReport:
     """The REM cycle: ``dreams`` dreams, each drawing one node from ``current_year``
     (default: the latest year in the corpus).
@@ -342,12 +359,12 @@ def run_cycle(
 def run_chrono(
     runtime: Runtime,
     paths: Sequence[str | Path],
-    every: Literal["year", "month"] = "year",
+    every: Every = "year",
     dreams: int = 10,
     progress: Progress | None = None,
     seed: int | None = None,
     max_mb: float = DEFAULT_MAX_MB,
-    reading: ReadingConfig = ReadingConfig(),
+    reading: ReadingConfig = DEFAULT_READING,
 ) -> ChronoReport:
     """Read a dated corpus in date order, dreaming ``dreams`` times at the end of each year or month."""
     if every not in ("year", "month"):
