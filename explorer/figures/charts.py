@@ -45,6 +45,7 @@ def count_bars(counts: Mapping[str, int], title: str, *, colour_by_name: bool = 
 
 
 def year_bars(counts: Mapping[int | None, int], title: str = "Nodes by year", height: int = 240) -> go.Figure:
+    """How the corpus spreads over the years the REM cycle dreams from; undated nodes are counted in the title."""
     dated = sorted((int(k), int(v)) for k, v in counts.items() if k is not None)
     figure = go.Figure(
         go.Bar(

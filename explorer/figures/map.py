@@ -31,7 +31,7 @@ from explorer.figures.palette import (
     domain_colours,
     hover_text,
 )
-from explorer.records.wander import ReviewState
+from explorer.records.wander import ResonanceStatus, ReviewState, SourceType
 
 LAYERS: tuple[str, ...] = ("corpus", "dreams", "links", "halos", "path", "loci", "crystals")
 DREAM_TYPES: frozenset[str] = frozenset({"rem_dream", "fused", "pattern", "abstraction"})
@@ -55,13 +55,15 @@ class NodePoints:
 
 @dataclass(frozen=True)
 class MapLocus:
+    """A locus of the session's walk where the map draws it, sized by how often the walk came back to it."""
+
     id: str
     x: float
     y: float
     concept: str
     domain: str | None = None
     visit_count: int = 0
-    source_type: str = "ADJACENT"
+    source_type: SourceType = "ADJACENT"
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class MapStep:
 
 @dataclass(frozen=True)
 class MapCrystal:
+    """A crystal as a star on the map, outlined by its review state (a rejected one is not drawn)."""
+
     id: str
     x: float
     y: float
@@ -94,11 +98,13 @@ class MapHalo:
     strength: float
     current_strength: float
     themes: tuple[str, ...] = ()
-    status: str = "candidate"
+    status: ResonanceStatus = "candidate"
 
 
 @dataclass(frozen=True)
 class MapLink:
+    """A link that dreaming discovered between two memories, drawn as a dashed line between their points."""
+
     x0: float
     y0: float
     x1: float
@@ -108,6 +114,8 @@ class MapLink:
 
 @dataclass
 class MapData:
+    """Everything one map shows, already placed: the figure code only draws, it never reads the store."""
+
     nodes: NodePoints = field(default_factory=NodePoints)
     loci: list[MapLocus] = field(default_factory=list)
     path: list[MapStep] = field(default_factory=list)
@@ -204,8 +212,8 @@ def _fitting_height(data: MapData, most: int) -> int:
     """A height for the app's (container-wide, ~1000 px) chart, legend below, that suits the map's aspect: the axes
     keep one scale, so a wide map in a tall chart is mostly blank.
     """
-    xs = np.concatenate([data.nodes.x, [l.x for l in data.loci]]) if len(data.nodes) or data.loci else np.zeros(0)
-    ys = np.concatenate([data.nodes.y, [l.y for l in data.loci]]) if len(data.nodes) or data.loci else np.zeros(0)
+    xs = np.concatenate([data.nodes.x, [locus.x for locus in data.loci]])
+    ys = np.concatenate([data.nodes.y, [locus.y for locus in data.loci]])
     if len(xs) < 2 or np.ptp(xs) <= 0:
         return most
     aspect = np.ptp(ys) / np.ptp(xs)
@@ -253,7 +261,7 @@ def _nodes(
         return []
     scatter = go.Scattergl if webgl else go.Scatter
     groups: dict[tuple[str, bool], list[int]] = defaultdict(list)
-    for i, (kind, domain) in enumerate(zip(nodes.types, nodes.domains)):
+    for i, (kind, domain) in enumerate(zip(nodes.types, nodes.domains, strict=True)):
         is_dream = kind in DREAM_TYPES
         if (is_dream and dreams) or (not is_dream and corpus):
             groups[(domain or UNKNOWN_DOMAIN, is_dream)].append(i)
@@ -338,8 +346,12 @@ def _path(steps: list[MapStep], scale: float) -> list[go.BaseTraceType]:
     """
     if not steps:
         return []
-    xs, ys, symbols, sizes = [], [], [], []
-    for before, after in zip(steps, steps[1:] + [None]):
+    xs: list[float] = []
+    ys: list[float] = []
+    symbols: list[str] = []
+    sizes: list[float] = []
+    following: list[MapStep | None] = [*steps[1:], None]  # the last step leads nowhere: no arrow after it
+    for before, after in zip(steps, following, strict=True):
         xs.append(before.x)
         ys.append(before.y)
         symbols.append("circle")

@@ -33,10 +33,13 @@ def answers(kind: str) -> Callable[[Answerer], Answerer]:
 
 
 class OfflineProvider:
+    """The gateway's model when none is configured: every prompt answered from its own fields, reproducibly."""
+
     def __init__(self, kit: OfflineKit):
         self.kit = kit
 
     def answer(self, prompt: Prompt[Any], fields: dict[str, Any]) -> str:
+        """The raw answer text, as a model would give it, so the prompt's own parser reads it like any other."""
         load_answers()
         try:
             fn = ANSWERS[prompt.kind]

@@ -44,7 +44,7 @@ def rem_judge(fields: dict[str, Any], kit: OfflineKit) -> str:
     min_score = float(fields.get("min_score", 3.0))
     similarities = kit.similarity([seed], candidates)[0]
     judgements = []
-    for number, (text, sim) in enumerate(zip(candidates, similarities), 1):
+    for number, (text, sim) in enumerate(zip(candidates, similarities, strict=True), 1):
         sim = float(sim)
         shared = _shared_phrases(seed, [text])
         entry: dict[str, Any] = {

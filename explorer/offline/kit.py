@@ -28,6 +28,7 @@ class OfflineKit:
         return random.Random(f"{self.seed}|" + "|".join(map(str, salt)))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors from the product's own embedder, so offline answers rank by the meaning the map shows."""
         return self.embedder.embed(list(texts))
 
     def similarity(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:

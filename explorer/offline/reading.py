@@ -14,6 +14,9 @@ NOTHING_SIMILARITY = 0.92  # a passage this close to something known adds nothin
 
 @answers("implant")
 def implant(fields: dict[str, Any], kit: OfflineKit) -> str:
+    """How a new passage relates to its nearest known ones: their closest sentences side by side and what it adds;
+    NOTHING when it all but repeats something known.
+    """
     new_info = str(fields["new_info"])
     known = split_passages(str(fields["existing_knowledge"]))
     new_sentences = [s for s in split_sentences(new_info) if len(s.split()) >= 4] or [new_info]
@@ -40,6 +43,7 @@ def implant(fields: dict[str, Any], kit: OfflineKit) -> str:
 
 @answers("entities")
 def entities(fields: dict[str, Any], kit: OfflineKit) -> str:
+    """The passage's keyphrases as its entities, each with the first sentence that speaks of it."""
     passage = str(fields["passage"])
     limit = int(fields.get("max_entities", 5))
     sentences = split_sentences(passage)
@@ -53,6 +57,7 @@ def entities(fields: dict[str, Any], kit: OfflineKit) -> str:
 
 @answers("entity_synthesis")
 def entity_synthesis(fields: dict[str, Any], kit: OfflineKit) -> str:
+    """What is learnt about an entity, said to confirm, extend or differ from the closest earlier note on it."""
     entity, learning = str(fields["entity"]), str(fields["learning"])
     previous = split_passages(str(fields["previous"]))
     if not previous:

@@ -118,6 +118,9 @@ def encounter_interest(similarity: float, cross_domain: bool) -> float:
 
 @answers("wander_dwell")
 def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
+    """A dwelling between two loci: their closest and farthest sentences as connection and tension, shared
+    keyphrases as themes, and measured (not guessed) interestingness and actionability.
+    """
     here, there = _content(str(fields["current_concept"])), _content(str(fields["next_concept"]))
     here_domains, there_domains = _domains(fields.get("current_domains")), _domains(fields.get("next_domains"))
     ours, theirs = _sentences(here), _sentences(there)
@@ -160,13 +163,17 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
 
 @answers("wander_analogy")
 def analogy(fields: dict[str, Any], kit: OfflineKit) -> str:
+    """Analogies from passages of other domains: in each, the keyphrase closest to one of the locus's own
+    (never the same phrase), with the sentence it comes from.
+    """
     concept = _content(str(fields["concept"]))
     block = str(fields["elsewhere"])
     passages, labels = split_passages(block), _labels(block)
     count = int(fields.get("count", 3))
     here_phrases = _phrases(concept, 3) or [shorten(concept, 6)]
     found = []
-    for passage, label in list(zip(passages, labels + [None] * len(passages)))[:count]:
+    # Padded on purpose: an unnumbered block is one passage with no label, read as unlabelled.
+    for passage, label in list(zip(passages, labels + [None] * len(passages), strict=False))[:count]:
         passage = _content(passage)
         there_phrases = _phrases(passage, 3)
         sentences = _sentences(passage)
@@ -194,6 +201,9 @@ def analogy(fields: dict[str, Any], kit: OfflineKit) -> str:
 
 @answers("wander_crystallize")
 def crystallize(fields: dict[str, Any], kit: OfflineKit) -> str:
+    """A crystal's insight from the recurring themes and the evidence sentences closest to them; its confidence
+    is how close the best evidence is.
+    """
     themes = [t.strip() for t in str(fields["themes"]).split(",") if t.strip()]
     locus = _content(str(fields["locus"]))
     block = str(fields["evidence"])
@@ -204,7 +214,7 @@ def crystallize(fields: dict[str, Any], kit: OfflineKit) -> str:
         central = _sentences(locus)[:1]
     support = kit.similarity([focus], evidence)[0] if evidence else []
     confidence = float(sum(sorted(support, reverse=True)[:3]) / max(1, min(3, len(support)))) if len(support) else 0.0
-    domains = list(dict.fromkeys([*_domains(fields.get("domains")), *(l for l in _labels(block) if l)]))
+    domains = list(dict.fromkeys([*_domains(fields.get("domains")), *(label for label in _labels(block) if label)]))
     insight = (
         f"{focus.capitalize()} recur across {len(evidence)} encounters and surface again at "
         f"“{shorten(locus, 12)}”: " + " ".join(shorten(s, 30) for s in central)
@@ -221,6 +231,7 @@ def crystallize(fields: dict[str, Any], kit: OfflineKit) -> str:
 
 @answers("wander_validate")
 def validate(fields: dict[str, Any], kit: OfflineKit) -> str:
+    """Whether a crystal's insight holds: valid when enough evidence passages are close to it."""
     insight = str(fields["insight"])
     evidence = split_passages(str(fields["evidence"]))
     if not evidence:

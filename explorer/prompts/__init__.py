@@ -13,7 +13,7 @@ import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -39,15 +39,18 @@ class Prompt(Generic[T]):
 
     @property
     def fields(self) -> frozenset[str]:
+        """The template's named placeholders: what a caller must supply (and the offline provider reads)."""
         return frozenset(name for _, name, _, _ in string.Formatter().parse(self.template) if name)
 
     def render(self, fields: dict[str, Any]) -> str:
+        """The prompt text; a missing field is a programming error, named, rather than a silent blank."""
         missing = self.fields - fields.keys()
         if missing:
             raise KeyError(f"prompt {self.kind!r} needs fields {sorted(missing)}")
         return self.template.format_map({k: fields[k] for k in self.fields})
 
     def messages(self, fields: dict[str, Any]) -> list[dict[str, str]]:
+        """The chat messages a model is sent: the system prompt, when there is one, then the rendered template."""
         user = {"role": "user", "content": self.render(fields)}
         return [{"role": "system", "content": self.system}, user] if self.system else [user]
 
@@ -77,8 +80,16 @@ def extract_json(text: str) -> Any | None:
     return None
 
 
+@overload
+def clamp01(value: Any) -> float | None: ...
+
+
+@overload
+def clamp01(value: Any, default: float) -> float: ...
+
+
 def clamp01(value: Any, default: float | None = None) -> float | None:
-    """A score in [0, 1]; ``default`` when the value is not a number."""
+    """A score in [0, 1]; ``default`` when the value is not a number (so a model's "0.X" never passes as one)."""
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -89,6 +100,7 @@ def clamp01(value: Any, default: float | None = None) -> float | None:
 
 
 def clean_text(text: str | None) -> str:
+    """A model's text without the surrounding blanks and quotes models like to add."""
     return (text or "").strip().strip('"').strip()
 
 
@@ -106,7 +118,7 @@ def format_passages(texts: list[str], labels: list[str | None] | None = None) ->
     labels = labels or [None] * len(texts)
     return "\n\n".join(
         f"[{i}] " + (f"({label}) " if label else "") + " ".join(text.split())
-        for i, (text, label) in enumerate(zip(texts, labels), 1)
+        for i, (text, label) in enumerate(zip(texts, labels, strict=True), 1)
     )
 
 
@@ -118,4 +130,4 @@ def split_passages(block: str) -> list[str]:
     if not starts:
         return [block.strip()]
     ends = [m.start() for m in starts[1:]] + [len(block)]
-    return [block[m.end() : end].strip() for m, end in zip(starts, ends)]
+    return [block[m.end() : end].strip() for m, end in zip(starts, ends, strict=True)]

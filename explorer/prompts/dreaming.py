@@ -30,21 +30,24 @@ class Judgement:
 
     @property
     def average(self) -> float:
+        """The mean of the three scores: what a candidate must reach to become a discovery."""
         return (self.novelty + self.plausibility + self.usefulness) / 3
 
 
 @dataclass(frozen=True)
 class JudgeAnswer:
+    """Everything the judge said about one seed's candidates, in the order it said it."""
+
     judgements: tuple[Judgement, ...]
     no_connection: bool = False  # the whole answer was NO_CONNECTION: no candidate connects
 
 
 def _score(value: object) -> float | None:
     """A 1–5 score, clamped; None when it is not a number."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
     try:
-        number = float(value)  # type: ignore[arg-type]
+        number = float(value)
     except (TypeError, ValueError):
         return None
     return None if number != number else min(5.0, max(1.0, number))
@@ -53,18 +56,20 @@ def _score(value: object) -> float | None:
 def _judgement(entry: object, position: int) -> Judgement | None:
     if not isinstance(entry, dict):
         return None
-    scores = [_score(entry.get(name)) for name in ("novelty", "plausibility", "usefulness")]
-    if any(s is None for s in scores):
+    novelty, plausibility, usefulness = (_score(entry.get(name)) for name in ("novelty", "plausibility", "usefulness"))
+    if novelty is None or plausibility is None or usefulness is None:
         return None
     try:
         candidate = int(entry.get("candidate", position))
     except (TypeError, ValueError):
         return None
-    connection = entry.get("connection")
-    connection = clean_text(connection) if isinstance(connection, str) else ""
+    said = entry.get("connection")
+    connection: str | None = clean_text(said) if isinstance(said, str) else ""
     if not connection or _NO_CONNECTION.fullmatch(connection) or entry.get("verdict") == NO_CONNECTION:
         connection = None
-    return Judgement(candidate, *scores, connection=connection, confidence=clamp01(entry.get("confidence")))
+    return Judgement(
+        candidate, novelty, plausibility, usefulness, connection=connection, confidence=clamp01(entry.get("confidence"))
+    )
 
 
 def parse_judge(text: str) -> JudgeAnswer | None:

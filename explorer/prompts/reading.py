@@ -39,6 +39,8 @@ IMPLANT = Prompt[str](
 
 @dataclass(frozen=True)
 class EntityLearning:
+    """One entity a passage speaks of and what it teaches about it, followed up in the READING cycle."""
+
     entity: str
     learning: str
 

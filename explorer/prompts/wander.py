@@ -61,6 +61,10 @@ MAX_THEMES = 5
 
 @dataclass(frozen=True)
 class Dwelling:
+    """The reflection at one step of a wander: five answers about the encounter, its themes (which feed
+    resonances) and its ratings (which feed selection and the trace).
+    """
+
     connection: str
     tension: str
     bridge: str
@@ -112,6 +116,8 @@ DWELLING = Prompt[Dwelling](
 
 @dataclass(frozen=True)
 class Analogy:
+    """A concept from another domain that shares the locus's structure: a candidate next locus for the walk."""
+
     concept: str
     domain: str | None
     rationale: str
@@ -158,6 +164,8 @@ ANALOGY = Prompt[list[Analogy]](
 
 @dataclass(frozen=True)
 class CrystalDraft:
+    """A crystal as first proposed from a recurring pattern, before validation decides whether it is kept."""
+
     insight: str
     confidence: float
     actionability: float
@@ -165,6 +173,7 @@ class CrystalDraft:
 
 
 def parse_crystal(text: str) -> CrystalDraft | None:
+    """The insight, its ratings and domains; ``None`` for a too-short insight or missing ratings."""
     data = extract_json(text)
     if not isinstance(data, dict):
         return None
@@ -205,12 +214,15 @@ CRYSTALLIZE = Prompt[CrystalDraft](
 
 @dataclass(frozen=True)
 class Validation:
+    """The check of a crystal's insight against its evidence: whether to keep it, and how sure."""
+
     valid: bool
     confidence: float
     notes: str
 
 
 def parse_validation(text: str) -> Validation | None:
+    """The verdict (it must be a real boolean), a confidence (0.5 when not given) and notes."""
     data = extract_json(text)
     if not isinstance(data, dict) or not isinstance(data.get("valid"), bool):
         return None
