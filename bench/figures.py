@@ -15,12 +15,17 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
 from explorer.export import render_png
 from explorer.figures.map import MapCrystal, MapData, MapHalo, MapLocus, MapStep, NodePoints, session_map
+
+T = TypeVar("T")
 
 DOMAINS = ("art", "education", "literature", "love", "politics", "python", "science", "wisdom", "work")
 
@@ -47,18 +52,18 @@ def synthetic(n: int, steps: int = 50, seed: int = 0) -> MapData:
     return MapData(
         nodes=nodes,
         loci=loci,
-        path=[MapStep(i, l.id, l.x, l.y) for i, l in enumerate(loci)],
+        path=[MapStep(i, locus.id, locus.x, locus.y) for i, locus in enumerate(loci)],
         crystals=[MapCrystal(f"c{i}", loci[i * 9].x, loci[i * 9].y, "insight " * 20) for i in range(5)],
-        halos=[MapHalo(f"r{i % 4}", l.x, l.y, 1 + i % 5, 0.5 + i % 5) for i, l in enumerate(loci[::4])],
+        halos=[MapHalo(f"r{i % 4}", locus.x, locus.y, 1 + i % 5, 0.5 + i % 5) for i, locus in enumerate(loci[::4])],
         title=f"Synthetic map of {n} nodes",
         subtitle=f"{steps} steps",
     )
 
 
-def timed(fn, repeat: int = 3) -> tuple[float, object]:
-    """Median seconds of ``repeat`` calls, and the last result."""
-    times, result = [], None
-    for _ in range(repeat):
+def timed(fn: Callable[[], T], repeat: int = 3) -> tuple[float, T]:
+    """Median seconds of ``repeat`` calls (at least one), and the last result."""
+    times: list[float] = []
+    for _ in range(max(1, repeat)):
         started = time.perf_counter()
         result = fn()
         times.append(time.perf_counter() - started)
@@ -69,7 +74,7 @@ HTML = """<!doctype html><html><head><meta charset="utf-8"><script src="{plotly}
 <body><div id="map" style="width:1200px;height:760px"></div></body></html>"""
 
 
-def browser_render_seconds(figure_json: str, page) -> float:
+def browser_render_seconds(figure_json: str, page: Any) -> float:
     """Seconds for Plotly.js in Chromium to draw the figure (what the Map page's chart does in the browser)."""
     return page.evaluate(
         """async (spec) => {
@@ -85,10 +90,16 @@ def browser_render_seconds(figure_json: str, page) -> float:
     )
 
 
+def square_png(data: MapData, webgl: bool, size: int) -> bytes:
+    """The map as the archive exports it, a ``size``-pixel square PNG."""
+    return render_png(session_map(data, webgl=webgl, width=size, height=size), size, size)
+
+
 def figure_figures(sizes: list[int], browser: bool) -> None:
     print("session map figure (median of 3)")
     print(
-        f"{'points':>8} {'build s':>8} {'to_json s':>9} {'JSON MB':>8} {'browser s':>9} {'PNG 1024 s':>10} {'PNG 512 s':>9}"
+        f"{'points':>8} {'build s':>8} {'to_json s':>9} {'JSON MB':>8} {'browser s':>9} "
+        f"{'PNG 1024 s':>10} {'PNG 512 s':>9}"
     )
     page = context = None
     if browser:
@@ -116,20 +127,16 @@ def figure_figures(sizes: list[int], browser: bool) -> None:
     render_png(session_map(synthetic(100), webgl=False, width=512, height=512), 512, 512)  # start kaleido's browser
     for n in sizes:
         data = synthetic(n)
-        build, figure = timed(lambda: session_map(data))
-        serialise, spec = timed(lambda: figure.to_json())
-        drawn = timed(lambda: browser_render_seconds(spec, page))[0] if page else float("nan")
+        build, figure = timed(partial(session_map, data))
+        serialise, spec = timed(figure.to_json)
+        drawn = timed(partial(browser_render_seconds, spec, page))[0] if page else float("nan")
         webgl = n > 5000  # as the archive does
-        png_1024 = timed(
-            lambda: render_png(session_map(data, webgl=webgl, width=1024, height=1024), 1024, 1024),
-            repeat=1 if n > 10000 else 3,
-        )[0]
-        png_512 = timed(
-            lambda: render_png(session_map(data, webgl=webgl, width=512, height=512), 512, 512),
-            repeat=1 if n > 10000 else 3,
-        )[0]
+        repeat = 1 if n > 10000 else 3
+        png_1024 = timed(partial(square_png, data, webgl, 1024), repeat=repeat)[0]
+        png_512 = timed(partial(square_png, data, webgl, 512), repeat=repeat)[0]
         print(
-            f"{n:>8} {build:>8.3f} {serialise:>9.3f} {len(spec) / 1e6:>8.1f} {drawn:>9.3f} {png_1024:>10.2f} {png_512:>9.2f}"
+            f"{n:>8} {build:>8.3f} {serialise:>9.3f} {len(spec) / 1e6:>8.1f} {drawn:>9.3f} "
+            f"{png_1024:>10.2f} {png_512:>9.2f}"
         )
     if context:
         context.stop()
@@ -177,11 +184,11 @@ def placement_figures(db: Path, held_out: float = 0.2, k: int = 10) -> None:
         """
         high = np.argsort(-(vectors[new_rows] @ vectors[fit_rows].T), axis=1)[:, :k]
         low = np.argsort(((placed[:, None, :] - layout_fit[None, :, :]) ** 2).sum(-1), axis=1)[:, :k]
-        return float(np.mean([len(set(a) & set(b)) / k for a, b in zip(high, low)]))
+        return float(np.mean([len(set(a) & set(b)) / k for a, b in zip(high, low, strict=True)]))
 
     fitted_knn = exact_knn(vectors[fit_rows], k + 1)[0][:, 1:]
     map_knn = np.argsort(((fitted_xy[:, None, :] - fitted_xy[None, :, :]) ** 2).sum(-1), axis=1)[:, 1 : k + 1]
-    fit_quality = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(fitted_knn, map_knn)]))
+    fit_quality = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(fitted_knn, map_knn, strict=True)]))
     print(
         f"\nplacing new points on a fitted map ({db.name}: {cut} nodes fitted, {len(new_rows)} placed; "
         f"UMAP import {import_s:.1f} s, our fit {fit_s:.1f} s)"
@@ -210,7 +217,8 @@ def page_figures(db: Path) -> None:
     warm = timed(lambda: at.run(), repeat=3)[0]
     spec = at.get("plotly_chart")[0].proto.spec if at.get("plotly_chart") else ""
     print(
-        f"\nMap page script ({db.name}): first run {first:.2f} s, warm {warm:.2f} s; figure JSON {len(spec) / 1e6:.1f} MB"
+        f"\nMap page script ({db.name}): first run {first:.2f} s, warm {warm:.2f} s; "
+        f"figure JSON {len(spec) / 1e6:.1f} MB"
     )
 
 

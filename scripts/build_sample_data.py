@@ -552,6 +552,21 @@ def whatsnew_authors(root: Path) -> list[str]:
 
 def build_licenses(root: Path, versions: dict[str, str], out: Path) -> Path:
     fortunes_copyright = (root / "usr/share/doc/fortunes/copyright").read_text(encoding="utf-8").strip()
+    sources = [
+        (
+            "`python-whatsnew/whatsnew-*.md`",
+            "`usr/share/doc/python3.11/html/_sources/whatsnew/*.rst.txt` in "
+            f"`python3.11-doc` {versions['python3.11-doc']}",
+            "PSF License Agreement (code examples also Zero-Clause BSD)",
+        ),
+        (
+            "`fortunes/fortunes.jsonl`",
+            f"`usr/share/games/fortunes/` in `fortunes` {versions['fortunes']} "
+            f"and `fortunes-min` {versions['fortunes-min']}",
+            "BSD (as stated in the package's copyright file)",
+        ),
+    ]
+    table = "\n".join(f"| {files} | {origin} | {licence} |" for files, origin, licence in sources)
     text = f"""# Licences of the sample data
 
 None of these texts was written by the Dream Explorer team. They were taken from
@@ -559,8 +574,7 @@ Debian packages by `scripts/build_sample_data.py`.
 
 | Files | Taken from (Debian package, version) | Licence |
 | --- | --- | --- |
-| `python-whatsnew/whatsnew-*.md` | `usr/share/doc/python3.11/html/_sources/whatsnew/*.rst.txt` in `python3.11-doc` {versions["python3.11-doc"]} | PSF License Agreement (code examples also Zero-Clause BSD) |
-| `fortunes/fortunes.jsonl` | `usr/share/games/fortunes/` in `fortunes` {versions["fortunes"]} and `fortunes-min` {versions["fortunes-min"]} | BSD (as stated in the package's copyright file) |
+{table}
 
 ## "What's New in Python" (python3.11-doc)
 

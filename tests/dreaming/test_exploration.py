@@ -137,8 +137,8 @@ def test_judge_prompt_holds_seed_candidates_and_known_relations() -> None:
     "text,expected",
     [
         (
-            '{"judgements": [{"candidate": 2, "novelty": 4, "plausibility": 3, "usefulness": 5, "connection": "both cache",'
-            ' "confidence": 0.7}]}',
+            '{"judgements": [{"candidate": 2, "novelty": 4, "plausibility": 3, "usefulness": 5, '
+            '"connection": "both cache", "confidence": 0.7}]}',
             [(2, 4.0, 3.0, 5.0, "both cache", 0.7)],
         ),
         (
@@ -240,7 +240,7 @@ def test_candidates_cap_applies_after_known_links_are_set_aside(scripted) -> Non
     seed = memory("seed", id="seed", prominence=0.4)
     hub = [memory(f"direct {i}", id=f"d{i}", prominence=0.9) for i in range(10)]
     beyond = [memory(f"beyond {i}", id=f"b{i}", prominence=0.9) for i in range(10)]
-    relations = [link(seed, h) for h in hub] + [link(h, b) for h, b in zip(hub, beyond)]
+    relations = [link(seed, h) for h in hub] + [link(h, b) for h, b in zip(hub, beyond, strict=True)]
     gateway = scripted(judge_all(score=1, connection="NO_CONNECTION"))
     result = explore(
         [seed, *hub, *beyond],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import pytest
 
@@ -28,7 +29,7 @@ def dormant(text: str = "m", **fields):
 
 
 def chain(nodes, kind="EXTENDS"):
-    return [link(a, b, kind) for a, b in zip(nodes, nodes[1:])]
+    return [link(a, b, kind) for a, b in pairwise(nodes)]
 
 
 def clusters_of(nodes, relations, **config):
@@ -210,7 +211,7 @@ def test_run_fusion_supersedes_sources_and_keeps_them(make_runtime) -> None:
     )
     sources = [
         memory(t, category="fact", importance=imp, confidence=conf, generation=gen, created_at=days_ago(40))
-        for t, imp, conf, gen in zip(DUBLIN, (0.4, 0.8, 0.5), (0.9, 0.6, 0.95), (0, 2, 1))
+        for t, imp, conf, gen in zip(DUBLIN, (0.4, 0.8, 0.5), (0.9, 0.6, 0.95), (0, 2, 1), strict=True)
     ]
     fresh = memory("The user likes tea.", category="fact")
     store(runtime, sources + [fresh], chain(sources) + [link(sources[2], fresh)])

@@ -30,7 +30,7 @@ PASSAGES = {
 
 def corpus_nodes(embedder, **fields):
     nodes = [memory(text, year=year, domain="python", **fields) for year, texts in PASSAGES.items() for text in texts]
-    for node, vector in zip(nodes, embedder.embed([n.text for n in nodes])):
+    for node, vector in zip(nodes, embedder.embed([n.text for n in nodes]), strict=True):
         node.embedding = vector
     return nodes
 

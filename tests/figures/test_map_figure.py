@@ -62,20 +62,21 @@ def test_path_is_ordered_with_an_arrow_per_move_and_step_numbers() -> None:
     data = sample()
     traces = by_name(session_map(data))
     path = traces["trace (path)"]
-    vertices = [(x, y) for x, y, s in zip(path.x, path.y, path.marker.symbol) if s == "circle"]
+    vertices = [(x, y) for x, y, s in zip(path.x, path.y, path.marker.symbol, strict=True) if s == "circle"]
     assert vertices == [(s.x, s.y) for s in data.path]
     arrows = [i for i, s in enumerate(path.marker.symbol) if s == "arrow"]
     assert len(arrows) == len(data.path) - 1 and path.marker.angleref == "previous"
     for i in arrows:  # each arrow sits halfway along its move
         assert (path.x[i], path.y[i]) == ((path.x[i - 1] + path.x[i + 1]) / 2, (path.y[i - 1] + path.y[i + 1]) / 2)
-    labels = dict(zip(zip(traces["step numbers"].x, traces["step numbers"].y), traces["step numbers"].text))
+    numbers = traces["step numbers"]
+    labels = dict(zip(zip(numbers.x, numbers.y, strict=True), numbers.text, strict=True))
     assert labels[(data.loci[1].x, data.loci[1].y)] == "1·3·6"  # a revisited locus lists its steps
     assert labels[(data.loci[0].x, data.loci[0].y)] == "start"
 
 
 def test_long_walks_label_every_nth_step_and_always_the_last() -> None:
     loci = [MapLocus(f"l{i}", float(i), 0.0, "c") for i in range(200)]
-    data = MapData(loci=loci, path=[MapStep(i, l.id, l.x, l.y) for i, l in enumerate(loci)])
+    data = MapData(loci=loci, path=[MapStep(i, locus.id, locus.x, locus.y) for i, locus in enumerate(loci)])
     labels = by_name(session_map(data))["step numbers"].text
     assert 30 <= len(labels) <= 45 and "199" in labels and "start" in labels
 
