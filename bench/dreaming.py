@@ -40,6 +40,7 @@ class InstantModel:
     """Valid answers at once, each derived from its prompt's fields."""
 
     def ask(self, prompt, fields, **_):
+        """A parsed answer in no time, so the bench measures the dreaming around the model, not the model."""
         if prompt.kind == "rem_judge":
             count = len(split_passages(fields["candidates"]))
             text = json.dumps(
@@ -93,6 +94,7 @@ class Timed:
 
 
 def synthetic_graph(nodes: int, degree: float, rng: np.random.Generator) -> tuple[list[Node], list[Relation]]:
+    """A memory graph of the size asked, with random vectors, years, ages and relations of every type."""
     now = datetime.now(UTC)
     vectors = rng.normal(size=(nodes, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -119,6 +121,7 @@ def synthetic_graph(nodes: int, degree: float, rng: np.random.Generator) -> tupl
 
 
 def main() -> None:
+    """Time each dreaming mechanism on a synthetic graph and print where its seconds go."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--dreams", type=int, default=100)

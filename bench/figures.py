@@ -31,6 +31,7 @@ DOMAINS = ("art", "education", "literature", "love", "politics", "python", "scie
 
 
 def synthetic(n: int, steps: int = 50, seed: int = 0) -> MapData:
+    """A map of ``n`` nodes in nine domain clusters, with a walk of ``steps``, crystals and halos on it."""
     rng = np.random.default_rng(seed)
     centres = rng.uniform(-15, 15, size=(len(DOMAINS), 2))
     labels = rng.integers(0, len(DOMAINS), size=n)
@@ -96,6 +97,7 @@ def square_png(data: MapData, webgl: bool, size: int) -> bytes:
 
 
 def figure_figures(sizes: list[int], browser: bool) -> None:
+    """Time building, serialising, drawing and exporting the session map at each size."""
     print("session map figure (median of 3)")
     print(
         f"{'points':>8} {'build s':>8} {'to_json s':>9} {'JSON MB':>8} {'browser s':>9} "
@@ -223,6 +225,7 @@ def page_figures(db: Path) -> None:
 
 
 def main() -> None:
+    """The figure benches the options ask for."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000,50000")
     parser.add_argument("--db", type=Path, help="a database with a corpus (placement and Map page figures)")

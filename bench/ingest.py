@@ -24,6 +24,7 @@ SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 
 
 def main() -> None:
+    """Time ingesting a corpus (the sample data by default) into a fresh database."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--path", type=Path, default=SAMPLE)
     args = parser.parse_args()

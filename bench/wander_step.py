@@ -78,6 +78,7 @@ class ClusterEmbedder:
         self.centres = _centres()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors without a model, so the bench times the walk and not the embedder."""
         rows = []
         for text in texts:
             rng = np.random.default_rng(int(hashlib.sha1(text.encode()).hexdigest()[:12], 16))
@@ -151,6 +152,8 @@ class Timed:
         self.seconds, self._depth = 0.0, 0
 
     def wrap(self, fn):
+        """``fn``, counting its seconds here."""
+
         def timed(*args, **kwargs):
             started = time.perf_counter()
             self._depth += 1
@@ -166,6 +169,7 @@ class Timed:
 
 
 def bench(nodes: int, steps: int, folder: Path) -> None:
+    """Time ``steps`` wander steps over a corpus of ``nodes``, and print where the seconds go."""
     runtime = open_runtime(replace(Settings(), db_path=folder / f"bench-{nodes}.duckdb"), embedder=ClusterEmbedder())
     session = service.create_session(
         runtime,
@@ -236,6 +240,7 @@ def bench(nodes: int, steps: int, folder: Path) -> None:
 
 
 def main() -> None:
+    """The wander-step bench at each corpus size asked for."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--steps", type=int, default=30)

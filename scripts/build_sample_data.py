@@ -87,6 +87,7 @@ def fetch_packages(workdir: Path) -> tuple[Path, dict[str, str]]:
 
 
 def deb_field(deb: Path, field: str) -> str:
+    """A control field of a downloaded package (its version, for the licence file)."""
     result = subprocess.run(["dpkg-deb", "-f", str(deb), field], check=True, capture_output=True, text=True)
     return result.stdout.strip()
 
@@ -96,6 +97,8 @@ def deb_field(deb: Path, field: str) -> str:
 
 @dataclass
 class Block:
+    """One Markdown block of a converted document, as the renderer lays it out."""
+
     kind: str  # "h" heading, "p" paragraph, "li" list item, "code"
     text: str
     depth: int = 0  # heading level for "h", list nesting otherwise
@@ -156,10 +159,12 @@ PROSE_ROLES = {
 
 
 def indent_of(line: str) -> int:
+    """How far a line is indented: reST nests blocks by indentation."""
     return len(line) - len(line.lstrip())
 
 
 def dedent(lines: list[str]) -> list[str]:
+    """A nested block's lines as if written at the margin, to parse it like a document of its own."""
     return textwrap.dedent("\n".join(lines)).split("\n")
 
 
@@ -172,6 +177,7 @@ def indented_block_end(lines: list[str], start: int) -> int:
 
 
 def is_heading_underline(title: str, line: str) -> bool:
+    """Whether ``line`` underlines ``title`` as a reST section heading (reST allows a slightly short one)."""
     return bool(title.strip()) and bool(ADORNMENT.match(line)) and len(line.strip()) >= len(title.strip()) - 2
 
 
@@ -207,6 +213,7 @@ class RstConverter:
 
     # ---- inline markup
     def role(self, match: re.Match[str]) -> str:
+        """A reST role (a function, a PEP, a cross-reference…) as the text a reader would see."""
         name, content = match.group(1), match.group(2).replace("\n", " ")
         explicit = re.match(r"^(.*?)\s*<([^<>]+)>$", content, re.S)
         text, target = (explicit.group(1), explicit.group(2)) if explicit else ("", content)
@@ -232,6 +239,7 @@ class RstConverter:
         return f"`{target}`"
 
     def inline(self, text: str) -> str:
+        """A paragraph's inline markup reduced to plain Markdown on one line."""
         literals: list[str] = []
 
         def stash(m: re.Match[str]) -> str:
@@ -252,12 +260,14 @@ class RstConverter:
 
     # ---- block structure
     def heading(self, title: str, char: str, overline: bool) -> Block:
+        """A heading whose level is the order its adornment style first appeared in, as reST defines it."""
         style = (char, overline)
         if style not in self.heading_styles:
             self.heading_styles.append(style)
         return Block("h", self.inline(title), min(self.heading_styles.index(style) + 1, 6))
 
     def directive(self, name: str, arg: str, body: list[str], depth: int) -> list[Block]:
+        """A directive's content kept as prose or code, labelled (``New in 3.8:``) or dropped."""
         body = dedent(body)
         while body and FIELD.match(body[0].strip()) and name not in LABELLED_DIRECTIVES:
             body = body[1:]  # directive options such as :linenos:
@@ -283,6 +293,7 @@ class RstConverter:
         return []
 
     def list_item(self, lines: list[str], start: int, depth: int) -> tuple[list[Block], int]:
+        """The blocks of the list item at ``start`` and the index after it."""
         marker = BULLET.match(lines[start])
         assert marker
         column = marker.end()
@@ -298,6 +309,7 @@ class RstConverter:
         return blocks, end
 
     def parse(self, lines: list[str], depth: int = 0) -> list[Block]:
+        """A document (or a nested part of one) as Markdown blocks."""
         blocks: list[Block] = []
         lines = [line.rstrip().expandtabs(8) for line in lines]
         i, n = 0, len(lines)
@@ -417,10 +429,12 @@ def yaml_value(value: str | int) -> str:
 
 
 def front_matter(fields: dict[str, str | int]) -> str:
+    """The YAML front matter the loaders read a document's title, year and domain from."""
     return "---\n" + "".join(f"{key}: {yaml_value(value)}\n" for key, value in fields.items()) + "---\n\n"
 
 
 def build_whatsnew(root: Path, out: Path) -> list[Path]:
+    """One dated Markdown document per Python release, converted from its What's New page."""
     sources = root / DOCS
     labels = scan_labels(sources)
     out.mkdir(parents=True)
@@ -481,10 +495,12 @@ def is_good_fortune(text: str) -> bool:
 
 
 def sample_evenly(items: list[str], n: int) -> list[str]:
+    """``n`` items spread over the whole list, so a category is sampled from end to end, reproducibly."""
     return items if len(items) <= n else [items[k * len(items) // n] for k in range(n)]
 
 
 def build_fortunes(root: Path, out: Path) -> tuple[Path, dict[str, int]]:
+    """The quotations file: a sample of good fortunes per category, each a JSONL record with its domain."""
     out.mkdir(parents=True)
     records, counts = [], {}
     for category in sorted(FORTUNE_CATEGORIES):
@@ -551,6 +567,7 @@ def whatsnew_authors(root: Path) -> list[str]:
 
 
 def build_licenses(root: Path, versions: dict[str, str], out: Path) -> Path:
+    """LICENSES.md: where every file came from and under which terms, so the corpus may be shipped."""
     fortunes_copyright = (root / "usr/share/doc/fortunes/copyright").read_text(encoding="utf-8").strip()
     sources = [
         (
@@ -608,6 +625,7 @@ authors, named in their attribution lines. The package's copyright file
 
 
 def build_readme(out: Path) -> Path:
+    """The sample folder's README: what is in it and how to rebuild it."""
     path = out / "README.md"
     path.write_text(
         "# Sample data\n\n"
@@ -625,6 +643,7 @@ def build_readme(out: Path) -> Path:
 
 
 def main() -> int:
+    """Rebuild ``sample_data/`` from the packages and print what was written."""
     with tempfile.TemporaryDirectory() as tmp:
         root, versions = fetch_packages(Path(tmp))
         for sub in ("python-whatsnew", "fortunes"):
