@@ -29,7 +29,9 @@ OFFLINE_MODEL = "offline/extractive"
 class OfflineAnswerer(Protocol):
     """What the gateway needs from the offline provider (see :mod:`explorer.offline`)."""
 
-    def answer(self, prompt: Prompt[Any], fields: dict[str, Any]) -> str: ...
+    def answer(self, prompt: Prompt[Any], fields: dict[str, Any]) -> str:
+        """Text the prompt's parser accepts, derived from ``fields`` alone."""
+        ...
 
 
 @dataclass
@@ -46,6 +48,7 @@ class Answer(Generic[T]):
 
     @property
     def ok(self) -> bool:
+        """Whether the caller can use ``value``: the call succeeded and the answer parsed."""
         return self.error is None and self.value is not None
 
 
@@ -60,6 +63,7 @@ class Usage:
     by_tier: dict[str, int] = field(default_factory=dict)
 
     def add(self, answer: Answer[Any]) -> None:
+        """Count one answer, failed or not, into the totals a budget and a report read."""
         self.calls += 1
         self.failures += 0 if answer.ok else 1
         self.cost_cents += answer.cost_cents
@@ -130,6 +134,9 @@ class Gateway:
         purpose: str | None = None,
         session_id: str | None = None,
     ) -> Answer[T]:
+        """Ask ``prompt`` with ``fields`` on the tier's model (or offline), log the call, and return a typed
+        answer; model trouble comes back as ``Answer.error``, never as an exception.
+        """
         model, used_tier = self.model_for(tier)
         started = time.perf_counter()
         if used_tier == "offline":
