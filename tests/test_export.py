@@ -26,6 +26,7 @@ from explorer.export import (
 )
 from explorer.figures.palette import CRYSTAL_FILL, PATH_COLOUR
 from explorer.projection import update_projection
+from explorer.records.wander import ReviewState
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.wander import service as wander
@@ -83,15 +84,60 @@ def test_export_writes_two_maps_a_summary_and_the_json(runtime, explored, tmp_pa
     view = wander.session_view(runtime, session_id)
     assert record["session"]["id"] == session_id and record["session"]["step_count"] == STEPS
     assert [t["step_number"] for t in record["trace"]] == list(range(1, STEPS + 1))
-    assert {l["id"] for l in record["loci"]} == {l.id for l in view.loci}
+    assert {locus["id"] for locus in record["loci"]} == {locus.id for locus in view.loci}
     assert {c["id"] for c in record["crystals"]} == {c.id for c in view.crystals}
-    assert all("embedding" not in json.dumps(section) for section in (record["loci"], record["crystals"]))
+    assert all("embedding" not in json.dumps(part) for part in (record["loci"], record["crystals"]))
     assert any(e["subject"] == "wander.step.completed" for e in record["events"])
-    summary = archive.summary.read_text(encoding="utf-8")
-    assert summary.startswith("# Wander session: Text in Python")
-    assert 500 <= estimate_tokens(summary) <= 2000
-    assert all(c.insight.split()[0] in summary for c in view.crystals)
-    assert OFFLINE_NOTE in summary
+    assert archive.summary.read_text(encoding="utf-8") == session_summary(view)
+
+
+def section(summary: str, heading: str) -> list[str]:
+    """The lines under the Markdown heading that starts with ``heading``, up to the next heading."""
+    lines = summary.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(heading))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
+    return [line for line in lines[start + 1 : end] if line]
+
+
+def first_words(text: str, count: int) -> str:
+    return " ".join(text.split()[:count])
+
+
+def test_the_summary_says_what_the_session_is_where_it_went_and_what_it_concluded(runtime, explored) -> None:
+    view = wander.session_view(runtime, explored[1])
+    summary = session_summary(view)
+    assert 500 <= estimate_tokens(summary) <= 2000  # the README's promise: a 500–2,000-token summary
+    head = section(summary, "# Wander session: Text in Python")
+    assert head[0] == f"- id {view.session.id}; status {view.session.status}"
+    assert head[1] == "- seed concept: what changed in how Python handles text"
+    assert head[2].startswith(f"- {STEPS} steps of at most {view.session.max_steps}; {len(view.loci)} loci;")
+    assert f"- note: {OFFLINE_NOTE}" in head
+    crystals = section(summary, f"## Crystals ({len(view.crystals)})")
+    assert len(crystals) == len(view.crystals) >= 1
+    for crystal in view.crystals:
+        (line,) = [line for line in crystals if first_words(crystal.insight, 20) in line]
+        assert line.startswith(f"- [{crystal.review_state.value}, confidence {crystal.confidence:.2f}, ")
+    steps = section(summary, f"## Path ({STEPS} steps)")
+    loci = {locus.id: locus for locus in view.loci}
+    trace = sorted(view.trace, key=lambda t: t.step_number)
+    assert steps[0].startswith(f"0. {first_words(loci[trace[0].from_locus_id].concept, 5)}")
+    for t, line in zip(trace, steps[1:], strict=True):
+        assert line.startswith(f"{t.step_number}. ({t.strategy or '?'})")
+        assert first_words(loci[t.to_locus_id].concept, 5) in line
+
+
+def test_the_summary_shows_each_crystal_s_review_state(runtime, explored) -> None:
+    view = wander.session_view(runtime, explored[1])
+    crystal = view.crystals[0]
+    assert crystal.review_state == ReviewState.PENDING and "- [pending, " in session_summary(view)
+    for fields, state in (
+        ({"human_approved": True}, "approved"),
+        ({"status": "invalidated"}, "rejected"),
+        ({"status": "archived"}, "archived"),
+    ):
+        reviewed = replace(view, crystals=[replace(crystal, **fields)])
+        (line,) = section(session_summary(reviewed), "## Crystals (1)")
+        assert line.startswith(f"- [{state}, ") and first_words(crystal.insight, 20) in line
 
 
 def test_the_summary_sheds_detail_to_fit_its_budget(runtime, explored) -> None:
