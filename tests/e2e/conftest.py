@@ -38,6 +38,7 @@ def app_url(e2e_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     log = tmp_path_factory.mktemp("e2e-log") / "streamlit.log"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("EXPLORER_EMBEDDING_MODEL", DEFAULT_EMBEDDING_MODEL)
+        patch.setenv("OMP_NUM_THREADS", "1")  # the server shares two cores with this process (see real_embedder)
         with harness.streamlit_server(e2e_db, log=log) as url:
             yield url
 

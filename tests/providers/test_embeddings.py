@@ -34,7 +34,12 @@ def test_default_model_loads_and_embeds_with_no_network() -> None:
         "print(v.shape, round(float(np.linalg.norm(v[0])), 3), bool(v[0] @ v[1] > v[0] @ v[2]))"
     )
     env = dict(
-        os.environ, HF_HUB_OFFLINE="1", HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9", NO_PROXY=""
+        os.environ,
+        HF_HUB_OFFLINE="1",
+        HTTP_PROXY="http://127.0.0.1:9",
+        HTTPS_PROXY="http://127.0.0.1:9",
+        NO_PROXY="",
+        OMP_NUM_THREADS="1",
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr[-2000:]
