@@ -1,0 +1,167 @@
+"""The README's command reference is the CLI's: every command and option is documented there (as sqlite-utils
+tests its docs), nothing documented is missing from the CLI, and every ``--json`` field it names is in the
+real output of the command, run on a small database.
+
+The convention read here: in the README's "Command line" section, each command is a list item holding
+``explorer COMMAND ... [--option]`` in backticks, and may go on with "`--json` fields: `a`, `b.c`" (``b.c``:
+field ``c`` of object ``b``; a list's fields are those of each of its items).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import explorer.cli
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+SHARED = {"--db"}  # every command takes it; the section's first sentence says so once
+
+
+@dataclass
+class Documented:
+    """One command as the README lists it."""
+
+    options: set[str]
+    fields: list[str] = field(default_factory=list)
+
+
+def cli_commands() -> dict[str, set[str]]:
+    """Every command of the real CLI (``"wander review"``) with its options, walked through the groups."""
+
+    def walk(command: Any, path: tuple[str, ...]) -> Iterator[tuple[str, set[str]]]:
+        if hasattr(command, "commands"):
+            for name, sub in command.commands.items():
+                yield from walk(sub, (*path, name))
+        else:
+            options = {o for p in command.params if p.param_type_name == "option" for o in (*p.opts, *p.secondary_opts)}
+            yield " ".join(path), options
+
+    return dict(walk(typer.main.get_command(explorer.cli.app), ()))
+
+
+def command_section() -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("\n## Command line\n")
+    end = text.index("\n## ", start + 1)
+    return text[start:end]
+
+
+def readme_commands() -> dict[str, Documented]:
+    documented: dict[str, Documented] = {}
+    items = re.split(r"\n(?=- `explorer )", command_section())[1:]
+    for item in items:
+        item = item.split("\n\n")[0]  # the list item ends at a blank line
+        usage, _, fields = item.partition("`--json` fields")
+        names = []
+        for span in re.findall(r"`(explorer [^`]+)`", usage):
+            words = span.split()[1:]
+            path = " ".join(word for word in words[: next(i for i, w in enumerate([*words, "-"]) if not _word(w))])
+            assert path not in documented, f"README documents `explorer {path}` twice"
+            documented[path] = Documented(set(re.findall(r"--[a-z][a-z0-9-]*", span)))
+            names.append(path)
+        for path in names:
+            documented[path].fields = re.findall(r"`([a-z_][a-z0-9_.]*)`", fields)
+    return documented
+
+
+def _word(token: str) -> bool:
+    """A command or group name (lower-case words); ``PATH``, ``[--json]`` and ``--steps`` end the command."""
+    return re.fullmatch(r"[a-z][a-z-]*", token) is not None
+
+
+def test_every_command_is_documented_and_every_documented_command_exists() -> None:
+    assert set(readme_commands()) == set(cli_commands())
+
+
+def test_every_option_is_documented_and_every_documented_option_exists() -> None:
+    documented = readme_commands()
+    assert "Every command takes `--db PATH`" in command_section()
+    for path, options in cli_commands().items():
+        assert options >= SHARED, f"`explorer {path}` has no --db, but the README says every command takes it"
+        readme = documented[path].options
+        assert options - SHARED <= readme, f"`explorer {path}`: {sorted(options - SHARED - readme)} not in README.md"
+        assert readme <= options, f"README.md documents {sorted(readme - options)} for `explorer {path}`"
+
+
+def test_every_command_with_json_output_lists_its_fields() -> None:
+    documented = readme_commands()
+    for path, options in cli_commands().items():
+        assert ("--json" in options) == bool(documented[path].fields), path
+
+
+def present(value: Any, dotted: str) -> bool:
+    """Whether ``dotted`` (``a.b``) is in ``value``; in a list it must be in every item, and there must be items."""
+    if isinstance(value, list):
+        return bool(value) and all(present(item, dotted) for item in value)
+    name, _, rest = dotted.partition(".")
+    if not isinstance(value, dict) or name not in value:
+        return False
+    return present(value[name], rest) if rest else True
+
+
+@pytest.fixture
+def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
+    """The ``--json`` output of every command that has one, run on a copy of the small corpus."""
+    runner = CliRunner()
+    db = str(corpus_copy)
+
+    def run(*args: str) -> Any:
+        result = runner.invoke(explorer.cli.app, [*args, "--db", db, "--json"], catch_exceptions=False)
+        assert result.exit_code in (0, 1), result.output  # ingest exits 1 only when nothing could be read
+        return json.loads(result.stdout)
+
+    reading = tmp_path / "reading"
+    reading.mkdir()
+    (reading / "note.txt").write_text("Dictionaries keep their insertion order from Python 3.7 on.", encoding="utf-8")
+    (reading / "bad.jsonl").write_text('{"text": "a fine record about parsers"}\n{oops\n', encoding="utf-8")
+    dated = tmp_path / "dated"
+    dated.mkdir()
+    for year, text in ((2001, "Nested scopes arrive in Python."), (2003, "Python gains the bool type and sets.")):
+        (dated / f"{year}.md").write_text(f"---\nyear: {year}\n---\n{text}\n", encoding="utf-8")
+
+    out: dict[str, Any] = {"ingest": run("ingest", str(reading)), "stats": run("stats"), "map": run("map")}
+    out["wander new"] = run(
+        "wander", "new", "--seed-concept", "unicode strings and text", "--seed", "1", "--checkpoint-every", "0"
+    )
+    session = out["wander new"]["session_id"]
+    out["wander run"] = run("wander", "run", session, "--steps", "4")
+    out["wander step"] = run("wander", "step", session)
+    out["wander crystallize"] = run("wander", "crystallize", session)
+    out["wander crystals"] = run("wander", "crystals", "--session", session)
+    crystal = out["wander crystals"][0]["id"]
+    out["wander show"] = run("wander", "show", session)
+    out["wander list"] = run("wander", "list")
+    out["wander search"] = run("wander", "search", "unicode text")
+    out["wander evidence"] = run("wander", "evidence", crystal)
+    out["wander review"] = run("wander", "review", crystal, "--approve", "--by", "a reader", "--notes", "fine")
+    out["wander inject"] = run("wander", "inject", session, "bytes and encodings")
+    out["wander fence"] = run("wander", "fence", session, "politics", "--exclude")
+    out["wander pause"] = run("wander", "pause", session)
+    out["wander resume"] = run("wander", "resume", session)
+    out["wander stop"] = run("wander", "stop", session)
+    out["export"] = run("export", session, "--png", str(tmp_path / "archive"))
+    out["wander delete"] = run("wander", "delete", session)
+    out["dream rem"] = run("dream", "rem", "--dreams", "1", "--seed", "1")
+    out["dream explore"] = run("dream", "explore", "--seed", "1")
+    out["dream fuse"] = run("dream", "fuse")
+    out["dream cycle"] = run("dream", "cycle", "--dreams", "1", "--seed", "1")
+    out["dream chrono"] = run("dream", "chrono", str(dated), "--dreams", "1", "--seed", "1")
+    shutil.rmtree(tmp_path / "archive")
+    return out
+
+
+def test_every_json_field_the_readme_names_is_in_the_output(outputs) -> None:
+    documented = {path: entry.fields for path, entry in readme_commands().items() if entry.fields}
+    assert set(documented) == set(outputs)  # every command with --json output was run
+    missing = {path: [f for f in fields if not present(outputs[path], f)] for path, fields in documented.items()}
+    assert not any(missing.values()), {path: fields for path, fields in missing.items() if fields}
