@@ -17,6 +17,48 @@ from explorer.wander import service as wander
 
 STEPS = 4
 
+# Where to click so that plotly picks this crystal's star: the page position of a point on the star, found from the
+# figure's data through plotly's own axes (l2p). Plotly gives a click to the hoverable point at the smallest
+# distance, max(|click - centre| - radius, 1 - 3 / radius), so a smaller locus marker under the star (its own
+# locus sits at the same place) wins at the star's centre; a point on the star's rim, clear of every other marker,
+# is the star's alone. Returns [x, y] in viewport pixels.
+STAR_CLICK = """crystalId => {
+    const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+    const box = gd.getBoundingClientRect();
+    const px = (x, y) => [xa._offset + xa.l2p(x), ya._offset + ya.l2p(y)];
+    const points = [];
+    for (const cd of gd.calcdata) {
+        const trace = cd[0].trace;
+        if (trace.visible !== true || trace.hoverinfo === 'skip') continue;
+        if (trace.type === 'scattergl') {  // WebGL points are measured to their centre
+            trace.x.forEach((x, i) => points.push({xy: px(x, trace.y[i]), rad: 0}));
+            continue;
+        }
+        cd.forEach((di, i) => {
+            const id = trace.customdata?.[i];
+            const star = id?.[0] === 'crystal' && id?.[1] === crystalId;
+            points.push({xy: px(di.x, di.y), rad: Math.max(3, di.mrc || 0), star});
+        });
+    }
+    const star = points.find(p => p.star);
+    if (!star) throw new Error('no star for crystal ' + crystalId);
+    const distance = (p, c) => {
+        const d = Math.hypot(p.xy[0] - c[0], p.xy[1] - c[1]);
+        return p.rad ? Math.max(d - p.rad, 1 - 3 / p.rad) : d;
+    };
+    let best = null;
+    for (let r = 0; r < star.rad; r += 1) {
+        for (let a = 0; a < 360; a += 10) {
+            const c = [star.xy[0] + r * Math.cos(a * Math.PI / 180), star.xy[1] + r * Math.sin(a * Math.PI / 180)];
+            const margin = Math.min(...points.filter(p => !p.star).map(p => distance(p, c))) - distance(star, c);
+            if (!best || margin > best.margin) best = {c, margin};
+        }
+    }
+    if (!(best.margin >= 0.5)) throw new Error('no point of the star is clear of the other markers');
+    return [box.left + best.c[0], box.top + best.c[1]];
+}"""
+
 
 def test_a_person_wanders_reviews_and_exports(page, app_url, e2e_db, real_embedder, tmp_path) -> None:
     runtime = open_runtime(replace(Settings(), db_path=e2e_db), embedder=real_embedder)
@@ -62,17 +104,23 @@ def test_a_person_wanders_reviews_and_exports(page, app_url, e2e_db, real_embedd
     path_points = chart.locator(".scatterlayer .trace").filter(has=page.locator("path.point"))
     assert path_points.count() >= 2  # the path's arrows and the crystal's star are SVG markers
     assert "Browser walk" in chart.locator(".gtitle").first.text_content()  # the session chosen for us
-    # clicking the star selects the crystal and shows what it holds
-    uid = page.evaluate("""() => document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot')
-                                   ._fullData.find(trace => trace.name === 'crystal').uid""")
-    star = chart.locator(f".trace{uid} path.point").first.bounding_box()
-    page.mouse.click(star["x"] + star["width"] / 2, star["y"] + star["height"] / 2)
+    # clicking the star selects the crystal and shows what it holds (and not a locus). A resonance halo centred on
+    # the star and not larger than it would take every click on it (plotly prefers the smaller marker), so the
+    # halos are switched off first, as a person would when they hide what they are after.
+    page.get_by_role("button", name="Resonance halos").click()
+    harness.settle(page)
+    chart.locator(".legendtext", has_text="resonance halo").wait_for(state="detached", timeout=30_000)
+    chart.scroll_into_view_if_needed()
+    x, y = page.evaluate(STAR_CLICK, crystal.id)
+    page.mouse.click(x, y)
+    page.mouse.move(0, 0)  # no hover label over the star to read instead of the details
     harness.settle(page)
     page.get_by_role("heading", name="Selected (1)").wait_for()
-    # The star, its locus (which shows the crystal formed there) or, when the layout puts one
-    # within a marker's width, a neighbouring locus takes the click; each shows its details.
-    details = page.get_by_text(crystal.insight[:60]).or_(page.get_by_text("Locus (", exact=False))
-    details.first.wait_for(timeout=60_000)
+    page.get_by_text("Review it, with its evidence, on the Crystals page.").wait_for(timeout=60_000)
+    page.get_by_text(crystal.insight[:60]).first.wait_for()
+    assert page.get_by_text(f"**Crystal** · active · confidence {crystal.confidence:.2f}").count() == 0  # drawn
+    assert page.get_by_text(f"Crystal · active · confidence {crystal.confidence:.2f}").count() == 1
+    assert page.get_by_text("Crystal formed here").count() == 0  # the crystal, not the locus it formed at
 
     # -- approve the crystal with a note ---------------------------------------------------
     harness.open_page(page, app_url, "crystals")
