@@ -6,6 +6,7 @@ Used by the end-to-end tests and by ``python tests/e2e/harness.py`` (the README 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -60,34 +61,37 @@ def streamlit_server(
         "--server.fileWatcherType",
         "none",
     ]
-    out = open(log, "wb") if log else subprocess.DEVNULL
-    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(
-                    f"streamlit exited with status {process.returncode}" + (f"; see {log}" if log else "")
-                )
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                    if answer.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not answer on {url} within {timeout_s:.0f} s")
-            time.sleep(0.3)
-        yield url
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+    with contextlib.ExitStack() as files:  # the log stays open as long as the server writes to it
+        out = files.enter_context(open(log, "wb")) if log else subprocess.DEVNULL
+        process = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + timeout_s
+            while True:
+                if process.poll() is not None:
+                    raise RuntimeError(
+                        f"streamlit exited with status {process.returncode}" + (f"; see {log}" if log else "")
+                    )
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                        if answer.read().strip() == b"ok":
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not answer on {url} within {timeout_s:.0f} s")
+                time.sleep(0.3)
+            yield url
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
         if log:
             out.close()
 
