@@ -81,7 +81,8 @@ def test_a_person_wanders_reviews_and_exports(page, app_url, e2e_db, real_embedd
     harness.settle(page)
     page.get_by_role("button", name=f"Run {STEPS} steps").click()
     harness.settle(page, timeout_ms=240_000)
-    page.get_by_text(f"{STEPS} step(s) taken").wait_for()
+    # the run may start after settle looked (the status widget appears late): wait for its outcome itself
+    page.get_by_text(f"{STEPS} step(s) taken").wait_for(timeout=240_000)
     metric = page.locator('[data-testid="stMetric"]', has_text="Steps")
     assert metric.locator('[data-testid="stMetricValue"]').inner_text() == str(STEPS)
     assert wander.get_session(runtime, session.id).step_count == STEPS
