@@ -101,7 +101,13 @@ def demo(
     if no_browser:
         return
     env = dict(os.environ, EXPLORER_DB=str(path))
-    command = [
+    _say(f"Dream Explorer is at http://localhost:{port}  (Ctrl+C to stop)")
+    raise typer.Exit(subprocess.call(app_command(port), env=env))
+
+
+def app_command(port: int, *extra: str) -> list[str]:
+    """``streamlit run app.py`` headless on ``port``, without usage statistics (the demo and the browser tests)."""
+    return [
         sys.executable,
         "-m",
         "streamlit",
@@ -113,6 +119,5 @@ def demo(
         str(port),
         "--browser.gatherUsageStats",
         "false",
+        *extra,
     ]
-    _say(f"Dream Explorer is at http://localhost:{port}  (Ctrl+C to stop)")
-    raise typer.Exit(subprocess.call(command, env=env))

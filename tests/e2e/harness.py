@@ -11,12 +11,13 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from explorer.cli.demo import app_command
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -44,23 +45,7 @@ def streamlit_server(
     """The app on ``db``; yields its URL and always stops the server (and its children)."""
     port = port or free_port()
     env = dict(os.environ, EXPLORER_DB=str(db), PYTHONUNBUFFERED="1")
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(REPO / "app.py"),
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
+    command = app_command(port, "--server.address", "127.0.0.1", "--server.fileWatcherType", "none")
     with contextlib.ExitStack() as files:  # the log stays open as long as the server writes to it
         out = files.enter_context(open(log, "wb")) if log else subprocess.DEVNULL
         process = subprocess.Popen(
