@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import duckdb
@@ -141,3 +142,56 @@ def test_lock_held_too_long_gives_a_clear_error(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+OPEN_AND_COUNT = (
+    "import sys, duckdb; print(duckdb.connect(sys.argv[1]).execute('SELECT count(*) FROM documents').fetchone()[0])"
+)
+
+
+def _other_process_count(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", OPEN_AND_COUNT, str(path)], capture_output=True, text=True, timeout=60)
+
+
+def test_the_file_is_free_and_written_once_a_unit_of_work_ends(tmp_path: Path) -> None:
+    path = tmp_path / "free.duckdb"
+    db = make_db(path)
+    with db.transaction() as con:
+        corpus.insert_document(con, Document(title="t", content_hash="h"))
+        held = _other_process_count(path)
+    assert held.returncode != 0 and "lock" in held.stderr.lower()
+    after = _other_process_count(path)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout.strip() == "1"
+    assert not Path(f"{path}.wal").exists()  # detaching checkpointed: a copy of the file alone is complete
+
+
+def test_threads_and_databases_on_one_file_share_it_and_free_it_together(tmp_path: Path) -> None:
+    path = tmp_path / "shared-threads.duckdb"
+    first, second = make_db(path), make_db(path)
+    first.schema_version()
+    inside = threading.Barrier(2)
+    failures: list[BaseException] = []
+
+    def work(db: Database, title: str) -> None:
+        try:
+            with db.transaction() as con:
+                inside.wait(timeout=30)  # both units of work hold the file at once
+                corpus.insert_document(con, Document(title=title, content_hash=title))
+                inside.wait(timeout=30)
+        except BaseException as exc:  # reported below, on the test's thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(db, t)) for db, t in ((first, "a"), (second, "b"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not failures
+    with first.connect() as con, second.connect() as nested:
+        assert con.execute("SELECT count(*) FROM documents").fetchone()[0] == 2
+        assert nested.execute("SELECT count(*) FROM documents").fetchone()[0] == 2
+    assert not first.held and not second.held
+    after = _other_process_count(path)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout.strip() == "2"
