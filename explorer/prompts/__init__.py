@@ -1,41 +1,96 @@
-"""Every prompt the product sends, as a template with named fields and a parser.
+"""Every prompt the product sends, as a template with named fields and a reader for its answer.
 
 A :class:`Prompt` knows its template, the shape of the answer it expects and how
-to turn raw model text into a typed result (``None`` when it cannot). Prompts
-register themselves by ``kind``; the offline provider must answer every kind
-(a test walks this registry).
+to turn raw model text into a typed result. :meth:`Prompt.read` gives the value
+or the reason it was refused (too long, the wrong shape, a field of the wrong
+type: see :mod:`explorer.prompts.answers`); :meth:`Prompt.parse` gives the value
+or ``None``. Prompts register themselves by ``kind``; the offline provider must
+answer every kind (a test walks this registry).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
 REGISTRY: dict[str, Prompt[Any]] = {}
 
+PROMPT_MODULES = ("explorer.prompts.reading", "explorer.prompts.wander", "explorer.prompts.dreaming")
+
+# English averages about four characters per token. Six leaves room for long words and a model that overruns
+# its budget a little (some servers ignore max_tokens), and still catches a runaway answer.
+CAP_CHARS_PER_TOKEN = 6
+
+_ANSWER_CAPS: dict[str, int] = {}
+
+
+class AnswerRejected(ValueError):
+    """A model's answer that cannot be used, and why (a phrase: "themes: a list of short names is needed...")."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
 
 @dataclass(frozen=True)
 class Prompt(Generic[T]):
-    """A prompt template. ``parse`` returns the typed answer or ``None``."""
+    """A prompt template and the reader of its answer.
+
+    ``reader`` turns the answer's text into the typed value, raising :class:`AnswerRejected` with a reason when
+    it cannot. ``max_chars`` caps the answer's length (by default ``max_tokens`` × :data:`CAP_CHARS_PER_TOKEN`;
+    :func:`set_answer_caps` overrides it per kind).
+    """
 
     kind: str
     template: str
-    parse: Callable[[str], T | None]
+    reader: Callable[[str], T]
     system: str | None = None
     temperature: float = 0.7
     max_tokens: int = 700
     json_answer: bool = False
+    max_chars: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind in REGISTRY:
             raise ValueError(f"prompt kind {self.kind!r} is defined twice")
         REGISTRY[self.kind] = self
+
+    @property
+    def answer_cap(self) -> int:
+        """The longest answer accepted, in characters: the configured cap, else ``max_chars``, else derived."""
+        return _ANSWER_CAPS.get(self.kind) or self.max_chars or self.max_tokens * CAP_CHARS_PER_TOKEN
+
+    def read(self, text: str | None) -> tuple[T | None, str | None]:
+        """``(value, None)`` for a usable answer, ``(None, reason)`` otherwise.
+
+        The length cap is checked first, so a runaway answer is never parsed. The reason is a phrase about the
+        answer ("answer of 204800 characters is over the 1500-character cap for implant"); the caller adds who
+        gave it.
+        """
+        text = text or ""
+        cap = self.answer_cap
+        if len(text) > cap:
+            return None, f"answer of {len(text)} characters is over the {cap}-character cap for {self.kind}"
+        if not text.strip():
+            return None, "empty answer"
+        try:
+            value = self.reader(text)
+        except AnswerRejected as exc:
+            return None, exc.reason
+        if value is None:  # a reader that did not say why
+            return None, f"answer does not have the shape {self.kind} asks for"
+        return value, None
+
+    def parse(self, text: str | None) -> T | None:
+        """The typed answer, or ``None`` when :meth:`read` refuses it."""
+        return self.read(text)[0]
 
     @property
     def fields(self) -> frozenset[str]:
@@ -55,6 +110,34 @@ class Prompt(Generic[T]):
         return [{"role": "system", "content": self.system}, user] if self.system else [user]
 
 
+def load_prompts() -> dict[str, Prompt[Any]]:
+    """Every prompt, its module imported: the registry, complete."""
+    for module in PROMPT_MODULES:
+        importlib.import_module(module)
+    return REGISTRY
+
+
+def set_answer_caps(caps: Mapping[str, int]) -> None:
+    """Set the answer length caps, in characters, by prompt kind (``[explorer.answer_caps]`` in explorer.toml).
+
+    Replaces the caps set before; a kind not named keeps its default (:attr:`Prompt.answer_cap`). An unknown
+    kind or a cap that is not a positive whole number is a ``ValueError`` naming it, and changes nothing.
+    """
+    known = load_prompts()
+    for kind, cap in caps.items():
+        if kind not in known:
+            raise ValueError(f"no prompt kind {kind!r} to cap; the kinds are {', '.join(sorted(known))}")
+        if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+            raise ValueError(f"the answer cap for {kind} must be a positive number of characters, not {cap!r}")
+    _ANSWER_CAPS.clear()
+    _ANSWER_CAPS.update(caps)
+
+
+def answer_caps() -> dict[str, int]:
+    """The cap in force for every prompt kind, in characters."""
+    return {kind: prompt.answer_cap for kind, prompt in sorted(load_prompts().items())}
+
+
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
@@ -67,7 +150,7 @@ def extract_json(text: str) -> Any | None:
         candidate = candidate.strip()
         try:
             return json.loads(candidate)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than Python recurses
             pass
         for opener, closer in ("{}", "[]"):
             start = candidate.find(opener)
@@ -75,28 +158,9 @@ def extract_json(text: str) -> Any | None:
             if 0 <= start < end:
                 try:
                     return json.loads(candidate[start : end + 1])
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):
                     continue
     return None
-
-
-@overload
-def clamp01(value: Any) -> float | None: ...
-
-
-@overload
-def clamp01(value: Any, default: float) -> float: ...
-
-
-def clamp01(value: Any, default: float | None = None) -> float | None:
-    """A score in [0, 1]; ``default`` when the value is not a number (so a model's "0.X" never passes as one)."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return default
-    if number != number:  # NaN
-        return default
-    return min(1.0, max(0.0, number))
 
 
 def clean_text(text: str | None) -> str:

@@ -6,9 +6,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Annotated, Any
 
-from explorer.prompts import Prompt, clamp01, clean_text, extract_json
-from explorer.prompts.reading import parse_implant
+from pydantic import BeforeValidator
+
+from explorer.prompts import AnswerRejected, Prompt, clean_text
+from explorer.prompts.answers import (
+    AnswerModel,
+    OptionalCount,
+    OptionalScore01,
+    Score15,
+    check,
+    json_object,
+    json_value,
+    lower_keys,
+    opening,
+    prose,
+    text,
+)
+from explorer.prompts.reading import read_paragraph
 
 NO_CONNECTION = "NO_CONNECTION"
 _NO_CONNECTION = re.compile(r"\W*NO[_ ]CONNECTION\W*", re.IGNORECASE)
@@ -42,45 +58,43 @@ class JudgeAnswer:
     no_connection: bool = False  # the whole answer was NO_CONNECTION: no candidate connects
 
 
-def _score(value: object) -> float | None:
-    """A 1–5 score, clamped; None when it is not a number."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if number != number else min(5.0, max(1.0, number))
+class JudgementAnswer(AnswerModel):
+    """One entry of the judge's JSON: three 1–5 scores, the connection in a sentence, a 0–1 confidence."""
+
+    candidate: OptionalCount = None  # its position in the answer stands in
+    novelty: Score15
+    plausibility: Score15
+    usefulness: Score15
+    connection: Annotated[str, BeforeValidator(text(1000))] = ""
+    confidence: OptionalScore01 = None
+    verdict: Any = None
 
 
-def _judgement(entry: object, position: int) -> Judgement | None:
-    if not isinstance(entry, dict):
-        return None
-    novelty, plausibility, usefulness = (_score(entry.get(name)) for name in ("novelty", "plausibility", "usefulness"))
-    if novelty is None or plausibility is None or usefulness is None:
-        return None
-    try:
-        candidate = int(entry.get("candidate", position))
-    except (TypeError, ValueError):
-        return None
-    said = entry.get("connection")
-    connection: str | None = clean_text(said) if isinstance(said, str) else ""
-    if not connection or _NO_CONNECTION.fullmatch(connection) or entry.get("verdict") == NO_CONNECTION:
+def _judgement(entry: JudgementAnswer, position: int) -> Judgement:
+    connection: str | None = entry.connection
+    if not connection or _NO_CONNECTION.fullmatch(connection) or entry.verdict == NO_CONNECTION:
         connection = None
     return Judgement(
-        candidate, novelty, plausibility, usefulness, connection=connection, confidence=clamp01(entry.get("confidence"))
+        entry.candidate or position,
+        entry.novelty,
+        entry.plausibility,
+        entry.usefulness,
+        connection=connection,
+        confidence=entry.confidence,
     )
 
 
-def parse_judge(text: str) -> JudgeAnswer | None:
-    """Judgements for the candidates, or ``None`` when the answer is not one.
+def read_judge(text: str) -> JudgeAnswer:
+    """Judgements for the candidates.
 
     Accepts ``{"judgements": [...]}``, a bare list, a single judgement object, or
-    the bare word NO_CONNECTION (no candidate connects).
+    the bare word NO_CONNECTION (no candidate connects). A judgement that does not
+    check out is left out (its candidate is simply not judged); the answer is
+    refused when none does, with the first one's reason.
     """
-    if text and _NO_CONNECTION.fullmatch(text.strip()):
+    if _NO_CONNECTION.fullmatch(text.strip()):
         return JudgeAnswer((), no_connection=True)
-    data = extract_json(text)
+    data = lower_keys(json_value(text))
     if isinstance(data, dict) and isinstance(data.get("judgements"), list):
         entries = data["judgements"]
     elif isinstance(data, list):
@@ -88,9 +102,22 @@ def parse_judge(text: str) -> JudgeAnswer | None:
     elif isinstance(data, dict) and "novelty" in data:
         entries = [data]
     else:
-        return None
-    found = [j for j in (_judgement(e, i) for i, e in enumerate(entries, 1)) if j is not None]
-    return JudgeAnswer(tuple(found)) if found else None
+        raise AnswerRejected('judgements: a list is needed ({"judgements": [...]})')
+    found, reasons = [], []
+    for position, entry in enumerate(entries, 1):
+        try:
+            found.append(_judgement(check(JudgementAnswer, entry), position))
+        except AnswerRejected as exc:
+            reasons.append(f"judgements.{position - 1}: {exc.reason}")
+    if not found:
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        raise AnswerRejected(reasons[0] + more if reasons else "judgements: none given")
+    return JudgeAnswer(tuple(found))
+
+
+def parse_judge(text: str) -> JudgeAnswer | None:
+    """The judge's answer, or ``None`` when :data:`REM_JUDGE` refuses it."""
+    return REM_JUDGE.parse(text)
 
 
 REM_JUDGE = Prompt[JudgeAnswer](
@@ -117,7 +144,7 @@ REM_JUDGE = Prompt[JudgeAnswer](
         '"connection": "one sentence", "confidence": 0.7}}, '
         '{{"candidate": 2, "novelty": 2, "plausibility": 1, "usefulness": 2, "connection": "NO_CONNECTION"}}]}}'
     ),
-    parse=parse_judge,
+    reader=read_judge,
     temperature=0.3,  # slightly creative, for the connection's description
     max_tokens=1400,
     json_answer=True,
@@ -127,14 +154,19 @@ REM_JUDGE = Prompt[JudgeAnswer](
 # -- REM cycle (rem-rag.md) -----------------------------------------------------------
 
 
-def parse_question(text: str) -> str | None:
-    """The question: the first non-empty line, without a "Question:" label."""
-    for line in (text or "").splitlines():
+def read_question(text: str) -> str:
+    """The question: the first line of three words or more, without a "Question:" label."""
+    for line in prose(text, "a question").splitlines():
         line = re.sub(r"^\s*(?:\*\*)?(?:implicit\s+)?question(?:\*\*)?\s*:\s*", "", line, flags=re.IGNORECASE)
         line = clean_text(line.strip("*").strip())
         if len(line.split()) >= 3:
             return line
-    return None
+    raise AnswerRejected(f"no line of three words or more to be a question (it begins {opening(text)})")
+
+
+def parse_question(text: str) -> str | None:
+    """The question, or ``None`` when :data:`REM_QUESTION` refuses the answer."""
+    return REM_QUESTION.parse(text)
 
 
 REM_QUESTION = Prompt[str](
@@ -143,7 +175,7 @@ REM_QUESTION = Prompt[str](
         "What is the implicit question at the heart which binds the following passages together? "
         "Reply with the question only.\n\n{passages}"
     ),
-    parse=parse_question,
+    reader=read_question,
     temperature=0.7,
     max_tokens=100,
 )
@@ -160,7 +192,7 @@ REM_SYNTHESIS = Prompt[str](
         "Original passages:\n{passages}\n\n"
         "Related knowledge:\n{related}"
     ),
-    parse=lambda text: clean_text(text) or None,
+    reader=lambda text: prose(text, "a synthesis"),
     temperature=0.7,
     max_tokens=300,
 )
@@ -174,7 +206,7 @@ DREAM_RELATION = Prompt[str](
         "words): what it confirms, what it contradicts, what it adds.\n\n"
         "If it adds nothing new or simply repeats what we already know, respond with exactly: NOTHING"
     ),
-    parse=parse_implant,  # the paragraph, or "" for NOTHING
+    reader=read_paragraph,  # the paragraph, or "" for NOTHING
     temperature=0.5,
     max_tokens=250,
 )
@@ -183,12 +215,20 @@ DREAM_RELATION = Prompt[str](
 # -- memory fusion --------------------------------------------------------------------
 
 
-def parse_fusion(text: str) -> str | None:
+class FusionAnswer(AnswerModel):
+    """The fusion prompt's JSON: the summary as text (its length is the answer's cap's business)."""
+
+    summary: Annotated[str, BeforeValidator(text(None, 1))]
+
+
+def read_fusion(text: str) -> str:
     """The merged summary from ``{"summary": "..."}``."""
-    data = extract_json(text)
-    if isinstance(data, dict) and isinstance(data.get("summary"), str):
-        return clean_text(data["summary"]) or None
-    return None
+    return check(FusionAnswer, json_object(text)).summary
+
+
+def parse_fusion(text: str) -> str | None:
+    """The summary, or ``None`` when :data:`FUSION` refuses the answer."""
+    return FUSION.parse(text)
 
 
 FUSION = Prompt[str](
@@ -200,7 +240,7 @@ FUSION = Prompt[str](
         "Memories (category, importance):\n{memories}\n\n"
         'Reply with JSON only: {{"summary": "the merged memory"}}'
     ),
-    parse=parse_fusion,
+    reader=read_fusion,
     temperature=0.2,
     max_tokens=500,
     json_answer=True,

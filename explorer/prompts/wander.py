@@ -7,8 +7,14 @@ example's braces are doubled only so that ``str.format`` leaves them alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
-from explorer.prompts import Prompt, clamp01, clean_text, extract_json
+from pydantic import BeforeValidator, StrictBool
+
+from explorer.prompts import AnswerRejected, Prompt
+from explorer.prompts.answers import AnswerModel, Label, Labels, Score01, check, json_object, json_value, text
+
+Sentences = Annotated[str, BeforeValidator(text(1000))]  # "1-2 sentences", with room to spare
 
 # -- dwelling ------------------------------------------------------------------
 
@@ -75,37 +81,45 @@ class Dwelling:
     actionability: float
 
 
-def _themes(value: object) -> tuple[str, ...]:
-    if isinstance(value, str):
-        value = value.split(",")
-    if not isinstance(value, list):
-        return ()
-    seen: dict[str, str] = {}
-    for item in value:
-        theme = clean_text(str(item)).strip(".").strip() if isinstance(item, (str, int, float)) else ""
-        if theme and len(theme) <= 80 and theme.lower() not in seen:
-            seen[theme.lower()] = theme
-    return tuple(seen.values())[:MAX_THEMES]
+class DwellingAnswer(AnswerModel):
+    """The dwelling prompt's JSON: reflections are text, themes short names, ratings 0–1 scores."""
+
+    connection: Sentences = ""
+    tension: Sentences = ""
+    bridge: Sentences = ""
+    surprise: Sentences = ""
+    possibility: Sentences = ""
+    themes: Labels = ()
+    interestingness: Score01
+    actionability: Score01
+
+
+def read_dwelling(text: str) -> Dwelling:
+    """The five reflections, themes and ratings; refused without themes, ratings or most reflections."""
+    answer = check(DwellingAnswer, json_object(text))
+    reflections = {name: getattr(answer, name) for name in REFLECTIONS}
+    given = sum(bool(v) for v in reflections.values())
+    if given < 3:
+        raise AnswerRejected(f"only {given} of the five reflections given")
+    if not answer.themes:
+        raise AnswerRejected("themes: none given")
+    return Dwelling(
+        **reflections,
+        themes=answer.themes[:MAX_THEMES],
+        interestingness=answer.interestingness,
+        actionability=answer.actionability,
+    )
 
 
 def parse_dwelling(text: str) -> Dwelling | None:
-    """The five reflections, themes and ratings; ``None`` without themes, ratings or most reflections."""
-    data = extract_json(text)
-    if not isinstance(data, dict):
-        return None
-    data = {str(k).lower(): v for k, v in data.items()}
-    reflections = {k: clean_text(str(data[k])) if isinstance(data.get(k), str) else "" for k in REFLECTIONS}
-    themes = _themes(data.get("themes"))
-    interest, action = clamp01(data.get("interestingness")), clamp01(data.get("actionability"))
-    if not themes or interest is None or action is None or sum(bool(v) for v in reflections.values()) < 3:
-        return None
-    return Dwelling(**reflections, themes=themes, interestingness=interest, actionability=action)
+    """The dwelling, or ``None`` when :data:`DWELLING` refuses the answer."""
+    return DWELLING.parse(text)
 
 
 DWELLING = Prompt[Dwelling](
     kind="wander_dwell",
     template=DWELLING_PROMPT,
-    parse=parse_dwelling,
+    reader=read_dwelling,
     temperature=0.7,
     max_tokens=600,
     json_answer=True,
@@ -123,22 +137,41 @@ class Analogy:
     rationale: str
 
 
-def parse_analogies(text: str) -> list[Analogy] | None:
-    """``{"analogies": [{concept, domain, rationale}]}`` (or a bare list); an empty list is a valid answer."""
-    data = extract_json(text)
+class AnalogyAnswer(AnswerModel):
+    """One analogy: the concept in a sentence, its domain a short name (or none), the shared structure."""
+
+    concept: Annotated[str, BeforeValidator(text(600, 3))]
+    domain: Label = ""
+    rationale: Sentences = ""
+
+
+def read_analogies(text: str) -> list[Analogy]:
+    """``{"analogies": [{concept, domain, rationale}]}`` (or a bare list); an empty list is a valid answer.
+
+    An analogy that does not check out is left out; the answer is refused when none does (with the first
+    one's reason), as the others are still good candidates for the walk.
+    """
+    data = json_value(text)
     if isinstance(data, dict):
-        data = data.get("analogies")
+        data = {str(k).lower(): v for k, v in data.items()}.get("analogies")
     if not isinstance(data, list):
-        return None
-    found = []
-    for item in data:
-        if not isinstance(item, dict):
-            continue
-        concept = clean_text(str(item.get("concept") or ""))
-        if 3 <= len(concept) <= 600:
-            domain = clean_text(str(item.get("domain") or "")) or None
-            found.append(Analogy(concept, domain, clean_text(str(item.get("rationale") or ""))))
-    return found if found or not data else None
+        raise AnswerRejected('analogies: a list is needed ({"analogies": [...]})')
+    found, reasons = [], []
+    for position, item in enumerate(data):
+        try:
+            analogy = check(AnalogyAnswer, item)
+        except AnswerRejected as exc:
+            reasons.append(f"analogies.{position}: {exc.reason}")
+        else:
+            found.append(Analogy(analogy.concept, analogy.domain or None, analogy.rationale))
+    if reasons and not found:
+        raise AnswerRejected(reasons[0] + (f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""))
+    return found
+
+
+def parse_analogies(text: str) -> list[Analogy] | None:
+    """The analogies, or ``None`` when :data:`ANALOGY` refuses the answer."""
+    return ANALOGY.parse(text)
 
 
 ANALOGY = Prompt[list[Analogy]](
@@ -153,7 +186,7 @@ ANALOGY = Prompt[list[Analogy]](
         "Respond in JSON format:\n"
         '{{"analogies": [{{"concept": "...", "domain": "...", "rationale": "..."}}]}}'
     ),
-    parse=parse_analogies,
+    reader=read_analogies,
     temperature=0.9,
     max_tokens=500,
     json_answer=True,
@@ -172,22 +205,24 @@ class CrystalDraft:
     domains: tuple[str, ...]
 
 
+class CrystalAnswer(AnswerModel):
+    """The crystallization prompt's JSON: an insight of 1-3 sentences, two 0–1 ratings, domains as short names."""
+
+    insight: Annotated[str, BeforeValidator(text(1500, 10))]
+    confidence: Score01
+    actionability: Score01
+    domains: Labels = ()
+
+
+def read_crystal(text: str) -> CrystalDraft:
+    """The insight, its ratings and domains; refused for a too-short insight or missing ratings."""
+    answer = check(CrystalAnswer, json_object(text))
+    return CrystalDraft(answer.insight, answer.confidence, answer.actionability, answer.domains)
+
+
 def parse_crystal(text: str) -> CrystalDraft | None:
-    """The insight, its ratings and domains; ``None`` for a too-short insight or missing ratings."""
-    data = extract_json(text)
-    if not isinstance(data, dict):
-        return None
-    insight = clean_text(str(data.get("insight") or ""))
-    confidence, action = clamp01(data.get("confidence")), clamp01(data.get("actionability"))
-    if len(insight) < 10 or confidence is None or action is None:
-        return None
-    domains = data.get("domains") or []
-    domains = (
-        tuple(dict.fromkeys(clean_text(str(d)) for d in domains if clean_text(str(d))))
-        if isinstance(domains, list)
-        else ()
-    )
-    return CrystalDraft(insight, confidence, action, domains)
+    """The draft, or ``None`` when :data:`CRYSTALLIZE` refuses the answer."""
+    return CRYSTALLIZE.parse(text)
 
 
 CRYSTALLIZE = Prompt[CrystalDraft](
@@ -203,7 +238,7 @@ CRYSTALLIZE = Prompt[CrystalDraft](
         "Respond in JSON format:\n"
         '{{"insight": "...", "confidence": 0.X, "actionability": 0.X, "domains": ["..."]}}'
     ),
-    parse=parse_crystal,
+    reader=read_crystal,
     temperature=0.4,
     max_tokens=400,
     json_answer=True,
@@ -221,13 +256,23 @@ class Validation:
     notes: str
 
 
-def parse_validation(text: str) -> Validation | None:
+class ValidationAnswer(AnswerModel):
+    """The validation prompt's JSON: a real boolean verdict (never "yes"), a 0–1 confidence, notes."""
+
+    valid: StrictBool
+    confidence: Score01 = 0.5
+    notes: Annotated[str, BeforeValidator(text(1500))] = ""
+
+
+def read_validation(text: str) -> Validation:
     """The verdict (it must be a real boolean), a confidence (0.5 when not given) and notes."""
-    data = extract_json(text)
-    if not isinstance(data, dict) or not isinstance(data.get("valid"), bool):
-        return None
-    confidence = clamp01(data.get("confidence"), 0.5)
-    return Validation(data["valid"], confidence, clean_text(str(data.get("notes") or "")))
+    answer = check(ValidationAnswer, json_object(text))
+    return Validation(answer.valid, answer.confidence, answer.notes)
+
+
+def parse_validation(text: str) -> Validation | None:
+    """The validation, or ``None`` when :data:`VALIDATE` refuses the answer."""
+    return VALIDATE.parse(text)
 
 
 VALIDATE = Prompt[Validation](
@@ -242,7 +287,7 @@ VALIDATE = Prompt[Validation](
         "Respond in JSON format:\n"
         '{{"valid": true, "confidence": 0.X, "notes": "..."}}'
     ),
-    parse=parse_validation,
+    reader=read_validation,
     temperature=0.1,
     max_tokens=300,
     json_answer=True,

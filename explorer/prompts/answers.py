@@ -1,0 +1,259 @@
+"""What a model's answer must be before the engine uses it: typed fields for the answer models, and the checks
+that refuse an answer with a reason.
+
+Every structured prompt reads its JSON through one pydantic model built from the types here; every free-text
+prompt reads its text through :func:`prose`. A refusal is an :class:`~explorer.prompts.AnswerRejected` whose
+reason names the field and what was wrong with it, so the call log says why an answer was not used.
+
+Real models need some tolerance, and get it: code fences and chatter around the JSON (:func:`json_object`), keys
+in any case, numbers given as strings ("0.7"). They do not get a boolean for a score, a list for a domain, a
+paragraph of HTML where JSON was asked, or JSON where a paragraph was asked.
+
+Scores out of their range. A score a little off its range is clamped into it; one far off is refused. "A
+little" is at most the range's own width beyond it: for a 0–1 score 1.02 or 1.7 becomes 1.0 and -0.05 becomes 0.0
+(a model overshooting the scale it was given); 7 or 70 is refused, as the model rated on another scale (1–10,
+percent) and no clamp can say what it meant. For a 1–5 score, 0 becomes 1 and 9 becomes 5; 10 or 80 is refused.
+The one rule holds for every score, so no prompt has its own idea of "out of range".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from typing import Annotated, Any, NoReturn, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic_core import PydanticCustomError
+
+from explorer.prompts import AnswerRejected, clean_text, extract_json
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+LABEL_MAX_CHARS = 80  # a domain or theme is a name, not a sentence
+
+
+def _refuse(reason: str) -> NoReturn:
+    raise PydanticCustomError("answer", "{reason}", {"reason": reason})
+
+
+def _shown(value: object, limit: int = 40) -> str:
+    """A value as it appears in a reason: its repr, shortened."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _kind_of(value: object) -> str:
+    return {bool: "a boolean", list: "a list", dict: "an object", type(None): "null"}.get(type(value), _shown(value))
+
+
+# -- scores ---------------------------------------------------------------------------
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        _refuse(f"a number is needed, not {_kind_of(value)}")
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except ValueError:
+        _refuse(f"a number is needed, not the text {_shown(value)}")
+    if not math.isfinite(number):
+        _refuse(f"a finite number is needed, not {_shown(value)}")
+    return number
+
+
+def score(low: float, high: float) -> Callable[[object], float]:
+    """A validator for a score in [low, high]: clamped when off by at most the range's width, refused beyond."""
+    width = high - low
+
+    def check(value: object) -> float:
+        number = _number(value)
+        if number < low - width or number > high + width:
+            _refuse(f"{number:g} is far outside the {low:g}–{high:g} scale (another scale?)")
+        return min(high, max(low, number))
+
+    return check
+
+
+def optional(validator: Callable[[object], T]) -> Callable[[object], T | None]:
+    """``validator`` for a field that may be absent or null."""
+    return lambda value: None if value is None else validator(value)
+
+
+Score01 = Annotated[float, BeforeValidator(score(0.0, 1.0))]
+Score15 = Annotated[float, BeforeValidator(score(1.0, 5.0))]
+OptionalScore01 = Annotated[float | None, BeforeValidator(optional(score(0.0, 1.0)))]
+
+
+def _count(value: object) -> int:
+    """A positive whole number (a candidate's number in the prompt), given as a number or a string."""
+    number = _number(value)
+    if number != int(number) or number < 1:
+        _refuse(f"a whole number from 1 is needed, not {_shown(value)}")
+    return int(number)
+
+
+Count = Annotated[int, BeforeValidator(_count)]
+OptionalCount = Annotated[int | None, BeforeValidator(optional(_count))]
+
+# -- text and labels ------------------------------------------------------------------
+
+
+def text(max_chars: int | None, min_chars: int = 0) -> Callable[[object], str]:
+    """A validator for a text field: a string (never a number, list or object), cleaned, within length bounds.
+
+    An absent or empty text is the empty string when ``min_chars`` is 0; ``max_chars`` ``None`` leaves the
+    length to the answer's cap. In a model:
+    ``notes: Annotated[str, BeforeValidator(text(1500))]``.
+    """
+
+    def check(value: object) -> str:
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            _refuse(f"text is needed, not {_kind_of(value)}")
+        cleaned = clean_text(value)
+        if max_chars is not None and len(cleaned) > max_chars:
+            _refuse(f"{len(cleaned)} characters, over the {max_chars}-character limit")
+        if len(cleaned) < min_chars:
+            _refuse(f"{len(cleaned)} characters, under the {min_chars} needed" if cleaned else "empty")
+        return cleaned
+
+    return check
+
+
+def label(value: object) -> str:
+    """A short name (domain, theme): a string, or a number written as one; never a list or object in its str
+    form. The empty string when absent or blank; refused over :data:`LABEL_MAX_CHARS`.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        _refuse(f"a short name is needed, not {_kind_of(value)}")
+    name = clean_text(str(value)).strip(".").strip()
+    if len(name) > LABEL_MAX_CHARS:
+        _refuse(f"a short name is needed, not {len(name)} characters ({_shown(name)})")
+    return name
+
+
+def labels(value: object) -> tuple[str, ...]:
+    """Short names from a list (or a comma-separated string), blanks and repeats (in any case) dropped."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list):
+        _refuse(f"a list of short names is needed, not {_kind_of(value)}")
+    seen: dict[str, str] = {}
+    for position, item in enumerate(value):
+        try:
+            name = label(item)
+        except PydanticCustomError as exc:
+            _refuse(f"item {position}: {exc.message()}")
+        if name and name.lower() not in seen:
+            seen[name.lower()] = name
+    return tuple(seen.values())
+
+
+Label = Annotated[str, BeforeValidator(label)]
+Labels = Annotated[tuple[str, ...], BeforeValidator(labels)]
+
+
+class AnswerModel(BaseModel):
+    """Base of the answer models: frozen, extra keys ignored (models add them), keys read in any case."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+# -- reading answers --------------------------------------------------------------------
+
+
+def lower_keys(data: object) -> object:
+    """``data`` with every object's keys lower-cased (models write "Insight" or "NOVELTY")."""
+    if isinstance(data, dict):
+        return {str(k).lower(): lower_keys(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [lower_keys(v) for v in data]
+    return data
+
+
+def summarise(error: ValidationError) -> str:
+    """A validation error in one line: the first problem's field and reason, and how many others there are."""
+    problems = error.errors()
+    first = problems[0]
+    where = ".".join(str(part) for part in first["loc"])
+    if first["type"] == "answer":
+        what = first["msg"]
+    elif first["type"] == "missing":
+        what = "missing"
+    elif first["type"] in ("model_type", "model_attributes_type", "dict_type"):
+        what = f"an object is needed, not {_kind_of(first['input'])}"
+    else:
+        what = f"{first['msg'].lower()}, not {_kind_of(first['input'])}"
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{where}: {what}{more}" if where else f"{what}{more}"
+
+
+def check(model: type[M], data: object) -> M:
+    """``data`` read as ``model``, keys in any case; :class:`AnswerRejected` with a one-line reason otherwise."""
+    try:
+        return model.model_validate(lower_keys(data))
+    except ValidationError as exc:
+        raise AnswerRejected(summarise(exc)) from None
+
+
+def opening(text: str, limit: int = 40) -> str:
+    """How an answer begins, for a reason that says what came instead of what was asked."""
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
+def json_value(text: str) -> Any:
+    """The JSON in an answer (fences and chatter tolerated); refused when there is none."""
+    data = extract_json(text)
+    if data is None:
+        raise AnswerRejected(f"no JSON in the answer (it begins {opening(text)})")
+    return data
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """The JSON object in an answer, keys lower-cased; refused when there is none or it is something else."""
+    data = json_value(text)
+    if not isinstance(data, dict):
+        raise AnswerRejected(f"a JSON object is needed, not {_kind_of(data)}")
+    return {str(k).lower(): v for k, v in data.items()}
+
+
+_MARKUP = re.compile(r"<(?:!doctype|html|head|body|div|p|span|table|ul|ol|li|h[1-6])\b[^>]*>", re.IGNORECASE)
+_JSON_START = re.compile(r"[{\[]\s*[\"{\[]")
+MIN_WORDS = 3
+
+
+def looks_like_json(answer: str) -> bool:
+    """Whether the answer is JSON (whole, or begun): not "[1] The passage ...", which cites a passage."""
+    if _JSON_START.match(answer):
+        return True
+    try:
+        return isinstance(json.loads(answer), (dict, list))
+    except (ValueError, RecursionError):
+        return False
+
+
+def prose(text: str, asked: str = "a paragraph") -> str:
+    """The text of an answer that asked for prose, cleaned; refused when it is empty, too short to be one, or
+    JSON, a code block or HTML instead.
+    """
+    answer = clean_text(text)
+    if not answer:
+        raise AnswerRejected("empty answer")
+    if looks_like_json(answer):
+        raise AnswerRejected(f"JSON where {asked} was asked (it begins {opening(answer)})")
+    if "```" in answer:
+        raise AnswerRejected(f"a code block where {asked} was asked (it begins {opening(answer)})")
+    if _MARKUP.match(answer):  # begins with a tag: a paragraph about HTML may still name one
+        raise AnswerRejected(f"HTML where {asked} was asked (it begins {opening(answer)})")
+    if len(answer.split()) < MIN_WORDS:
+        raise AnswerRejected(f"{opening(answer)} is too short to be {asked}")
+    return answer
