@@ -1,5 +1,5 @@
-"""What every page shares: the runtime, the offline notice, the session picker,
-progress bars and the way model text is shown (as text, never HTML).
+"""What every page shares: the runtime, the offline notice, the session picker, progress bars,
+and how errors are said. Model and document text is shown through ``pages/untrusted.py``.
 
 Not a page: ``app.py`` lists the pages explicitly with ``st.navigation``.
 """
@@ -18,6 +18,7 @@ from explorer.records.wander import Session
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import load_settings
 from explorer.wander import service as wander
+from pages.untrusted import md
 
 OFFLINE_NOTICE = (
     "**Offline provider.** No language model is configured, so every text the engine writes here comes from "
@@ -26,6 +27,8 @@ OFFLINE_NOTICE = (
     "(see Settings)."
 )
 CURRENT = "current_session"
+# What a viewer sees of an error nobody foresaw; its details go to the app's log.
+UNEXPECTED = "This page hit an unexpected error. The details are in the app's log."
 
 # How the app says what would fix an engine error (the CLI phrases the same remedies as commands).
 HINTS: dict[Remedy, str] = {
@@ -40,9 +43,11 @@ HINTS: dict[Remedy, str] = {
 
 
 def error_text(exc: ExplorerError) -> str:
-    """An engine error as the app shows it: the engine's words, then what to do here."""
+    """An engine error as the app shows it (Markdown): the engine's words, made literal since they may quote a
+    document or a model, then what to do here.
+    """
     hint = HINTS.get(exc.remedy) if exc.remedy else None
-    return f"{exc}. {hint}" if hint else str(exc)
+    return f"{md(exc)}. {hint}" if hint else md(exc)
 
 
 @st.cache_resource(show_spinner=False)
@@ -68,14 +73,8 @@ def offline_notice(rt: Runtime) -> None:
         st.info(OFFLINE_NOTICE, icon=":material/info:")
 
 
-def model_text(label: str | None, text: str | None) -> None:
-    """Model (or corpus) text, shown as plain text: no Markdown, no HTML."""
-    if label:
-        st.caption(label)
-    st.text(text if text else "—")
-
-
 def session_label(session: Session) -> str:
+    """A session as a selectbox option (plain text, never Markdown)."""
     return f"{session.name} · {session.status} · {session.step_count} steps · {session.id[:8]}"
 
 
@@ -124,13 +123,13 @@ def checkpoint_banner(session: Session) -> None:
         return
     if session.pause_kind == "checkpoint":
         st.warning(
-            f"**{session.name} waits at a human checkpoint** after step {session.step_count}: review its "
+            f"**{md(session.name)} waits at a human checkpoint** after step {session.step_count}: review its "
             "trace and crystals, then resume it on the Sessions page.",
             icon=":material/front_hand:",
         )
     else:
         st.warning(
-            f"**{session.name} stopped: {session.status_reason}** (after step {session.step_count}). Review "
+            f"**{md(session.name)} stopped: {md(session.status_reason)}** (after step {session.step_count}). Review "
             "its trace, steer it if needed, then resume it on the Sessions page.",
             icon=":material/front_hand:",
         )
@@ -150,10 +149,11 @@ class ProgressBar:
 
     def __call__(self, done: int, total: int, note: str) -> None:
         fraction = 0.0 if total <= 0 else min(1.0, done / total)
-        self.bar.progress(fraction, text=f"{self.label}: {done}/{total} · {note}"[:200])
+        self.bar.progress(fraction, text=md(f"{self.label}: {done}/{total} · {note}"[:200]))
         if self.every and (time.monotonic() - self._last >= self.interval_s or done >= total):
             self._last = time.monotonic()
             self.every(done, total)
 
     def done(self, text: str) -> None:
+        """The bar full, with ``text`` (Markdown: untrusted parts through ``md``)."""
         self.bar.progress(1.0, text=text)

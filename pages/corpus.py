@@ -14,7 +14,7 @@ from explorer.figures.charts import count_bars, year_bars
 from explorer.reading.ingest import ingest_paths
 from explorer.records import NODE_TYPES
 from explorer.views import corpus_overview, find_nodes, node_provenance
-from pages import common
+from pages import common, untrusted
 
 PAGE_SIZE = 25
 ANY = "any"
@@ -147,23 +147,26 @@ if rows:
         node = found.node
         with st.container(border=True):
             st.markdown(
-                f"**{node.type}** · generation {node.generation} · domain `{node.domain or '—'}` · "
+                f"**{node.type}** · generation {node.generation} · domain {untrusted.md(node.domain or '—')} · "
                 f"year {node.year or '—'} · importance {node.importance:.2f} · prominence {node.prominence:.2f}"
             )
             if found.document is not None:
+                document = found.document
                 st.caption(
-                    f"Document: {found.document.title} ({found.document.source or found.document.path or 'uploaded'})"
+                    untrusted.md(f"Document: {document.title} ({document.source or document.path or 'uploaded'})")
                 )
             model = (node.metadata or {}).get("model")
             if node.learned_from or model:
-                st.caption(f"Made by: {node.learned_from or '—'}" + (f" · model `{model}`" if model else ""))
-            common.model_text(None, node.text)
+                st.caption(
+                    untrusted.md(f"Made by: {node.learned_from or '—'}" + (f" · model {model}" if model else ""))
+                )
+            untrusted.text(None, node.text)
             left, right = st.columns(2)
             with left:
                 st.markdown(f"**Parents** ({len(found.parents)})")
                 for parent in found.parents:
-                    common.model_text(f"{parent.type} · {parent.id[:8]}", " ".join(parent.text.split())[:400])
+                    untrusted.text(f"{parent.type} · {parent.id[:8]}", " ".join(parent.text.split())[:400])
             with right:
                 st.markdown(f"**Children** ({len(found.children)})")
                 for child in found.children:
-                    common.model_text(f"{child.type} · {child.id[:8]}", " ".join(child.text.split())[:400])
+                    untrusted.text(f"{child.type} · {child.id[:8]}", " ".join(child.text.split())[:400])

@@ -11,7 +11,7 @@ import streamlit as st
 from explorer.records.wander import Crystal, ReviewState
 from explorer.wander import service as wander
 from explorer.wander.guards import review_allowed
-from pages import common
+from pages import common, untrusted
 
 PAGE_SIZE = 10
 STATUS_FILTERS: dict[str, ReviewState | None] = {
@@ -76,9 +76,10 @@ for crystal in crystals[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
         origin = sessions[crystal.session_id].name if crystal.session_id in sessions else "deleted session"
         st.markdown(
             f"**{state.capitalize()}** · confidence {crystal.confidence:.2f} · actionability "
-            f"{crystal.actionability:.2f} · domains {', '.join(crystal.domains) or '—'} · {origin}"
+            f"{crystal.actionability:.2f} · domains {untrusted.md(', '.join(crystal.domains) or '—')} · "
+            f"{untrusted.md(origin)}"
         )
-        common.model_text(None, crystal.insight)
+        untrusted.text(None, crystal.insight)
         if crystal.validated_by or crystal.human_approved_by:
             who = []
             if crystal.validated_by:
@@ -88,9 +89,9 @@ for crystal in crystals[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
                 who.append(
                     f"{'approved' if crystal.human_approved else 'reviewed'} by {crystal.human_approved_by} {when}"
                 )
-            st.caption(" · ".join(who))
+            st.caption(untrusted.md(" · ".join(who)))
         if crystal.validation_notes:
-            common.model_text("notes", crystal.validation_notes)
+            untrusted.text("notes", crystal.validation_notes)
         notes = st.text_input("Notes", key=f"notes_{crystal.id}", placeholder="why (stored with the decision)")
         b1, b2, b3, _ = st.columns([1, 1, 1, 3])
         if b1.button(
@@ -125,20 +126,18 @@ for crystal in crystals[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
             for residue in evidence.residues:
                 locus = loci.get(residue.to_locus_id)
                 st.caption(
-                    f"at “{' '.join(locus.concept.split())[:100] if locus else residue.to_locus_id}” · "
-                    f"themes {', '.join(residue.themes[:5])} · interest {residue.interestingness or 0:.2f} · "
-                    f"by {residue.model_used}"
+                    f"at “{untrusted.md(locus.concept[:100] if locus else residue.to_locus_id)}” · "
+                    f"themes {untrusted.md(', '.join(residue.themes[:5]))} · interest "
+                    f"{residue.interestingness or 0:.2f} · by {untrusted.md(residue.model_used)}"
                 )
                 for label in ("connection", "possibility"):
-                    common.model_text(label, getattr(residue, label))
+                    untrusted.text(label, getattr(residue, label))
             st.markdown(f"**Loci** ({len(evidence.loci)})")
             for locus in evidence.loci:
-                common.model_text(
+                untrusted.text(
                     f"{locus.source_type} · {', '.join(locus.domains) or '—'} · visits {locus.visit_count}",
                     " ".join(locus.concept.split())[:300],
                 )
             st.markdown(f"**Source chunks** ({len(evidence.chunks)})")
             for chunk in evidence.chunks:
-                common.model_text(
-                    f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}", chunk.text
-                )
+                untrusted.text(f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}", chunk.text)

@@ -7,7 +7,7 @@ import streamlit as st
 
 from explorer import projection
 from explorer.dreaming import service as dreaming
-from pages import common
+from pages import common, untrusted
 
 rt = common.runtime()
 st.title("Dreams")
@@ -68,16 +68,16 @@ with left:
     if not recent:
         st.caption("No dream yet.")
     for view in recent:
-        with st.expander(" ".join(view.dream.text.split())[:110], icon=":material/bedtime:"):
-            common.model_text("question", view.question)
-            common.model_text("dream", view.dream.text)
+        with st.expander(untrusted.md(" ".join(view.dream.text.split())[:110]), icon=":material/bedtime:"):
+            untrusted.text("question", view.question)
+            untrusted.text("dream", view.dream.text)
             st.caption(
                 f"year {view.dream.year or '—'} · confidence {view.dream.confidence:.2f} · "
-                f"model {(view.dream.metadata or {}).get('model', '—')}"
+                f"model {untrusted.md((view.dream.metadata or {}).get('model', '—'))}"
             )
             st.markdown(f"**Dreamt from** ({len(view.sources)})")
             for source in view.sources:
-                common.model_text(
+                untrusted.text(
                     f"{source.type} · {source.domain or '—'} · {source.year or '—'}",
                     " ".join(source.text.split())[:400],
                 )

@@ -8,7 +8,7 @@ from explorer import projection
 from explorer.figures.map import LAYERS, session_map
 from explorer.views import map_data, node_provenance
 from explorer.wander import service as wander
-from pages import common
+from pages import common, untrusted
 
 LAYER_LABELS = {
     "corpus": "Corpus",
@@ -115,37 +115,40 @@ for kind, item_id in list(dict.fromkeys(selected))[:20]:
             if found is None:
                 continue
             st.markdown(
-                f"**{found.node.type}** · `{found.node.domain or '—'}` · {found.node.year or '—'}"
-                + (f" · from *{found.document.title}*" if found.document else "")
+                f"**{found.node.type}** · {untrusted.md(found.node.domain or '—')} · {found.node.year or '—'}"
+                + (f" · from *{untrusted.md(found.document.title)}*" if found.document else "")
             )
-            common.model_text(None, found.node.text)
+            untrusted.text(None, found.node.text)
             if found.parents:
-                st.caption("Made from: " + "; ".join(f"{p.type} {p.id[:8]}" for p in found.parents))
+                st.caption("Made from: " + untrusted.md("; ".join(f"{p.type} {p.id[:8]}" for p in found.parents)))
         elif kind == "locus" and item_id in loci:
             locus = loci[item_id]
             st.markdown(
-                f"**Locus** ({locus.source_type}, {locus.strategy}) · visits {locus.visit_count} · "
-                f"domains {', '.join(locus.domains) or '—'} · interest {locus.interestingness:.2f} · "
-                f"novelty {locus.novelty_score:.2f}"
+                f"**Locus** ({untrusted.md(locus.source_type)}, {untrusted.md(locus.strategy)}) · visits "
+                f"{locus.visit_count} · domains {untrusted.md(', '.join(locus.domains) or '—')} · interest "
+                f"{locus.interestingness:.2f} · novelty {locus.novelty_score:.2f}"
             )
-            common.model_text(None, locus.concept)
+            untrusted.text(None, locus.concept)
             for residue in residues_at.get(item_id, []):
-                with st.expander(f"Residue · themes: {', '.join(residue.themes[:5])} · by {residue.model_used}"):
+                with st.expander(
+                    f"Residue · themes: {untrusted.md(', '.join(residue.themes[:5]))} · by "
+                    f"{untrusted.md(residue.model_used)}"
+                ):
                     for label in ("connection", "tension", "bridge", "surprise", "possibility"):
-                        common.model_text(label, getattr(residue, label))
+                        untrusted.text(label, getattr(residue, label))
             for crystal in (c for c in crystals.values() if c.source_locus_id == item_id):
                 # a crystal sits on its locus: clicking the star may pick either, so show both
                 st.markdown(
                     f"**Crystal formed here** · {crystal.status}"
                     f"{' · approved' if crystal.human_approved else ''} · confidence {crystal.confidence:.2f}"
                 )
-                common.model_text(None, crystal.insight)
+                untrusted.text(None, crystal.insight)
             if locus.node_id:
                 found = node_provenance(rt, locus.node_id)
                 if found is not None:
                     st.caption(
                         f"Stands on corpus node {found.node.type}"
-                        + (f" from *{found.document.title}*" if found.document else "")
+                        + (f" from *{untrusted.md(found.document.title)}*" if found.document else "")
                     )
         elif kind == "crystal" and item_id in crystals:
             crystal = crystals[item_id]
@@ -153,7 +156,7 @@ for kind, item_id in list(dict.fromkeys(selected))[:20]:
                 f"**Crystal** · {crystal.status}{' · approved' if crystal.human_approved else ''} · "
                 f"confidence {crystal.confidence:.2f}"
             )
-            common.model_text(None, crystal.insight)
+            untrusted.text(None, crystal.insight)
             st.caption("Review it, with its evidence, on the Crystals page.")
         elif kind == "resonance" and item_id in resonances:
             resonance = resonances[item_id]
@@ -161,4 +164,4 @@ for kind, item_id in list(dict.fromkeys(selected))[:20]:
                 f"**Resonance** · {resonance.status} · {resonance.occurrences} occurrences · strength "
                 f"{resonance.strength:.2f} (now {resonance.current_strength():.2f})"
             )
-            common.model_text("themes", ", ".join(resonance.themes))
+            untrusted.text("themes", ", ".join(resonance.themes))

@@ -8,7 +8,7 @@ import streamlit as st
 from explorer.figures.charts import strength_by_step
 from explorer.views import strength_history
 from explorer.wander import service as wander
-from pages import common
+from pages import common, untrusted
 
 STATUSES = ["candidate", "confirmed", "invalidated"]
 
@@ -63,7 +63,7 @@ chosen = st.selectbox(
 )
 resonance = by_id[chosen]
 with st.container(border=True):
-    common.model_text("themes", ", ".join(resonance.themes))
+    untrusted.text("themes", ", ".join(resonance.themes))
     st.caption(
         f"{resonance.occurrences} occurrences · {len(resonance.supporting_residue_ids)} supporting residues · "
         f"decays {resonance.decay_rate:.0%} a day"

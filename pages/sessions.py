@@ -16,7 +16,7 @@ from explorer.records.wander import ReviewState
 from explorer.views import corpus_overview, map_data
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
-from pages import common
+from pages import common, untrusted
 
 DEFAULTS = {f.name: f.default for f in fields(SessionConfig)}
 HELP = {
@@ -114,7 +114,7 @@ with (
             )
             projection.place_new(rt)
             st.session_state[common.CURRENT] = created.id
-            st.success(f"Created “{created.name}”, standing at its seed.")
+            st.success(f"Created “{untrusted.md(created.name)}”, standing at its seed.")
 
 # -- list ------------------------------------------------------------------------------
 
@@ -165,12 +165,12 @@ def draw(view, counts_box, map_box) -> None:
     map_box.plotly_chart(session_map(map_data(rt, view.session.id, view=view), height=520), key=f"live_map_{drawn[0]}")
 
 
-st.subheader(session.name)
+st.subheader(untrusted.md(session.name))
 common.checkpoint_banner(session)
 st.caption(
     f"Status **{session.status}**"
-    + (f" ({session.status_reason})" if session.status_reason else "")
-    + f" · seed: {session.seed_concept[:120]} · random seed {session.random_seed} · "
+    + (f" ({untrusted.md(session.status_reason)})" if session.status_reason else "")
+    + f" · seed: {untrusted.md(session.seed_concept[:120])} · random seed {session.random_seed} · "
     f"calls: {session.local_calls} local, {session.cloud_calls} cloud, {session.offline_calls} offline · "
     f"cloud spend {session.cloud_spent_cents:.2f}/{session.cloud_budget_cents} ¢"
 )
@@ -212,7 +212,7 @@ if step_once or run_n:
     projection.place_new(rt)
     bar.done(
         f"{result.steps_completed} step(s) taken, {result.crystals_formed} crystal(s) formed"
-        + (f"; stopped: {result.stopped_reason}" if result.stopped_reason else "")
+        + (f"; stopped: {untrusted.md(result.stopped_reason)}" if result.stopped_reason else "")
     )
     session = wander.get_session(rt, session.id)
     common.checkpoint_banner(session)
@@ -226,7 +226,7 @@ with st.expander("Steer the walk", icon=":material/tune:", key="steer"):
         if st.form_submit_button("Inject") and concept.strip():
             locus = wander.inject(rt, session.id, concept)
             projection.place_new(rt)
-            st.success(f"Next step goes to: {locus.concept[:80]}")
+            st.success(f"Next step goes to: {untrusted.md(locus.concept[:80])}")
     with s2.form("fence", clear_on_submit=True):
         concept = st.text_input(
             "Fence around a concept",
@@ -235,7 +235,7 @@ with st.expander("Steer the walk", icon=":material/tune:", key="steer"):
         action = st.radio("Action", ["include", "exclude"], horizontal=True)
         if st.form_submit_button("Change the fence") and concept.strip():
             wander.fence(rt, session.id, concept, action)
-            st.success(f"Fence: {action} “{concept[:60]}”")
+            st.success(f"Fence: {action} “{untrusted.md(concept[:60])}”")
     with s3:
         st.caption("Force a crystallization attempt at the current locus with the resonance that bears on it most.")
         if st.button("Crystallize now", key="crystallize"):
@@ -244,7 +244,7 @@ with st.expander("Steer the walk", icon=":material/tune:", key="steer"):
             if attempt.crystal is not None:
                 st.success("A crystal formed; review it on the Crystals page.")
             else:
-                st.info(f"No crystal: {attempt.reason}")
+                st.info(f"No crystal: {untrusted.md(attempt.reason)}")
 
 st.subheader("Archive")
 st.caption("The map at 1024×1024 and 512×512, a compressed summary (≤ 2,000 tokens) and the full JSON of the session.")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from explorer.figures.charts import scores_by_step
 from explorer.wander import service as wander
-from pages import common
+from pages import common, untrusted
 
 rt = common.runtime()
 st.title("Trace")
@@ -54,16 +54,16 @@ chosen = next(t for t in trace if t.step_number == number)
 residue = next((r for r in view.residues if r.trace_id == chosen.id), None)
 with st.container(border=True):
     st.markdown(
-        f"**Step {chosen.step_number}** · {chosen.strategy} · {chosen.adjacencies_considered} adjacencies "
-        f"considered · model `{chosen.model_used}`"
+        f"**Step {chosen.step_number}** · {untrusted.md(chosen.strategy)} · {chosen.adjacencies_considered} "
+        f"adjacencies considered · model {untrusted.md(chosen.model_used)}"
     )
-    common.model_text("from", concept(chosen.from_locus_id))
-    common.model_text("to", loci[chosen.to_locus_id].concept if chosen.to_locus_id in loci else "—")
-    common.model_text("why this step", chosen.selection_reason)
+    untrusted.text("from", concept(chosen.from_locus_id))
+    untrusted.text("to", loci[chosen.to_locus_id].concept if chosen.to_locus_id in loci else "—")
+    untrusted.text("why this step", chosen.selection_reason)
     if residue is not None:
         st.markdown(
-            f"**Residue** · themes {', '.join(residue.themes)} · interest {residue.interestingness or 0:.2f} · "
-            f"actionability {residue.actionability or 0:.2f}"
+            f"**Residue** · themes {untrusted.md(', '.join(residue.themes))} · interest "
+            f"{residue.interestingness or 0:.2f} · actionability {residue.actionability or 0:.2f}"
         )
         for label in ("connection", "tension", "bridge", "surprise", "possibility"):
-            common.model_text(label, getattr(residue, label))
+            untrusted.text(label, getattr(residue, label))

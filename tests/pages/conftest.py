@@ -6,6 +6,7 @@ or on the real model for a ``minilm`` test, whose walk follows meaning into the 
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from dataclasses import replace
@@ -97,6 +98,22 @@ def open_app(app_db: Path) -> Callable[[str], AppTest]:
     return open_page
 
 
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def literal(markdown: str) -> str:
+    """What a reader sees of Markdown that holds no formatting of its own, only escaped text (``untrusted.md``):
+    CommonMark's backslash escapes resolved and the invisible word joiners that stop autolinks dropped.
+    """
+    return _ESCAPE.sub(r"\1", markdown).replace("\u2060", "")
+
+
+@pytest.fixture
+def shown() -> Callable[[str], str]:
+    """``shown(markdown)`` → the text a reader sees of an escaped label, caption or message."""
+    return literal
+
+
 def _texts(at: AppTest) -> str:
     parts = []
     for kind in (
@@ -113,7 +130,8 @@ def _texts(at: AppTest) -> str:
         "metric",
     ):
         for element in getattr(at, kind):
-            parts.append(str(getattr(element, "value", "")))
+            value = str(getattr(element, "value", ""))
+            parts.append(value if kind == "text" else literal(value))
             if kind == "metric":
                 parts.append(str(element.label))
     return "\n".join(parts)
@@ -121,5 +139,5 @@ def _texts(at: AppTest) -> str:
 
 @pytest.fixture
 def page_text() -> Callable[[AppTest], str]:
-    """Everything a page says, as one string (to look for text wherever it is drawn)."""
+    """Everything a page says, as one string, as a reader sees it (to look for text wherever it is drawn)."""
     return _texts

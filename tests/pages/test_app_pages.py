@@ -55,7 +55,7 @@ def test_settings_say_whether_a_key_is_set_and_never_show_it(open_app, page_text
     assert secret not in everything and str(app_db) in everything
 
 
-def test_dreaming_from_the_page_reports_and_lists_the_dreams(open_app, app_runtime, page_text) -> None:
+def test_dreaming_from_the_page_reports_and_lists_the_dreams(open_app, app_runtime, page_text, shown) -> None:
     assert dreaming.recent_dreams(app_runtime) == []  # the prepared database has not dreamt yet
     at = open_app("dreams")
     assert "No dream yet." in [c.value for c in at.caption]
@@ -68,7 +68,7 @@ def test_dreaming_from_the_page_reports_and_lists_the_dreams(open_app, app_runti
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["dreams requested"] == "2" and metrics["dreams stored"] == str(len(stored))
     assert int(metrics["dreams stored"]) + int(metrics["dreams dropped"]) <= 2  # the rest failed
-    assert [e.label for e in dream_cards(at)] == [" ".join(d.dream.text.split())[:110] for d in stored]
+    assert [shown(e.label) for e in dream_cards(at)] == [" ".join(d.dream.text.split())[:110].strip() for d in stored]
 
 
 def dream_cards(at: AppTest) -> list:
@@ -76,7 +76,9 @@ def dream_cards(at: AppTest) -> list:
     return [e for e in at.expander if e.label]
 
 
-def test_the_dreams_page_shows_each_dream_with_its_question_and_what_it_was_dreamt_from(open_app, app_runtime) -> None:
+def test_the_dreams_page_shows_each_dream_with_its_question_and_what_it_was_dreamt_from(
+    open_app, app_runtime, shown
+) -> None:
     with app_runtime.db.connect() as con:
         chunks = corpus.list_nodes(con, types=["raw_chunk"], latest_only=True)
     by_year = sorted(chunks, key=lambda n: (n.year or 0, n.id))
@@ -111,15 +113,15 @@ def test_the_dreams_page_shows_each_dream_with_its_question_and_what_it_was_drea
 
     at = open_app("dreams")
     cards = dream_cards(at)
-    assert [c.label for c in cards] == [text for text, _, _ in reversed(written)]  # newest first
+    assert [shown(c.label) for c in cards] == [text for text, _, _ in reversed(written)]  # newest first
     for card, (text, question, parents), dream in zip(cards, reversed(written), reversed(dreams), strict=True):
-        shown = [t.value for t in card.text]
-        captions = [c.value for c in card.caption]
-        assert shown[:2] == [question, text]
+        texts = [t.value for t in card.text]
+        captions = [shown(c.value) for c in card.caption]
+        assert texts[:2] == [question, text]
         assert captions[:2] == ["question", "dream"]
         assert f"year {dream.year} · confidence 0.70 · model offline-extractive" in captions
         assert f"**Dreamt from** ({len(parents)})" in [m.value for m in card.markdown]
-        assert shown[2:] == [" ".join(p.text.split())[:400].strip() for p in parents]  # st.text trims the cut
+        assert texts[2:] == [" ".join(p.text.split())[:400].strip() for p in parents]  # st.text trims the cut
         assert captions[3:] == [f"{p.type} · {p.domain or '—'} · {p.year or '—'}" for p in parents]
 
 
