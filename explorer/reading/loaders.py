@@ -4,20 +4,34 @@ Formats: ``.txt``; ``.md`` (YAML front matter may give title, year, domain,
 source); ``.jsonl`` (one record per line: ``text`` and optional ``title``,
 ``year``, ``domain``, ``source``); directories, recursively. A bad file or line
 becomes a :class:`LoadError` naming it, and the rest still loads.
+
+Metadata is checked (:class:`DocumentMeta`): a year is a whole number in a sane
+range (or a date, whose year is taken), never a boolean; a title, domain or
+source is one short text (a number is written as one), never a list or a table.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any, NoReturn
 
 import frontmatter
 import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic_core import PydanticCustomError
 
 SUFFIXES = (".txt", ".md", ".markdown", ".jsonl")
 DEFAULT_MAX_MB = 20.0
+FIRST_YEAR = 1
+YEARS_AHEAD = 100  # a year this far past the present is a typo, not a forecast
+TITLE_MAX_CHARS = 300
+DOMAIN_MAX_CHARS = 80  # a domain is a name, as a theme is
+SOURCE_MAX_CHARS = 500  # room for a URL
 
 
 @dataclass(frozen=True)
@@ -46,21 +60,86 @@ class LoadError:
         return f"{where}: {self.message}"
 
 
-def _year(value: object, where: str) -> int | None:
-    if value in (None, ""):
+def _refuse(message: str) -> NoReturn:
+    raise PydanticCustomError("metadata", "{message}", {"message": message})
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+# "2008", or a date written as text: "2008-05", "2008-05-01", "2008-05-01T12:00:00"
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a list" if isinstance(value, list) else "a table" if isinstance(value, dict) else type(value).__name__
+
+
+_YEAR_TEXT = re.compile(r"(?P<year>\d{1,4})|(?P<date>\d{4})-\d{1,2}(?:-\d{1,2}(?:[T ].*)?)?")
+
+
+def _year(value: object) -> int | None:
+    """A year from a whole number, a date or a "YYYY-MM-DD"-like string; None when absent."""
+    if value is None or value == "":
         return None
-    try:
-        year = int(str(value)[:4]) if not isinstance(value, int) else value
-    except ValueError:
-        raise ValueError(f"year {value!r} is not a year") from None
-    if not 0 < year < 3000:
-        raise ValueError(f"year {value!r} is not a year")
+    if isinstance(value, bool):
+        _refuse(f"year {value!r} is not a year (a boolean)")
+    if isinstance(value, dt.date):  # YAML reads 2008-05-01 as a date (a datetime is a date too)
+        year = value.year
+    elif isinstance(value, int):
+        year = value
+    elif isinstance(value, float) and value.is_integer():
+        year = int(value)
+    elif isinstance(value, str) and (match := _YEAR_TEXT.fullmatch(value.strip())):
+        year = int(match["year"] or match["date"])
+    else:
+        _refuse(f"year {_shown(value)} is not a year")
+    last = dt.date.today().year + YEARS_AHEAD
+    if not FIRST_YEAR <= year <= last:
+        _refuse(f"year {_shown(value)} is not a year from {FIRST_YEAR} to {last}")
     return year
 
 
-def _label(value: object) -> str | None:
-    """A front-matter or JSON value used as a label (domain, source): text, or None when absent or empty."""
-    return None if value in (None, "") else str(value)
+def _text(field: str, max_chars: int) -> Callable[[object], str | None]:
+    """A validator for one short text of metadata; None when absent or blank."""
+
+    def check(value: object) -> str | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (str, int, float, dt.date)):
+            _refuse(f"{field} {_shown(value)} is {_kind(value)}; a {field} is one text")
+        text = (value.isoformat() if isinstance(value, dt.date) else str(value)).strip()
+        if len(text) > max_chars:
+            _refuse(f"{field} of {len(text)} characters is over the {max_chars}-character limit")
+        return text or None
+
+    return check
+
+
+class DocumentMeta(BaseModel):
+    """A document's metadata as a file gives it, checked."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: Annotated[str | None, BeforeValidator(_text("title", TITLE_MAX_CHARS))] = None
+    year: Annotated[int | None, BeforeValidator(_year)] = None
+    domain: Annotated[str | None, BeforeValidator(_text("domain", DOMAIN_MAX_CHARS))] = None
+    source: Annotated[str | None, BeforeValidator(_text("source", SOURCE_MAX_CHARS))] = None
+
+
+def read_meta(given: dict[str, Any], defaults: dict[str, Any]) -> DocumentMeta:
+    """The metadata a file or record gives (keys in any case), ``defaults`` filling in year and domain;
+    a ``ValueError`` naming each bad field and its value.
+    """
+    given = {str(k).lower(): v for k, v in given.items()}
+    fields = {name: given.get(name) for name in ("title", "source")}
+    for name in ("year", "domain"):
+        fields[name] = given[name] if given.get(name) not in (None, "") else defaults.get(name)
+    try:
+        return DocumentMeta.model_validate(fields)
+    except ValidationError as exc:
+        raise ValueError("; ".join(error["msg"] for error in exc.errors())) from None
 
 
 def _read_text(path: Path, max_mb: float) -> str:
@@ -86,16 +165,18 @@ def _markdown(path: Path, text: str, defaults: dict) -> SourceText:
         post = frontmatter.loads(text)
     except yaml.YAMLError as exc:
         raise ValueError(f"front matter is not valid YAML ({str(exc).splitlines()[0]})") from None
-    meta = post.metadata
+    if not isinstance(post.metadata, dict):
+        raise ValueError("front matter must be a table of fields (title: ..., year: ...)")
+    meta = read_meta(post.metadata, defaults)
     if not post.content.strip():
         raise ValueError("no text after the front matter")
     return SourceText(
         text=post.content,
-        title=str(meta.get("title") or path.stem),
+        title=meta.title or path.stem,
         path=str(path),
-        year=_year(meta.get("year", defaults.get("year")), str(path)),
-        domain=_label(meta.get("domain") or defaults.get("domain")),
-        source=_label(meta.get("source")),
+        year=meta.year,
+        domain=meta.domain,
+        source=meta.source,
     )
 
 
@@ -110,14 +191,15 @@ def _jsonl(path: Path, text: str, defaults: dict) -> Iterator[SourceText | LoadE
             body = record.get("text")
             if not isinstance(body, str) or not body.strip():
                 raise ValueError('no "text" field with text in it')
+            meta = read_meta(record, defaults)
             yield SourceText(
                 text=body,
-                title=str(record.get("title") or f"{path.stem} line {number}"),
+                title=meta.title or f"{path.stem} line {number}",
                 path=str(path),
                 line=number,
-                year=_year(record.get("year", defaults.get("year")), str(path)),
-                domain=_label(record.get("domain") or defaults.get("domain")),
-                source=_label(record.get("source")),
+                year=meta.year,
+                domain=meta.domain,
+                source=meta.source,
             )
         except json.JSONDecodeError as exc:
             yield LoadError(str(path), f"malformed JSON ({exc.msg} at column {exc.colno})", number)
