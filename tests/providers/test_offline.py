@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from explorer.offline import ANSWERS, load_answers
-from explorer.prompts import REGISTRY, format_passages
+from explorer.prompts import REGISTRY, format_passages, load_prompts
 from explorer.prompts.reading import ENTITIES, ENTITY_SYNTHESIS, IMPLANT
 
 NEW = (
@@ -63,3 +65,20 @@ def test_offline_answers_are_deterministic(make_runtime, tmp_path) -> None:
     first = make_runtime(db=tmp_path / "a.duckdb").gateway.ask(IMPLANT, fields).value
     second = make_runtime(db=tmp_path / "b.duckdb").gateway.ask(IMPLANT, fields).value
     assert first == second
+
+
+SHORT_FIELDS = {"count": 3, "max_entities": 3, "min_score": 2.0, "themes": "print, functions"}
+
+
+@pytest.mark.parametrize("kind", sorted(load_prompts()))
+def test_every_offline_answer_is_read_without_a_reason(runtime, kind) -> None:
+    """The offline answers pass the same checks as a model's: shape, types, ranges and the length cap."""
+    prompt = REGISTRY[kind]
+    block = format_passages([NEW, *KNOWN], ["python", "history", None])
+    fields = {
+        name: "python, history" if name.endswith("domains") else SHORT_FIELDS.get(name, block) for name in prompt.fields
+    }
+    text = runtime.gateway.offline.answer(prompt, fields)
+    value, reason = prompt.read(text)
+    assert reason is None and value is not None, f"{kind}: {reason}"
+    assert len(text) <= prompt.answer_cap
