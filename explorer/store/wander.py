@@ -489,10 +489,10 @@ def corpus_marker(con: Connection) -> tuple[int, int]:
 
 
 def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:
-    """Columns of every embedded, latest node: id, embedding, domain, importance, confidence."""
+    """Columns of every embedded, latest node: id, embedding, domain, importance, confidence, text, type."""
     table = con.execute(
-        "SELECT id, embedding, domain, importance, confidence FROM nodes WHERE is_latest AND embedding IS NOT NULL "
-        "ORDER BY created_at, rowid"
+        "SELECT id, embedding, domain, importance, confidence, text, type FROM nodes "
+        "WHERE is_latest AND embedding IS NOT NULL ORDER BY created_at, rowid"
     ).fetchnumpy()
     return table
 

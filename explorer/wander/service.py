@@ -114,6 +114,8 @@ def corpus_space(runtime: Runtime, con: Connection) -> CorpusSpace:
         np.asarray(table["importance"], dtype=np.float32),
         np.asarray(table["confidence"], dtype=np.float32),
         marker,
+        texts=[str(t) for t in table["text"]],
+        types=[t if isinstance(t, str) else None for t in table["type"]],
     )
     with _cache_lock:
         _corpus_cache[key] = space
@@ -430,7 +432,7 @@ def _read_inputs(
         failed_paths=np.vstack(memory.failed_paths)
         if memory.failed_paths
         else np.zeros((0, runtime.db.embedding_dim), np.float32),
-        visited_domains={d for locus in loci.loci.values() if locus.visit_count > 0 for d in locus.domains},
+        visited_domains=set(loci.visited_domains),
         pending=loci.loci.get(session.pending_locus_id) if session.pending_locus_id else None,
         updates=updates,
         already_exhausted=runtime.gateway.model_for("cloud")[1] == "cloud"
@@ -441,19 +443,25 @@ def _read_inputs(
     )
 
 
-def _callbacks(runtime: Runtime, loci: LociSpace, tuning: WanderTuning) -> StepCallbacks:
-    """What the pure step may read while it thinks: each read opens and closes its own connection, so none is
-    held across the model calls between them.
+def _callbacks(runtime: Runtime, inputs: StepInputs, tuning: WanderTuning) -> StepCallbacks:
+    """What the pure step may read while it thinks: node texts from the corpus space in memory; the rest (a
+    resonance's evidence, earlier crystals, only when a crystal may form) each in a short connection of its
+    own, so none is held across the model calls between them.
     """
 
     def read(query: Callable[[Connection], T]) -> T:
         with runtime.db.connect() as con:
             return query(con)
 
-    limit = tuning.crystal_evidence
+    def node_text(ids: list[str]) -> dict[str, dict[str, Any]]:
+        found = inputs.corpus.summaries(ids)
+        missing = [i for i in ids if i not in found]  # only nodes outside the space (none, as candidates go)
+        return {**found, **read(lambda con: store.node_summaries(con, missing))} if missing else found
+
+    limit, loci = tuning.crystal_evidence, inputs.loci
     return StepCallbacks(
         embed=runtime.embedder.embed,
-        node_text=lambda ids: read(lambda con: store.node_summaries(con, ids)),
+        node_text=node_text,
         evidence=lambda resonance, residue: read(lambda con: _gather_evidence(con, loci, limit, resonance, residue)),
         last_attempt=lambda resonance_id: read(lambda con: store.last_crystal_attempt(con, resonance_id)),
         crystal_vectors=lambda: read(_crystal_matrix),
@@ -545,7 +553,7 @@ def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> St
     """Take one step of an active session (wander.md's wander_step): read, think with the file free, write."""
     inputs, memory = _read_step(runtime, session_id, tuning)
     spending = Spending(runtime.gateway, inputs.session, tuning)
-    plan = take_step(inputs, spending, _callbacks(runtime, inputs.loci, tuning), tuning, utcnow())
+    plan = take_step(inputs, spending, _callbacks(runtime, inputs, tuning), tuning, utcnow())
     try:
         _commit(runtime, plan, inputs.session)
     except BaseException:

@@ -8,14 +8,16 @@ moves (see ``service``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from explorer.records.wander import Locus
 from explorer.vectors import VectorIndex
 
-NO_DOMAIN = -1
+NO_DOMAIN = -1  # the code of a row without a domain (or type)
 
 
 def cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -27,9 +29,22 @@ def cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     return np.einsum("ij,j->i", matrix, np.asarray(query, dtype=np.float32))
 
 
+def _coded(values: Sequence[str | None]) -> tuple[np.ndarray, list[str]]:
+    """Integer codes per row (``NO_DOMAIN`` for none) and the sorted names they index."""
+    names = sorted({v for v in values if v})
+    code = {name: i for i, name in enumerate(names)}
+    return np.asarray([code[v] if v else NO_DOMAIN for v in values], dtype=np.int32), names
+
+
 @dataclass
 class CorpusSpace:
-    """Embedded latest nodes: vectors in a :class:`VectorIndex`, domains as integer codes per row."""
+    """Embedded latest nodes: vectors in a :class:`VectorIndex`, domains and types as integer codes per row,
+    and each node's text.
+
+    Why the texts too: a step shows a few nodes' texts to the model and names its candidates by them while it
+    thinks, with the file free; reading them there would open the file twice a step. They cost about as much
+    memory as the vectors (a 1,500-character chunk against 384 floats).
+    """
 
     index: VectorIndex
     domain_codes: np.ndarray
@@ -37,6 +52,9 @@ class CorpusSpace:
     importance: np.ndarray
     confidence: np.ndarray
     marker: tuple[int, int] = (0, 0)
+    texts: list[str] = field(default_factory=list)
+    type_codes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    type_names: list[str] = field(default_factory=list)
 
     @classmethod
     def build(
@@ -44,10 +62,12 @@ class CorpusSpace:
         dim: int,
         ids: list[str],
         vectors: np.ndarray,
-        domains: list[str | None],
+        domains: Sequence[str | None],
         importance: np.ndarray,
         confidence: np.ndarray,
         marker: tuple[int, int] = (0, 0),
+        texts: Sequence[str] | None = None,
+        types: Sequence[str | None] | None = None,
     ) -> CorpusSpace:
         """The space of the corpus columns the store read (one row per node), domains coded as integers so a
         step can mask by domain without comparing strings.
@@ -55,16 +75,18 @@ class CorpusSpace:
         index = VectorIndex(dim, capacity=max(1, len(ids)))
         if ids:
             index.add(ids, vectors)
-        names = sorted({d for d in domains if d})
-        code = {name: i for i, name in enumerate(names)}
-        codes = np.asarray([code.get(d, NO_DOMAIN) if d else NO_DOMAIN for d in domains], dtype=np.int32)
+        domain_codes, domain_names = _coded(domains)
+        type_codes, type_names = _coded(types if types is not None else [None] * len(ids))
         return cls(
             index,
-            codes,
-            names,
+            domain_codes,
+            domain_names,
             np.asarray(importance, dtype=np.float32).reshape(-1),
             np.asarray(confidence, dtype=np.float32).reshape(-1),
             marker,
+            list(texts) if texts is not None else [""] * len(ids),
+            type_codes,
+            type_names,
         )
 
     def __len__(self) -> int:
@@ -84,6 +106,20 @@ class CorpusSpace:
         wanted = {d.lower() for d in domains}
         return np.asarray([i for i, name in enumerate(self.domain_names) if name.lower() in wanted], dtype=np.int32)
 
+    def summaries(self, node_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Node id → {text, type, domain} for the ids in the space (others are left out), without the store."""
+        found: dict[str, dict[str, Any]] = {}
+        for node_id in node_ids:
+            row = self.row(node_id)
+            if row is not None:
+                code = int(self.type_codes[row])
+                found[node_id] = {
+                    "text": self.texts[row],
+                    "type": None if code == NO_DOMAIN else self.type_names[code],
+                    "domain": self.domain(row),
+                }
+        return found
+
 
 @dataclass
 class LociSpace:
@@ -91,7 +127,7 @@ class LociSpace:
 
     ``free`` indexes the loci that are not corpus nodes (seed, analogies, injected): loci drawn from nodes are
     found through the corpus index and mapped back by ``by_node``. ``visited`` indexes the loci already
-    visited, for novelty.
+    visited, for novelty, and ``visited_domains`` gathers their domains.
     """
 
     dim: int
@@ -101,6 +137,7 @@ class LociSpace:
     marker: tuple[int, int] = (0, 0)
     free: VectorIndex = field(init=False)
     visited: VectorIndex = field(init=False)
+    visited_domains: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.free = VectorIndex(self.dim, capacity=64)
@@ -125,9 +162,13 @@ class LociSpace:
             self.mark_visited(locus)
 
     def mark_visited(self, locus: Locus) -> None:
-        """Count a visited locus in novelty: candidates near where the walk has been score as less new."""
-        if locus.visit_count > 0 and locus.embedding is not None:
-            self.visited.add([locus.id], locus.embedding[None, :])
+        """Count a visited locus in novelty (candidates near where the walk has been score as less new) and its
+        domains in the ones seen (a bridge to a domain not seen yet scores higher).
+        """
+        if locus.visit_count > 0:
+            self.visited_domains.update(locus.domains)
+            if locus.embedding is not None:
+                self.visited.add([locus.id], locus.embedding[None, :])
 
     def locus_for_node(self, node_id: str) -> Locus | None:
         """The session's locus standing on this corpus node, so meeting the node again revisits it."""
