@@ -8,6 +8,7 @@ so they cannot leak into the database or the logs.
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -28,6 +29,10 @@ class Settings:
     ``local_model`` and ``cloud_model`` are litellm model names (for example
     ``ollama/llama3.1`` and ``anthropic/claude-sonnet-4-5``); either may be unset.
     When both are unset every prompt is answered by the built-in offline provider.
+    ``cloud_budget_cents`` is the default budget of every run that calls priced models
+    (a wander session, an ingest, a night of dreaming); ``prices`` gives dollars per
+    million (input, output) tokens for models litellm has no price for; ``concurrency``
+    is how many independent model calls are in flight at once.
     """
 
     db_path: Path = field(default_factory=lambda: Path(user_data_dir("dream-explorer")) / "explorer.duckdb")
@@ -39,6 +44,8 @@ class Settings:
     retries: int = 2
     lock_wait_s: float = 15.0
     cloud_budget_cents: int = 500
+    concurrency: int = 8
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
     seed: int = 0
 
     @property
@@ -61,8 +68,11 @@ _ENV = {
     "EXPLORER_RETRIES": ("retries", int),
     "EXPLORER_LOCK_WAIT": ("lock_wait_s", float),
     "EXPLORER_BUDGET_CENTS": ("cloud_budget_cents", int),
+    "EXPLORER_CONCURRENCY": ("concurrency", int),
+    "EXPLORER_PRICES": ("prices", dict),
     "EXPLORER_SEED": ("seed", int),
 }
+_LIMITS = {"concurrency": (1, 64), "retries": (0, 10), "timeout_s": (0.1, 3600.0), "cloud_budget_cents": (0, 10**7)}
 
 
 class SettingsError(ExplorerError):
@@ -72,10 +82,40 @@ class SettingsError(ExplorerError):
 def _coerce(name: str, kind: type, raw: object) -> object:
     if raw in ("", None):
         return None
+    if kind is dict:
+        return _prices(name, raw)
     try:
         return Path(str(raw)).expanduser() if kind is Path else kind(raw)
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"setting {name}: cannot read {raw!r} as {kind.__name__}") from exc
+
+
+def _prices(name: str, raw: object) -> dict[str, tuple[float, float]]:
+    """``{"model": [input, output]}`` in dollars per million tokens, from TOML or JSON (``EXPLORER_PRICES``)."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise SettingsError(f"setting {name}: not JSON ({exc.msg})") from exc
+    if not isinstance(raw, dict):
+        raise SettingsError(f'setting {name}: give {{"model": [input, output]}} in dollars per million tokens')
+    prices = {}
+    for model, pair in raw.items():
+        if (
+            not isinstance(pair, list | tuple)
+            or len(pair) != 2
+            or not all(isinstance(p, int | float) and not isinstance(p, bool) and 0 <= p < 1e6 for p in pair)
+        ):
+            raise SettingsError(f"setting {name}: the price of {model!r} must be [input, output] dollars per million")
+        prices[str(model)] = (float(pair[0]), float(pair[1]))
+    return prices
+
+
+def _check_limits(values: dict[str, Any]) -> None:
+    for attr, (low, high) in _LIMITS.items():
+        value = values.get(attr)
+        if value is not None and not low <= value <= high:
+            raise SettingsError(f"setting {attr}: {value} is outside {low}..{high}")
 
 
 def load_settings(environ: dict[str, str] | None = None, config_file: Path | None = None) -> Settings:
@@ -99,4 +139,5 @@ def load_settings(environ: dict[str, str] | None = None, config_file: Path | Non
         if var in env:
             values[attr] = _coerce(var, kind, env[var])
     values = {k: v for k, v in values.items() if v is not None or k in ("local_model", "cloud_model", "api_base")}
+    _check_limits(values)
     return replace(Settings(), **values)

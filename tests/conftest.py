@@ -22,6 +22,7 @@ import pytest
 from explorer.providers.embeddings import HASHING, Embedder, HashingEmbedder, LocalEmbedder
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import DEFAULT_EMBEDDING_MODEL, Settings
+from explorer.testing.model_server import SERVED_MODEL, ModelServer
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_data"
@@ -165,3 +166,23 @@ def corpus_copy(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
 def corpus_runtime(corpus_copy: Path, make_runtime: RuntimeFactory) -> Runtime:
     """A Runtime over a private copy of the ingested small corpus."""
     return make_runtime(db=corpus_copy)
+
+
+@pytest.fixture
+def model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ModelServer]]:
+    """``model_server(latency_s=0, script=None)`` → a started OpenAI-compatible server on 127.0.0.1, and the
+    environment pointing at it (``EXPLORER_LOCAL_MODEL``, ``EXPLORER_API_BASE``), for commands and pages;
+    pass ``local_model=SERVED_MODEL, api_base=server.url`` to ``make_runtime`` for the engine.
+    """
+    started: list[ModelServer] = []
+
+    def start(latency_s: float = 0.0, script: Any = None) -> ModelServer:
+        server = ModelServer(latency_s=latency_s, script=script).start()
+        started.append(server)
+        for name, value in server.env(SERVED_MODEL).items():
+            monkeypatch.setenv(name, value)
+        return server
+
+    yield start
+    for server in started:
+        server.close()

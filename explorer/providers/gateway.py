@@ -12,16 +12,22 @@ from the internet.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from explorer.prompts import Prompt
+from explorer.providers.budget import Budget
 from explorer.providers.client import load_litellm
+from explorer.records import Progress
 from explorer.records.calls import CallRecord
 from explorer.settings import Settings
 
 T = TypeVar("T")
+S = TypeVar("S")
+R = TypeVar("R")
+CHARS_PER_TOKEN = 3.0  # English averages ~4; fewer characters per token over-estimates, as a bound should
 Tier = Literal["local", "cloud", "offline"]
 OFFLINE_MODEL = "offline/extractive"
 
@@ -36,20 +42,49 @@ class OfflineAnswerer(Protocol):
 
 @dataclass
 class Answer(Generic[T]):
-    """A typed answer, or a failure that says why; never an exception for model trouble."""
+    """A typed answer, or a failure that says why; never an exception for model trouble.
+
+    Costs and tokens add up every attempt the call took.
+    """
 
     value: T | None
     text: str
     model: str
     tier: Tier
     cost_cents: float = 0.0
-    tokens: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    attempts: int = 0
     error: str | None = None
 
     @property
     def ok(self) -> bool:
         """Whether the caller can use ``value``: the call succeeded and the answer parsed."""
         return self.error is None and self.value is not None
+
+    @property
+    def tokens(self) -> int:
+        """Prompt and completion tokens of every attempt."""
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def refused(self) -> bool:
+        """Whether the budget refused the call (as opposed to the model failing it)."""
+        return self.error is not None and self.error.startswith("budget exhausted")
+
+    def after(self, attempt: _Attempt[T]) -> Answer[T]:
+        """This answer updated by one more attempt: its outcome wins, its costs add up."""
+        made = attempt.outcome != "budget"
+        return replace(
+            self,
+            value=attempt.value,
+            text=attempt.text or self.text,
+            cost_cents=self.cost_cents + attempt.cost_cents,
+            prompt_tokens=self.prompt_tokens + attempt.prompt_tokens,
+            completion_tokens=self.completion_tokens + attempt.completion_tokens,
+            attempts=self.attempts + made,
+            error=attempt.error,
+        )
 
 
 @dataclass
@@ -64,19 +99,28 @@ class Usage:
 
     def add(self, answer: Answer[Any]) -> None:
         """Count one answer, failed or not, into the totals a budget and a report read."""
-        self.calls += 1
+        self.calls += answer.attempts
         self.failures += 0 if answer.ok else 1
         self.cost_cents += answer.cost_cents
         self.tokens += answer.tokens
         self.by_tier[answer.tier] = self.by_tier.get(answer.tier, 0) + 1
 
+    def merge(self, other: Usage) -> None:
+        """Add the totals of another unit of work (one item of a :meth:`Gateway.map`)."""
+        self.calls += other.calls
+        self.failures += other.failures
+        self.cost_cents += other.cost_cents
+        self.tokens += other.tokens
+        for tier, count in other.by_tier.items():
+            self.by_tier[tier] = self.by_tier.get(tier, 0) + count
+
 
 class Gateway:
     """Answers prompts with the configured models, or offline when none is set.
 
-    ``log`` receives one :class:`CallRecord` per call (the CLI and app write them
-    to the store); ``completion_kwargs`` are passed to litellm as they are, which
-    is how tests pass ``mock_response``.
+    ``log`` receives one :class:`CallRecord` per attempt (the CLI and app write them to the store);
+    ``completion_kwargs`` are passed to litellm as they are, which is how some tests pass ``mock_response``.
+    Safe to call from several threads at once (see :meth:`map`).
     """
 
     def __init__(
@@ -110,20 +154,63 @@ class Gateway:
         """True when no model is configured, so every prompt is answered by the offline provider."""
         return self.settings.offline
 
-    def token_prices(self, model: str) -> tuple[float, float] | None:
-        """(input, output) dollars per token for ``model``, so callers can budget a call before making it.
-
-        Prices passed with the call (``completion_kwargs``) win over litellm's price list; ``None`` means the model
-        cannot be priced (and the gateway then charges nothing for it either).
+    @property
+    def concurrency(self) -> int:
+        """How many calls :meth:`map` keeps in flight: the setting for models, one for the offline provider
+        (it is CPU work in this process, so threads would not help it and would cost its reproducibility).
         """
+        return 1 if self.offline_only else max(1, self.settings.concurrency)
+
+    def map(self, work: Callable[[S], R], items: Sequence[S], progress: Progress | None = None) -> list[R]:
+        """``work`` on every item, up to :attr:`concurrency` at once, results in the items' order.
+
+        For independent items whose work waits on models (dreams, judgements, merges). ``work`` must not
+        touch the database, and should turn its own trouble into a result: an exception it lets out is
+        raised here, after the other items are done. ``progress`` is told of each item as it finishes.
+        """
+        if self.concurrency == 1 or len(items) <= 1:
+            results = []
+            for done, item in enumerate(items):
+                results.append(work(item))
+                if progress:
+                    progress(done + 1, len(items), f"{done + 1}/{len(items)}")
+            return results
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
+            futures = [pool.submit(work, item) for item in items]
+            if progress:
+                for done, _ in enumerate(as_completed(futures)):
+                    progress(done + 1, len(items), f"{done + 1}/{len(items)}")
+            return [future.result() for future in futures]
+
+    def token_prices(self, model: str) -> tuple[float, float] | None:
+        """(input, output) dollars per token for ``model``, so a call can be budgeted before it is made.
+
+        Prices from the settings (``prices``, for models litellm does not know) win, then prices passed with
+        the call (``completion_kwargs``), then litellm's price list; ``None``: the model has no price, and
+        its calls count as free.
+        """
+        if model in self.settings.prices:
+            per_million = self.settings.prices[model]
+            return per_million[0] / 1e6, per_million[1] / 1e6
         kwargs = self.completion_kwargs
         if "input_cost_per_token" in kwargs or "output_cost_per_token" in kwargs:
             return float(kwargs.get("input_cost_per_token", 0.0)), float(kwargs.get("output_cost_per_token", 0.0))
+        if model == OFFLINE_MODEL:
+            return None
         try:
             info = load_litellm().get_model_info(model)
         except Exception:  # litellm raises a bare Exception for unknown models
             return None
         return float(info.get("input_cost_per_token") or 0.0), float(info.get("output_cost_per_token") or 0.0)
+
+    def worst_case_cents(self, prompt: Prompt[Any], fields: dict[str, Any], model: str) -> float:
+        """The most one attempt at ``prompt`` on ``model`` can cost: the prompt, counted generously, and a
+        full ``max_tokens`` answer. What a budget reserves before the attempt.
+        """
+        prices = self.token_prices(model)
+        if prices is None:
+            return 0.0
+        return (_prompt_tokens(prompt, fields) * prices[0] + prompt.max_tokens * prices[1]) * 100
 
     def ask(
         self,
@@ -133,92 +220,160 @@ class Gateway:
         tier: Tier = "local",
         purpose: str | None = None,
         session_id: str | None = None,
+        budget: Budget | None = None,
     ) -> Answer[T]:
-        """Ask ``prompt`` with ``fields`` on the tier's model (or offline), log the call, and return a typed
-        answer; model trouble comes back as ``Answer.error``, never as an exception.
+        """Ask ``prompt`` with ``fields`` on the tier's model (or offline) and return a typed answer.
+
+        Model trouble comes back as ``Answer.error``, never as an exception. Each attempt is reserved
+        against ``budget`` before it is made and logged after; the product's retries are the only ones
+        (the HTTP client's own are turned off), so a call takes at most ``timeout × (retries + 1)`` plus
+        the backoff between attempts.
         """
         model, used_tier = self.model_for(tier)
-        started = time.perf_counter()
+        call = _Call(prompt, fields, model, used_tier, purpose or prompt.kind, session_id, budget)
         if used_tier == "offline":
-            answer = self._ask_offline(prompt, fields)
-        else:
-            answer = self._ask_model(prompt, fields, model, used_tier)
-        if self.log is not None:
-            self.log(
-                CallRecord(
-                    model=answer.model,
-                    tier=answer.tier,
-                    purpose=purpose or prompt.kind,
-                    outcome="ok"
-                    if answer.ok
-                    else (
-                        "timeout"
-                        if answer.error and "timed out" in answer.error
-                        else "parse_error"
-                        if answer.text
-                        else "error"
-                    ),
-                    prompt_tokens=0,
-                    completion_tokens=answer.tokens,
-                    cost_cents=answer.cost_cents,
-                    latency_ms=(time.perf_counter() - started) * 1000,
-                    error=answer.error,
-                    session_id=session_id,
-                )
+            return self._ask_offline(call)
+        return self._ask_model(call)
+
+    def _record(self, call: _Call, attempt: _Attempt, started: float) -> None:
+        if self.log is None:
+            return
+        self.log(
+            CallRecord(
+                model=call.model,
+                tier=call.tier,
+                purpose=call.purpose,
+                outcome=attempt.outcome,
+                prompt_tokens=attempt.prompt_tokens,
+                completion_tokens=attempt.completion_tokens,
+                cost_cents=attempt.cost_cents,
+                latency_ms=(time.perf_counter() - started) * 1000,
+                error=attempt.error,
+                session_id=call.session_id,
             )
+        )
+
+    def _ask_offline(self, call: _Call[T]) -> Answer[T]:
+        started = time.perf_counter()
+        reason: str | None
+        try:
+            text = self.offline.answer(call.prompt, call.fields)
+        except Exception as exc:  # the offline provider must never take a run down
+            text, value, reason = "", None, f"offline provider failed: {exc}"
+        else:
+            value = call.prompt.parse(text)
+            reason = _rejection(call.prompt, value, OFFLINE_MODEL)
+        attempt: _Attempt[T] = _Attempt(outcome="ok" if value is not None else "parse_error", error=reason)
+        self._record(call, attempt, started)
+        return Answer(value, text, OFFLINE_MODEL, "offline", attempts=1, error=reason)
+
+    def _ask_model(self, call: _Call[T]) -> Answer[T]:
+        answer: Answer[T] = Answer(None, "", call.model, call.tier, error="no attempt made")
+        for number in range(self.settings.retries + 1):
+            if number:
+                self._sleep(min(8.0, 0.5 * 2 ** (number - 1)))
+            attempt = self._attempt(call)
+            answer = answer.after(attempt)
+            if attempt.outcome in ("ok", "budget") or not attempt.retryable:
+                break
         return answer
 
-    def _ask_offline(self, prompt: Prompt[T], fields: dict[str, Any]) -> Answer[T]:
-        try:
-            text = self.offline.answer(prompt, fields)
-        except Exception as exc:  # the offline provider must never take a run down
-            return Answer(None, "", OFFLINE_MODEL, "offline", error=f"offline provider failed: {exc}")
-        value = prompt.parse(text)
-        error = None if value is not None else f"offline answer to {prompt.kind} did not parse"
-        return Answer(value, text, OFFLINE_MODEL, "offline", error=error)
+    def _attempt(self, call: _Call[T]) -> _Attempt[T]:
+        """One request: reserved, made, read, costed, settled and logged."""
+        worst = self.worst_case_cents(call.prompt, call.fields, call.model)
+        if call.budget is not None and not call.budget.reserve(worst):
+            left = call.budget.remaining_cents
+            return _Attempt(
+                outcome="budget",
+                error=f"budget exhausted: {left:.2f} ¢ left cannot cover a call that may cost {worst:.2f} ¢",
+                retryable=False,
+            )
+        started = time.perf_counter()
+        attempt = self._request(call)
+        if call.budget is not None:
+            call.budget.settle(worst, attempt.cost_cents)
+        self._record(call, attempt, started)
+        return attempt
 
-    def _ask_model(self, prompt: Prompt[T], fields: dict[str, Any], model: str, tier: Tier) -> Answer[T]:
+    def _request(self, call: _Call[T]) -> _Attempt[T]:
         litellm = load_litellm()
-        messages = prompt.messages(fields)
-        attempts = self.settings.retries + 1
-        cost = 0.0
-        tokens = 0
-        text = ""
-        error = "no attempt made"
-        for attempt in range(attempts):
-            if attempt:
-                self._sleep(min(8.0, 0.5 * 2 ** (attempt - 1)))
-            try:
-                response = litellm.completion(
-                    model=model,
-                    messages=messages,
-                    temperature=prompt.temperature,
-                    max_tokens=prompt.max_tokens,
-                    timeout=self.settings.timeout_s,
-                    api_base=self.settings.api_base,
-                    **({"response_format": {"type": "json_object"}} if prompt.json_answer and tier == "cloud" else {}),
-                    **self.completion_kwargs,
-                )
-            except Exception as exc:
-                error = _describe(exc, model, self.settings.timeout_s)
-                if not _retryable(exc):
-                    break
-                continue
-            cost += _cost_cents(litellm, response)
-            tokens += getattr(getattr(response, "usage", None), "total_tokens", 0) or 0
-            text = response.choices[0].message.content or ""
-            value = prompt.parse(text)
-            if value is not None:
-                return Answer(value, text, model, tier, cost_cents=cost, tokens=tokens)
-            error = f"{model} gave an answer to {prompt.kind} that does not parse"
-        return Answer(None, text, model, tier, cost_cents=cost, tokens=tokens, error=error)
+        prices = self.token_prices(call.model)
+        try:
+            response = litellm.completion(
+                model=call.model,
+                messages=call.prompt.messages(call.fields),
+                temperature=call.prompt.temperature,
+                max_tokens=call.prompt.max_tokens,
+                timeout=self.settings.timeout_s,
+                api_base=self.settings.api_base,
+                max_retries=0,  # one retry layer: ours
+                **(
+                    {"response_format": {"type": "json_object"}}
+                    if call.prompt.json_answer and call.tier == "cloud"
+                    else {}
+                ),
+                **self.completion_kwargs,
+            )
+        except Exception as exc:
+            # Whether a failed request is billed is the provider's business; count its prompt, as it may be.
+            prompt_tokens = _prompt_tokens(call.prompt, call.fields)
+            cost = prompt_tokens * prices[0] * 100 if prices else 0.0
+            timed_out = "Timeout" in type(exc).__name__
+            return _Attempt(
+                outcome="timeout" if timed_out else "error",
+                error=_describe(exc, call.model, self.settings.timeout_s),
+                cost_cents=cost,
+                retryable=_retryable(exc),
+            )
+        usage = getattr(response, "usage", None)
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        cost = (prompt_tokens * prices[0] + completion_tokens * prices[1]) * 100 if prices else 0.0
+        text = response.choices[0].message.content or ""
+        value = call.prompt.parse(text)
+        reason = _rejection(call.prompt, value, call.model)
+        return _Attempt(
+            outcome="ok" if value is not None else "parse_error",
+            value=value,
+            text=text,
+            error=reason,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cost_cents=cost,
+        )
 
 
-def _cost_cents(litellm: Any, response: Any) -> float:
-    try:
-        return float(litellm.completion_cost(completion_response=response) or 0.0) * 100
-    except Exception:  # models litellm has no price for (local servers) cost nothing
-        return 0.0
+@dataclass(frozen=True)
+class _Call(Generic[T]):
+    prompt: Prompt[T]
+    fields: dict[str, Any]
+    model: str
+    tier: Tier
+    purpose: str
+    session_id: str | None
+    budget: Budget | None
+
+
+@dataclass(frozen=True)
+class _Attempt(Generic[T]):
+    outcome: str  # ok, parse_error, timeout, error, budget: the call log's vocabulary
+    value: T | None = None
+    text: str = ""
+    error: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_cents: float = 0.0
+    retryable: bool = True
+
+
+def _rejection(prompt: Prompt[Any], value: object, model: str) -> str | None:
+    """Why an answer cannot be used, or None when it can."""
+    return None if value is not None else f"{model} gave an answer to {prompt.kind} that does not parse"
+
+
+def _prompt_tokens(prompt: Prompt[Any], fields: dict[str, Any]) -> int:
+    """A generous count of the prompt's tokens (fewer characters per token than English averages)."""
+    return int(sum(len(m["content"]) for m in prompt.messages(fields)) / CHARS_PER_TOKEN) + 16
 
 
 def _retryable(exc: Exception) -> bool:
@@ -230,6 +385,6 @@ def _retryable(exc: Exception) -> bool:
 
 def _describe(exc: Exception, model: str, timeout_s: float) -> str:
     if "Timeout" in type(exc).__name__:
-        return f"{model} timed out after {timeout_s:.0f} s"
+        return f"{model} timed out after {timeout_s:g} s"
     first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return f"{model} failed: {first_line[:300]}"

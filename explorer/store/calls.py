@@ -35,3 +35,14 @@ def call_summary(con: Connection) -> list[tuple[str, str, str, int, float]]:
     return con.execute(
         "SELECT tier, model, outcome, count(*), sum(cost_cents) FROM model_calls GROUP BY ALL ORDER BY ALL"
     ).fetchall()
+
+
+def recent_calls(con: Connection, limit: int = 100) -> list[CallRecord]:
+    """The last ``limit`` calls, oldest first, as the gateway reported them."""
+    rows = con.execute(
+        "SELECT model, tier, purpose, outcome, prompt_tokens, completion_tokens, cost_cents, latency_ms, error, "
+        "CAST(session_id AS VARCHAR) FROM (SELECT *, rowid AS r FROM model_calls ORDER BY r DESC LIMIT ?) "
+        "ORDER BY r",
+        [limit],
+    ).fetchall()
+    return [CallRecord(*row) for row in rows]

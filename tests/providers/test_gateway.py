@@ -1,54 +1,106 @@
-"""The gateway over litellm (with mock_response: no network) and its call log."""
+"""The gateway against a real OpenAI-compatible server on 127.0.0.1 (real HTTP, the real litellm path):
+answers parsed and logged with their tokens, one retry layer, timeouts that hold, budgets that hold,
+calls in flight at once.
+"""
 
 from __future__ import annotations
 
-import litellm
+import time
+
 import pytest
 
 from explorer.prompts.reading import ENTITIES, IMPLANT
-from explorer.store.calls import call_summary
+from explorer.providers.budget import Budget
+from explorer.store.calls import recent_calls
+from explorer.testing.model_server import SERVED_MODEL, Reply
 
 PASSAGE = {"passage": "Guido van Rossum created Python. Python favours readability.", "max_entities": 3}
+IMPLANT_FIELDS = {"new_info": "Cats purr when they are content.", "existing_knowledge": "[1] Dogs wag their tails."}
+PRICES = {SERVED_MODEL: (1000.0, 2000.0)}  # dollars per million tokens: dear, so cents add up fast
 
 
-def test_model_answer_is_parsed_costed_and_logged(make_runtime) -> None:
-    runtime = make_runtime(
-        local_model="gpt-4o-mini",
-        completion_kwargs={"mock_response": "- Guido van Rossum: created Python\n- Python: readable"},
-    )
+def served(make_runtime, server, **settings):
+    runtime = make_runtime(local_model=SERVED_MODEL, api_base=server.url, **settings)
+    runtime.gateway._sleep = lambda s: None  # backoff is tested by its bound, not waited for
+    return runtime
+
+
+def logged(runtime) -> list[tuple]:
+    """(outcome, prompt tokens, completion tokens, cents) of each logged attempt, in order."""
+    runtime.calls.flush()
+    with runtime.db.connect() as con:
+        return [(c.outcome, c.prompt_tokens, c.completion_tokens, c.cost_cents) for c in recent_calls(con, 1000)]
+
+
+def test_an_answer_is_parsed_priced_and_logged_with_its_tokens(make_runtime, model_server) -> None:
+    server = model_server(script=[Reply("- Guido van Rossum: created Python\n- Python: readable")])
+    runtime = served(make_runtime, server, prices=PRICES)
     answer = runtime.gateway.ask(ENTITIES, PASSAGE)
-    assert answer.ok and answer.tier == "local" and answer.model == "gpt-4o-mini"
+    assert answer.ok and answer.tier == "local" and answer.model == SERVED_MODEL
     assert [e.entity for e in answer.value] == ["Guido van Rossum", "Python"]
-    assert answer.cost_cents > 0  # litellm prices gpt-4o-mini from its local cost map
-    runtime.calls.flush()
-    with runtime.db.connect() as con:
-        (row,) = call_summary(con)
-    assert row[:4] == ("local", "gpt-4o-mini", "ok", 1)
+    assert server.kinds() == ["entities"] and answer.attempts == 1
+    ((outcome, prompt_tokens, completion_tokens, cost),) = logged(runtime)
+    assert outcome == "ok" and prompt_tokens > 0 and completion_tokens > 0
+    assert cost == pytest.approx((prompt_tokens * 1000 + completion_tokens * 2000) / 1e6 * 100)
+    assert cost == pytest.approx(answer.cost_cents)
 
 
-def test_unparseable_answer_is_retried_then_reported(make_runtime) -> None:
-    runtime = make_runtime(local_model="gpt-4o-mini", retries=1, completion_kwargs={"mock_response": "   "})
-    runtime.gateway._sleep = lambda s: None
-    answer = runtime.gateway.ask(IMPLANT, {"new_info": "x", "existing_knowledge": "(none)"})
-    assert not answer.ok and "does not parse" in answer.error
-    runtime.calls.flush()
-    with runtime.db.connect() as con:
-        assert call_summary(con)[0][2:4] == ("parse_error", 1)
+@pytest.mark.parametrize("status", [500, 429])
+def test_a_server_error_is_retried_by_the_product_alone(make_runtime, model_server, status) -> None:
+    server = model_server(script=[Reply(status=status)])
+    answer = served(make_runtime, server, retries=2).gateway.ask(IMPLANT, IMPLANT_FIELDS)
+    assert answer.ok and answer.attempts == 2
+    assert len(server.requests) == 2  # the HTTP client's own retries are off: no hidden third request
 
 
-def test_timeout_is_a_clear_failure_not_an_exception(make_runtime) -> None:
-    timeout = litellm.Timeout(message="slow", model="gpt-4o-mini", llm_provider="openai")
-    runtime = make_runtime(
-        local_model="gpt-4o-mini", retries=2, timeout_s=5, completion_kwargs={"mock_response": timeout}
+def test_every_unparseable_attempt_is_logged_and_counted(make_runtime, model_server) -> None:
+    server = model_server(script=[Reply("   "), Reply("")])
+    runtime = served(make_runtime, server, retries=1)
+    answer = runtime.gateway.ask(IMPLANT, IMPLANT_FIELDS)
+    assert not answer.ok and "does not parse" in answer.error and answer.attempts == 2
+    assert [row[0] for row in logged(runtime)] == ["parse_error", "parse_error"]
+
+
+def test_a_slow_model_times_out_within_timeout_times_attempts(make_runtime, model_server) -> None:
+    server = model_server(latency_s=3.0)
+    runtime = served(make_runtime, server, timeout_s=0.4, retries=1)
+    started = time.perf_counter()
+    answer = runtime.gateway.ask(IMPLANT, IMPLANT_FIELDS)
+    elapsed = time.perf_counter() - started
+    assert not answer.ok and answer.error == f"{SERVED_MODEL} timed out after 0.4 s"
+    assert len(server.requests) == 2 and answer.attempts == 2
+    assert elapsed < 0.4 * 2 + 1.0  # timeout × (retries + 1), plus slack; without backoff (not waited here)
+    assert [row[0] for row in logged(runtime)] == ["timeout", "timeout"]
+
+
+def test_a_budget_is_never_exceeded_even_with_calls_in_flight(make_runtime, model_server) -> None:
+    # Malformed answers are retried, and every attempt costs: the budget must hold across all of them.
+    server = model_server(latency_s=0.05, script=lambda request: Reply('{"broken'))
+    runtime = served(make_runtime, server, retries=2, prices=PRICES, concurrency=8)
+    budget = Budget(limit_cents=100.0)
+    answers = runtime.gateway.map(lambda _: runtime.gateway.ask(IMPLANT, IMPLANT_FIELDS, budget=budget), range(40))
+    spent = sum(row[3] for row in logged(runtime))
+    assert spent == pytest.approx(budget.spent_cents) and 0 < spent <= 100.0
+    assert budget.exhausted and any(a.refused for a in answers)
+    assert len(server.requests) == sum(a.attempts for a in answers)  # a refused attempt is never sent
+
+
+def test_map_keeps_calls_in_flight_and_results_in_order(make_runtime, model_server) -> None:
+    server = model_server(latency_s=0.3, script=lambda request: Reply(f"Echo: {request.fields['new_info']}"))
+    runtime = served(make_runtime, server, concurrency=8)
+    texts = [f"Passage number {i} says something new about topic {i}." for i in range(8)]
+    started = time.perf_counter()
+    answers = runtime.gateway.map(
+        lambda text: runtime.gateway.ask(IMPLANT, {"new_info": text, "existing_knowledge": "(none)"}), texts
     )
-    slept: list[float] = []
-    runtime.gateway._sleep = slept.append
-    answer = runtime.gateway.ask(IMPLANT, {"new_info": "x", "existing_knowledge": "(none)"})
-    assert not answer.ok and answer.error == "gpt-4o-mini timed out after 5 s"
-    assert slept == [0.5, 1.0]  # backoff between the three attempts
-    runtime.calls.flush()
-    with runtime.db.connect() as con:
-        assert call_summary(con)[0][2] == "timeout"
+    assert server.peak_in_flight == 8
+    assert time.perf_counter() - started < 8 * 0.3  # not one after another
+    assert all(a.ok for a in answers)
+    assert [a.value for a in answers] == [f"Echo: {text}" for text in texts]
+
+
+def test_the_offline_provider_answers_one_at_a_time(make_runtime) -> None:
+    assert make_runtime(concurrency=8).gateway.concurrency == 1
 
 
 def test_tiers_resolve_to_configured_models(make_runtime) -> None:
@@ -59,6 +111,13 @@ def test_tiers_resolve_to_configured_models(make_runtime) -> None:
     assert cloud_only.model_for("local") == ("gpt-4o-mini", "cloud")
     offline = make_runtime().gateway
     assert offline.offline_only and offline.model_for("cloud")[1] == "offline"
+
+
+def test_prices_from_settings_win_for_models_litellm_does_not_know(make_runtime) -> None:
+    gateway = make_runtime(local_model="openai/my-own", prices={"openai/my-own": (0.5, 1.5)}).gateway
+    assert gateway.token_prices("openai/my-own") == (0.5e-6, 1.5e-6)
+    assert gateway.token_prices("openai/unknown-to-everyone") is None
+    assert gateway.worst_case_cents(IMPLANT, IMPLANT_FIELDS, "openai/unknown-to-everyone") == 0.0
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,226 @@
+"""A small OpenAI-compatible model server on 127.0.0.1, for tests and benchmarks.
+
+Why a real server: the product reaches real models through litellm over HTTP, and
+what breaks with them (latency, timeouts, 429s, malformed or enormous answers)
+only shows on that path. Point the product at it with
+``EXPLORER_LOCAL_MODEL=openai/<name>`` and ``EXPLORER_API_BASE=<server.url>``.
+
+By default it answers each prompt the way the offline provider would, read back
+from the rendered prompt, so a walk or a dream through it behaves like a real
+one. A script overrides that per request: a fixed reply, a status code, a
+delay, or a function of the request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from explorer.offline import OfflineProvider, load_answers
+from explorer.offline.kit import OfflineKit
+from explorer.prompts import REGISTRY, Prompt
+from explorer.providers.embeddings import HashingEmbedder
+
+SERVED_MODEL = "openai/test-model"  # litellm's OpenAI-compatible route, to whatever api_base says
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the server does with one request: answer ``content`` (``None``: the offline answer) with
+    ``status`` after ``delay_s`` seconds on top of the server's latency.
+    """
+
+    content: str | None = None
+    status: int = 200
+    delay_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Request:
+    """One chat completion request as the server received it, and the prompt kind it was recognised as."""
+
+    model: str
+    messages: list[dict[str, str]]
+    max_tokens: int | None
+    kind: str | None
+    fields: dict[str, str] | None
+    received_at: float
+
+
+Script = Callable[[Request], Reply | None]
+
+
+@dataclass
+class ModelServer:
+    """Serve ``/v1/chat/completions`` until closed; use as a context manager.
+
+    ``latency_s`` delays every answer; ``script`` is a list of replies used in
+    order (then the default) or a function returning a reply (``None``: the default).
+    """
+
+    latency_s: float = 0.0
+    script: Script | Iterable[Reply] | None = None
+    requests: list[Request] = field(default_factory=list)
+    peak_in_flight: int = 0
+    _in_flight: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _queue: list[Reply] = field(default_factory=list)
+    _server: ThreadingHTTPServer | None = None
+
+    def __post_init__(self) -> None:
+        if self.script is not None and not callable(self.script):
+            self._queue = list(self.script)
+        self._offline = OfflineProvider(OfflineKit(HashingEmbedder()))
+
+    @property
+    def url(self) -> str:
+        """The API base to hand the product (``EXPLORER_API_BASE``)."""
+        assert self._server is not None, "the server is not started"
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def env(self, model: str = SERVED_MODEL) -> dict[str, str]:
+        """Environment variables that point the product (and litellm's OpenAI client) at this server."""
+        return {"EXPLORER_LOCAL_MODEL": model, "EXPLORER_API_BASE": self.url, "OPENAI_API_KEY": "sk-test"}
+
+    def start(self) -> ModelServer:
+        """Listen on a free port of 127.0.0.1 in a background thread."""
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        server.daemon_threads = True
+        self._server = server
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return self
+
+    def close(self) -> None:
+        """Stop listening; requests still sleeping finish on their own threads."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def __enter__(self) -> ModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def kinds(self) -> list[str | None]:
+        """The prompt kinds received so far, in arrival order."""
+        return [r.kind for r in self.requests]
+
+    def _reply(self, request: Request) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            if self._queue:
+                return self._queue.pop(0)
+        if callable(self.script):
+            return self.script(request) or Reply()
+        return Reply()
+
+    def _content(self, request: Request, reply: Reply) -> str:
+        if reply.content is not None:
+            return reply.content
+        if request.kind is None or request.fields is None:
+            return "I cannot tell what this prompt asks."
+        return self._offline.answer(REGISTRY[request.kind], request.fields)
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+
+def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            """Quiet: tests read ``server.requests`` instead."""
+
+        def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            messages = body.get("messages") or []
+            kind, fields = recognise(messages)
+            request = Request(body.get("model", ""), messages, body.get("max_tokens"), kind, fields, time.time())
+            server._enter()
+            try:
+                reply = server._reply(request)
+                time.sleep(server.latency_s + reply.delay_s)
+                if reply.status != 200:
+                    self._send(reply.status, {"error": {"message": f"scripted status {reply.status}"}})
+                    return
+                content = server._content(request, reply)
+                self._send(200, _completion(request, content))
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (its timeout): nothing to answer
+            finally:
+                server._leave()
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            if status == 429:
+                self.send_header("Retry-After", "0")
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+def _completion(request: Request, content: str) -> dict[str, Any]:
+    prompt_tokens = sum(len(m.get("content") or "") for m in request.messages) // 4 + 1
+    completion_tokens = len(content) // 4 + 1
+    return {
+        "id": f"chatcmpl-{len(content)}-{int(request.received_at * 1000)}",
+        "object": "chat.completion",
+        "created": int(request.received_at),
+        "model": request.model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def recognise(messages: list[dict[str, str]]) -> tuple[str | None, dict[str, str] | None]:
+    """The prompt kind a request's last message was rendered from, and the fields read back from it."""
+    text = messages[-1].get("content", "") if messages else ""
+    for kind, pattern in _patterns().items():
+        match = pattern.fullmatch(text)
+        if match:
+            return kind, match.groupdict()
+    return None, None
+
+
+@cache
+def _patterns() -> dict[str, re.Pattern[str]]:
+    load_answers()
+    return {kind: _pattern(prompt) for kind, prompt in REGISTRY.items()}
+
+
+def _pattern(prompt: Prompt[Any]) -> re.Pattern[str]:
+    """The prompt's template as a regular expression whose named groups are its fields."""
+    parts, seen = [], set()
+    for literal, name, _, _ in string.Formatter().parse(prompt.template):
+        parts.append(re.escape(literal))
+        if name:
+            parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.*?)")
+            seen.add(name)
+    return re.compile("".join(parts), re.DOTALL)
