@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -84,7 +85,7 @@ def open_runtime(
 class WriteBuffer(Generic[T]):
     """Writes rows in batches: a write per item would reopen the file each time.
     Flushed when it holds ``size`` items or is ``max_age_s`` old, when a surface
-    calls :meth:`flush`, and at exit.
+    calls :meth:`flush`, and at exit. Thread-safe: model calls in flight at once all log here.
     """
 
     def __init__(
@@ -96,6 +97,7 @@ class WriteBuffer(Generic[T]):
         self.max_age_s = max_age_s
         self._pending: list[T] = []
         self._oldest = 0.0
+        self._lock = threading.RLock()
         atexit.register(self.flush)
 
     def append(self, item: T) -> None:
@@ -104,21 +106,23 @@ class WriteBuffer(Generic[T]):
 
     def extend(self, items: Iterable[T]) -> None:
         """Queue rows; the batch is written once it is full or old enough."""
-        if not self._pending:
-            self._oldest = time.monotonic()
-        self._pending.extend(items)
-        if len(self._pending) >= self.size or time.monotonic() - self._oldest >= self.max_age_s:
-            self.flush()
+        with self._lock:
+            if not self._pending:
+                self._oldest = time.monotonic()
+            self._pending.extend(items)
+            if len(self._pending) >= self.size or time.monotonic() - self._oldest >= self.max_age_s:
+                self.flush()
 
     def flush(self) -> None:
         """Write what is queued now; rows that could not be written stay queued for the next try."""
-        if not self._pending:
-            return
-        pending, self._pending = self._pending, []
-        try:
-            with self.db.transaction() as con:
-                self.write(con, pending)
-        except StoreError:
-            if not sys.is_finalizing():
-                self._pending = pending + self._pending
-                raise
+        with self._lock:
+            if not self._pending:
+                return
+            pending, self._pending = self._pending, []
+            try:
+                with self.db.transaction() as con:
+                    self.write(con, pending)
+            except StoreError:
+                if not sys.is_finalizing():
+                    self._pending = pending + self._pending
+                    raise

@@ -23,7 +23,8 @@ from explorer.dreaming.activation import ActivationConfig, gaussian_noise, sprea
 from explorer.dreaming.graph import GetRelations, category_of, other_end
 from explorer.prompts import format_passages
 from explorer.prompts.dreaming import REM_JUDGE, JudgeAnswer
-from explorer.providers.gateway import Gateway, Usage
+from explorer.providers.budget import Budget
+from explorer.providers.gateway import Answer, Gateway, Usage
 from explorer.records import Node, Progress, Relation
 
 CREATED_BY = "rem_exploration"
@@ -228,44 +229,56 @@ def explore(
     config: ExplorationConfig = DEFAULT_EXPLORATION,
     *,
     rng: np.random.Generator,
+    budget: Budget | None = None,
     progress: Progress | None = None,
 ) -> ExplorationResult:
-    """REM exploration over ``memories`` (every current memory: seeds come from the window, candidates from all)."""
+    """REM exploration over ``memories`` (every current memory: seeds come from the window, candidates from all).
+
+    The activation of every seed is spread first (it draws on ``rng``), the seeds are judged with up to
+    ``gateway.concurrency`` judges at once, and their discoveries kept in seed order, a pair found twice once:
+    so a run is the same for a seed whatever the concurrency.
+    """
     result = ExplorationResult()
     eligible = in_window(memories, config)
     result.eligible = len(eligible)
     by_id = {m.id: m for m in memories}
     texts = {m.id: m.text for m in memories}
     seeds = sample_seeds(eligible, config, rng)
-    seen_pairs: set[frozenset[str]] = set()
-    for done, seed in enumerate(seeds):
-        if progress:
-            progress(done, len(seeds), f"seed {done + 1}/{len(seeds)}")
-        result.seeds_explored += 1
+    result.seeds_explored = len(seeds)
+    to_judge = []
+    for seed in seeds:
         try:
-            candidates = [
-                c
-                for c in candidates_for(seed, by_id, get_relations, config, rng)
-                if frozenset((seed.id, c.id)) not in seen_pairs
-            ]
-            if not candidates:
-                continue  # nothing new within reach: no model call
-            answer = gateway.ask(
-                REM_JUDGE, judge_fields(seed, candidates, get_relations, texts, config), purpose="rem_judge"
-            )
-            result.usage.add(answer)
-            judged = answer.value
-            if judged is None or not answer.ok:
-                result.failures += 1
-                result.errors.append(f"seed {seed.id}: judge failed ({answer.error})")
-                continue
-            result.candidates_judged += len(candidates)
-            for discovery in accepted(judged, seed, candidates, config):
-                seen_pairs.add(frozenset((discovery.seed_id, discovery.neighbor_id)))
-                result.discoveries.append(discovery)
+            candidates = candidates_for(seed, by_id, get_relations, config, rng)
         except Exception as exc:  # one seed's trouble must not end the night
             result.failures += 1
             result.errors.append(f"seed {seed.id}: {type(exc).__name__}: {exc}")
-    if progress:
-        progress(len(seeds), len(seeds), "done")
+            continue
+        if candidates:  # nothing new within reach: no model call
+            to_judge.append((seed, candidates))
+
+    def judge(item: tuple[Node, list[Node]]) -> Answer[JudgeAnswer] | Exception:
+        seed, candidates = item
+        try:
+            fields = judge_fields(seed, candidates, get_relations, texts, config)
+            return gateway.ask(REM_JUDGE, fields, purpose="rem_judge", budget=budget)
+        except Exception as exc:  # one seed's trouble must not end the night
+            return exc
+
+    seen_pairs: set[frozenset[str]] = set()
+    for (seed, candidates), answer in zip(to_judge, gateway.map(judge, to_judge, progress), strict=True):
+        if isinstance(answer, Exception):
+            result.failures += 1
+            result.errors.append(f"seed {seed.id}: {type(answer).__name__}: {answer}")
+            continue
+        result.usage.add(answer)
+        if answer.value is None or not answer.ok:
+            result.failures += 1
+            result.errors.append(f"seed {seed.id}: judge failed ({answer.error})")
+            continue
+        result.candidates_judged += len(candidates)
+        for discovery in accepted(answer.value, seed, candidates, config):
+            pair = frozenset((discovery.seed_id, discovery.neighbor_id))
+            if pair not in seen_pairs:
+                seen_pairs.add(pair)
+                result.discoveries.append(discovery)
     return result

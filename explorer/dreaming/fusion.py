@@ -22,6 +22,7 @@ from explorer.dreaming.graph import GetRelations, category_of, other_end
 from explorer.dreaming.prominence import ACTIVE, DORMANT
 from explorer.prompts import format_passages
 from explorer.prompts.dreaming import FUSION
+from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Gateway, Usage
 from explorer.records import Node, Progress, Relation
@@ -126,11 +127,13 @@ def fusion_fields(cluster: Sequence[Node]) -> dict[str, str]:
     }
 
 
-def fuse_cluster(cluster: Sequence[Node], gateway: Gateway, usage: Usage | None = None) -> FusedMemory | Rejection:
+def fuse_cluster(
+    cluster: Sequence[Node], gateway: Gateway, usage: Usage | None = None, budget: Budget | None = None
+) -> FusedMemory | Rejection:
     """The cluster's fused memory, or why there is none."""
     if not cluster:
         return Rejection("empty cluster", failure=True)
-    answer = gateway.ask(FUSION, fusion_fields(cluster), purpose="fusion")
+    answer = gateway.ask(FUSION, fusion_fields(cluster), purpose="fusion", budget=budget)
     if usage is not None:
         usage.add(answer)
     summary = answer.value
@@ -180,30 +183,41 @@ def fuse(
     gateway: Gateway,
     embedder: Embedder,
     config: FusionConfig = DEFAULT_FUSION,
+    budget: Budget | None = None,
     progress: Progress | None = None,
 ) -> FusionResult:
-    """Find the clusters and fuse each; one cluster's failure does not stop the others."""
+    """Find the clusters and fuse each, up to ``gateway.concurrency`` at once, kept in cluster order; one
+    cluster's failure does not stop the others.
+    """
     result = FusionResult(eligible=len(fusable(memories, config)))
     clusters = find_clusters(memories, get_relations, config)
     result.clusters_found = len(clusters)
-    for done, cluster in enumerate(clusters):
-        if progress:
-            progress(done, len(clusters), f"cluster of {len(cluster)}")
+
+    def merge(cluster: Sequence[Node]) -> tuple[FusedMemory | Rejection | Exception, Usage]:
+        usage = Usage()
         try:
-            outcome = fuse_cluster(cluster, gateway, result.usage)
+            return fuse_cluster(cluster, gateway, usage, budget), usage
+        except Exception as exc:  # one cluster's trouble must not stop the others
+            return exc, usage
+
+    for number, (cluster, (outcome, usage)) in enumerate(
+        zip(clusters, gateway.map(merge, clusters, progress), strict=True), 1
+    ):
+        result.usage.merge(usage)
+        try:
+            if isinstance(outcome, Exception):
+                raise outcome
             if isinstance(outcome, Rejection):
                 result.failures += outcome.failure
                 result.rejected += not outcome.failure
-                result.errors.append(f"cluster {done + 1}: {outcome.reason}")
+                result.errors.append(f"cluster {number}: {outcome.reason}")
                 continue
             node, relations = fused_node(outcome, cluster, embedder.embed([outcome.summary])[0])
         except Exception as exc:  # one cluster's trouble must not stop the others
             result.failures += 1
-            result.errors.append(f"cluster {done + 1}: {type(exc).__name__}: {exc}")
+            result.errors.append(f"cluster {number}: {type(exc).__name__}: {exc}")
             continue
         result.nodes.append(node)
         result.relations += relations
         result.superseded.update({m.id: node.id for m in cluster})
-    if progress:
-        progress(len(clusters), len(clusters), "done")
     return result

@@ -23,6 +23,7 @@ import numpy as np
 
 from explorer.prompts import Prompt, format_passages
 from explorer.prompts.dreaming import DREAM_RELATION, REM_QUESTION, REM_SYNTHESIS
+from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Gateway, Usage
 from explorer.reading.cycle import KnownNodes
@@ -90,10 +91,27 @@ def sample_triad(pool: Sequence[Node], current: Sequence[Node], rng: np.random.G
     return [first, *others[:2]]
 
 
-def _ask(gateway: Gateway, prompt: Prompt[T], fields: dict[str, Any], usage: Usage) -> tuple[T, str]:
+@dataclass
+class Draft:
+    """One dream as the models left it, before it is checked against the dreams kept before it."""
+
+    parents: list[str]
+    usage: Usage = field(default_factory=Usage)
+    question: str = ""
+    synthesis: str = ""
+    related: list[str] = field(default_factory=list)
+    neighbours: list[str] = field(default_factory=list)
+    text: str = ""  # "": judged to add nothing
+    model: str = ""
+    error: str | None = None
+
+
+def _ask(
+    gateway: Gateway, prompt: Prompt[T], fields: dict[str, Any], draft: Draft, budget: Budget | None
+) -> tuple[T, str]:
     """The parsed answer and the model that gave it; a failed call ends this dream (:class:`DreamFailed`)."""
-    answer = gateway.ask(prompt, fields, purpose=prompt.kind)
-    usage.add(answer)
+    answer = gateway.ask(prompt, fields, purpose=prompt.kind, budget=budget)
+    draft.usage.add(answer)
     value = answer.value
     if value is None or not answer.ok:
         raise DreamFailed(f"{prompt.kind} failed ({answer.error})")
@@ -104,45 +122,64 @@ def _passages(ids: Sequence[str], known: KnownNodes) -> str:
     return format_passages([known.text[i] for i in ids], [str(known.year[i]) if known.year[i] else None for i in ids])
 
 
-def dream(
+def draft_dream(
     triad: Sequence[Node],
     known: KnownNodes,
     gateway: Gateway,
     embedder: Embedder,
     config: RemConfig,
-    current_year: int | None,
-    result: RemResult,
+    budget: Budget | None = None,
+) -> Draft:
+    """The three model calls of one dream (question, synthesis, how it relates), over the nodes known when the
+    cycle began; the dream's trouble is kept in ``Draft.error``, never raised, so the other dreams go on.
+    """
+    draft = Draft(parents=[n.id for n in triad])
+    try:
+        passages = _passages(draft.parents, known)
+        draft.question, _ = _ask(gateway, REM_QUESTION, {"passages": passages}, draft, budget)
+        vector = embedder.embed([draft.question])[0]
+        draft.related = [i for i, _ in known.index.top_k(vector, config.related, exclude=draft.parents)]
+        draft.synthesis, _ = _ask(
+            gateway,
+            REM_SYNTHESIS,
+            {"question": draft.question, "passages": passages, "related": _passages(draft.related, known)},
+            draft,
+            budget,
+        )
+        draft.neighbours = [i for i, _ in known.index.top_k(embedder.embed([draft.synthesis])[0], config.neighbours)]
+        draft.text, draft.model = _ask(
+            gateway,
+            DREAM_RELATION,
+            {"synthesis": draft.synthesis, "related": _passages(draft.neighbours, known)},
+            draft,
+            budget,
+        )
+    except DreamFailed as exc:
+        draft.error = str(exc)
+    except Exception as exc:  # one dream's trouble must not end the night
+        draft.error = f"{type(exc).__name__}: {exc}"
+    return draft
+
+
+def keep_dream(
+    draft: Draft, known: KnownNodes, embedder: Embedder, config: RemConfig, current_year: int | None, result: RemResult
 ) -> Node | None:
-    """One dream from three nodes; the node, or None when it was dropped. Raises :class:`DreamFailed`."""
-    parents = [n.id for n in triad]
-    passages = _passages(parents, known)
-    question, _ = _ask(gateway, REM_QUESTION, {"passages": passages}, result.usage)
-    related = [i for i, _ in known.index.top_k(embedder.embed([question])[0], config.related, exclude=parents)]
-    synthesis, _ = _ask(
-        gateway,
-        REM_SYNTHESIS,
-        {"question": question, "passages": passages, "related": _passages(related, known)},
-        result.usage,
-    )
-    neighbours = known.index.top_k(embedder.embed([synthesis])[0], config.neighbours)
-    text, model = _ask(
-        gateway,
-        DREAM_RELATION,
-        {"synthesis": synthesis, "related": _passages([i for i, _ in neighbours], known)},
-        result.usage,
-    )
-    if text == "":
+    """The dream's node, unless it adds nothing or nearly repeats a node already known (this cycle's dreams
+    included); its relations go to ``result``.
+    """
+    if draft.text == "":
         result.dropped += 1  # judged to add nothing to what is known
         return None
-    vector = embedder.embed([text])[0]
+    vector = embedder.embed([draft.text])[0]
     nearest = known.index.top_k(vector, max(1, config.neighbours))
     if nearest and nearest[0][1] > config.duplicate_similarity:
         result.dropped += 1
         result.duplicates += 1
         return None
+    parents = draft.parents
     node = Node(
         type="rem_dream",
-        text=text,
+        text=draft.text,
         embedding=vector,
         year=current_year,
         generation=1 + max(known.generation.get(p, 0) for p in parents),
@@ -150,11 +187,11 @@ def dream(
         memory_type="derived",
         learned_from="rem",
         metadata={
-            "question": question,
-            "synthesis": synthesis,
-            "related_ids": related,
-            "neighbour_ids": [i for i, _ in neighbours],
-            "model": model,
+            "question": draft.question,
+            "synthesis": draft.synthesis,
+            "related_ids": draft.related,
+            "neighbour_ids": draft.neighbours,
+            "model": draft.model,
         },
     )
     result.relations += [Relation(node.id, p, "DERIVES", created_by=CREATED_BY) for p in parents]
@@ -174,41 +211,40 @@ def rem_cycle(
     *,
     current_year: int | None,
     rng: np.random.Generator,
+    budget: Budget | None = None,
     progress: Progress | None = None,
 ) -> RemResult:
     """Dream ``config.dreams`` times over ``nodes`` (current nodes with vectors).
 
-    Parents are sampled from the nodes as they were when the cycle began; every
-    node, including this cycle's dreams, counts as known when looking for
-    neighbours and duplicates. ``current_year`` None means an undated corpus:
-    any three nodes.
+    Every triad is sampled first, from the nodes as they were when the cycle
+    began; the dreams are then drafted with up to ``gateway.concurrency`` in
+    flight, over what was known when the cycle began; and kept in the order they
+    were sampled, each checked against the nodes known then and the dreams kept
+    before it. So a run is the same for a seed whatever the concurrency.
+    ``current_year`` None means an undated corpus: any three nodes.
     """
     pool = dreamable(nodes)
     result = RemResult(current_year=current_year)
     current = pool if current_year is None else [n for n in pool if n.year == current_year]
     known = KnownNodes(embedder.dim)
     known.add(pool)
-    for done in range(config.dreams):
-        if progress:
-            progress(done, config.dreams, f"dream {done + 1}/{config.dreams}")
+    triads: list[list[Node]] = []
+    for _ in range(config.dreams):
         triad = sample_triad(pool, current, rng)
         if triad is None:
-            result.failures += config.dreams - done
+            result.failures += config.dreams - len(triads)
             result.errors.append("fewer than three nodes to dream over, or none from the current year")
             break
-        try:
-            node = dream(triad, known, gateway, embedder, config, current_year, result)
-        except Exception as exc:  # one dream's trouble must not end the night
+        triads.append(triad)
+    drafts = gateway.map(lambda t: draft_dream(t, known, gateway, embedder, config, budget), triads, progress)
+    for number, draft in enumerate(drafts, 1):
+        result.usage.merge(draft.usage)
+        if draft.error is not None:
             result.failures += 1
-            result.errors.append(
-                f"dream {done + 1}: {exc}"
-                if isinstance(exc, DreamFailed)
-                else f"dream {done + 1}: {type(exc).__name__}: {exc}"
-            )
+            result.errors.append(f"dream {number}: {draft.error}")
             continue
+        node = keep_dream(draft, known, embedder, config, current_year, result)
         if node is not None:
             known.add([node])
             result.nodes.append(node)
-    if progress:
-        progress(config.dreams, config.dreams, "done")
     return result

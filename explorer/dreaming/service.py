@@ -29,6 +29,7 @@ from explorer.dreaming.graph import relations_lookup
 from explorer.dreaming.prominence import DEFAULT_PROMINENCE, ProminenceConfig, prominence
 from explorer.dreaming.rem_cycle import DEFAULT_REM, RemConfig, dreamable, latest_year, rem_cycle
 from explorer.errors import ExplorerError, Remedy
+from explorer.providers.budget import Budget
 from explorer.reading.cycle import DEFAULT_READING, ReadingConfig
 from explorer.reading.ingest import IngestReport, collect_sources, ingest_sources
 from explorer.reading.loaders import DEFAULT_MAX_MB
@@ -62,6 +63,8 @@ class ExplorationReport(JsonReport):
     discoveries: int = 0
     failures: int = 0
     model_calls: int = 0
+    spent_cents: float = 0.0
+    budget_exhausted: bool = False  # calls were refused: the budget could not cover them
     errors: list[str] = field(default_factory=list)
 
 
@@ -76,6 +79,8 @@ class FusionReport(JsonReport):
     memories_superseded: int = 0
     failures: int = 0
     model_calls: int = 0
+    spent_cents: float = 0.0
+    budget_exhausted: bool = False  # calls were refused: the budget could not cover them
     errors: list[str] = field(default_factory=list)
 
 
@@ -91,6 +96,8 @@ class RemReport(JsonReport):
     duplicates: int = 0  # of the dropped, the near-duplicates
     failures: int = 0
     model_calls: int = 0
+    spent_cents: float = 0.0
+    budget_exhausted: bool = False  # calls were refused: the budget could not cover them
     errors: list[str] = field(default_factory=list)
 
 
@@ -120,6 +127,8 @@ class CycleReport:
             "rem": self.rem.to_json(),
             "model_calls": self.model_calls,
             "failures": self.failures,
+            "spent_cents": round(self.exploration.spent_cents + self.fusion.spent_cents + self.rem.spent_cents, 6),
+            "budget_exhausted": self.rem.budget_exhausted,
         }
 
 
@@ -148,6 +157,8 @@ class ChronoReport(JsonReport):
     dreams_dropped: int = 0
     failures: int = 0
     model_calls: int = 0  # the dreams' calls; the READING cycle's are in the call log
+    spent_cents: float = 0.0  # reading and dreaming together
+    budget_exhausted: bool = False
     periods: list[PeriodReport] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
 
@@ -174,6 +185,16 @@ class DiscoveryView:
 def _seed(seed: int | None) -> int:
     """The run's random seed: the one given, or a fresh one that the report records."""
     return secrets.randbits(32) if seed is None else int(seed)
+
+
+def run_budget(runtime: Runtime, budget_cents: float | None = None) -> Budget:
+    """The budget of one run that calls models: ``budget_cents``, or the settings' default."""
+    return Budget(runtime.settings.cloud_budget_cents if budget_cents is None else budget_cents)
+
+
+def _spent(before: float, budget: Budget) -> dict[str, Any]:
+    """A report's spending fields: what this run added to the budget, and whether it ran out."""
+    return {"spent_cents": round(budget.spent_cents - before, 6), "budget_exhausted": budget.exhausted}
 
 
 def _record(runtime: Runtime, subject: str, payload: dict[str, Any]) -> None:
@@ -209,13 +230,22 @@ def run_exploration(
     seed: int | None = None,
     progress: Progress | None = None,
     config: ExplorationConfig = DEFAULT_EXPLORATION,
+    budget: Budget | None = None,
 ) -> ExplorationReport:
     """REM exploration: new EXTENDS relations between distant memories (prominence refreshed first)."""
     seed = _seed(seed)
+    budget = budget or run_budget(runtime)
+    before = budget.spent_cents
     refresh_prominence(runtime)
     nodes, relations = _graph(runtime)
     result = explore(
-        nodes, relations_lookup(relations), runtime.gateway, config, rng=np.random.default_rng(seed), progress=progress
+        nodes,
+        relations_lookup(relations),
+        runtime.gateway,
+        config,
+        rng=np.random.default_rng(seed),
+        budget=budget,
+        progress=progress,
     )
     found = [d.relation() for d in result.discoveries]
     report = ExplorationReport(
@@ -227,6 +257,7 @@ def run_exploration(
         failures=result.failures,
         model_calls=result.usage.calls,
         errors=result.errors,
+        **_spent(before, budget),
     )
     with runtime.db.transaction() as con:
         corpus.insert_relations(con, found)
@@ -237,12 +268,19 @@ def run_exploration(
 
 
 def run_fusion(
-    runtime: Runtime, progress: Progress | None = None, config: FusionConfig = DEFAULT_FUSION
+    runtime: Runtime,
+    progress: Progress | None = None,
+    config: FusionConfig = DEFAULT_FUSION,
+    budget: Budget | None = None,
 ) -> FusionReport:
     """Memory fusion over fading memories (prominence refreshed first); sources are superseded, never deleted."""
+    budget = budget or run_budget(runtime)
+    before = budget.spent_cents
     refresh_prominence(runtime)
     nodes, relations = _graph(runtime)
-    result = fuse(nodes, relations_lookup(relations), runtime.gateway, runtime.embedder, config, progress=progress)
+    result = fuse(
+        nodes, relations_lookup(relations), runtime.gateway, runtime.embedder, config, budget, progress=progress
+    )
     report = FusionReport(
         eligible_memories=result.eligible,
         clusters_found=result.clusters_found,
@@ -250,6 +288,7 @@ def run_fusion(
         failures=result.failures,
         model_calls=result.usage.calls,
         errors=result.errors,
+        **_spent(before, budget),
     )
     with runtime.db.transaction() as con:
         # A source another process superseded meanwhile spoils its cluster: keep the source, drop the fusion.
@@ -276,6 +315,7 @@ def run_rem(
     seed: int | None = None,
     progress: Progress | None = None,
     config: RemConfig = DEFAULT_REM,
+    budget: Budget | None = None,
 ) -> RemReport:
     """The REM cycle: ``dreams`` dreams, each drawing one node from ``current_year``
     (default: the latest year in the corpus).
@@ -283,6 +323,8 @@ def run_rem(
     if dreams < 1:
         raise DreamingError(f"the number of dreams must be at least 1, not {dreams}")
     seed = _seed(seed)
+    budget = budget or run_budget(runtime)
+    before = budget.spent_cents
     with runtime.db.connect() as con:
         pool = dreamable(corpus.list_nodes(con, latest_only=True, with_vectors=True))
     _require_dreamable(len(pool))
@@ -301,6 +343,7 @@ def run_rem(
         replace(config, dreams=dreams),
         current_year=current_year,
         rng=np.random.default_rng(seed),
+        budget=budget,
         progress=progress,
     )
     report = RemReport(
@@ -313,6 +356,7 @@ def run_rem(
         failures=result.failures,
         model_calls=result.usage.calls,
         errors=result.errors,
+        **_spent(before, budget),
     )
     with runtime.db.transaction() as con:
         corpus.insert_nodes(con, result.nodes)
@@ -344,15 +388,20 @@ def _phase(progress: Progress | None, name: str) -> Progress | None:
 
 
 def run_cycle(
-    runtime: Runtime, dreams: int = 10, progress: Progress | None = None, seed: int | None = None
+    runtime: Runtime,
+    dreams: int = 10,
+    progress: Progress | None = None,
+    seed: int | None = None,
+    budget: Budget | None = None,
 ) -> CycleReport:
-    """One night: REM exploration, then fusion, then the REM cycle."""
+    """One night: REM exploration, then fusion, then the REM cycle, on one budget."""
     with runtime.db.connect() as con:  # refuse before the night begins, not after two of its three parts
         _require_dreamable(corpus.count_nodes(con, latest_only=True))
     seed = _seed(seed)
-    exploration = run_exploration(runtime, seed=seed, progress=_phase(progress, "explore"))
-    fusion = run_fusion(runtime, progress=_phase(progress, "fuse"))
-    rem = run_rem(runtime, dreams=dreams, seed=seed + 1, progress=_phase(progress, "dream"))
+    budget = budget or run_budget(runtime)
+    exploration = run_exploration(runtime, seed=seed, progress=_phase(progress, "explore"), budget=budget)
+    fusion = run_fusion(runtime, progress=_phase(progress, "fuse"), budget=budget)
+    rem = run_rem(runtime, dreams=dreams, seed=seed + 1, progress=_phase(progress, "dream"), budget=budget)
     return CycleReport(exploration, fusion, rem)
 
 
@@ -365,13 +414,17 @@ def run_chrono(
     seed: int | None = None,
     max_mb: float = DEFAULT_MAX_MB,
     reading: ReadingConfig = DEFAULT_READING,
+    budget: Budget | None = None,
 ) -> ChronoReport:
-    """Read a dated corpus in date order, dreaming ``dreams`` times at the end of each year or month."""
+    """Read a dated corpus in date order, dreaming ``dreams`` times at the end of each year or month, on one
+    budget for the reading and the dreams.
+    """
     if every not in ("year", "month"):
         raise DreamingError(f"a period must be year or month, not {every!r}")
     if dreams < 1:
         raise DreamingError(f"the number of dreams must be at least 1, not {dreams}")
     seed = _seed(seed)
+    budget = budget or run_budget(runtime)
     report = ChronoReport(every=every)
     loading = IngestReport()
     sources = collect_sources(paths, year=None, domain=None, max_mb=max_mb, report=loading)
@@ -389,7 +442,7 @@ def run_chrono(
             if progress:
                 progress(base + index, total, f"{key}: {title}")
 
-        read = ingest_sources(runtime, period.sources, config=reading, progress=period_progress)
+        read = ingest_sources(runtime, period.sources, config=reading, progress=period_progress, budget=budget)
         done += len(period.sources)
         summary = PeriodReport(
             period.key, documents_added=read.documents_added, documents_skipped=read.documents_skipped
@@ -402,7 +455,7 @@ def run_chrono(
             with runtime.db.connect() as con:
                 enough = corpus.count_nodes(con, latest_only=True) >= 3
             if enough:
-                rem = run_rem(runtime, dreams=dreams, current_year=period.year, seed=seed + number)
+                rem = run_rem(runtime, dreams=dreams, current_year=period.year, seed=seed + number, budget=budget)
                 summary.dreamt = True
                 summary.dreams_stored, summary.dreams_dropped, summary.failures = (
                     rem.dreams_stored,
@@ -414,6 +467,7 @@ def run_chrono(
                 report.failures += rem.failures
                 report.model_calls += rem.model_calls
         report.periods.append(summary)
+    report.spent_cents, report.budget_exhausted = round(budget.spent_cents, 6), budget.exhausted
     runtime.flush()
     _record(runtime, "dream.chrono.completed", {"seed": seed, **report.to_json()})
     if progress:

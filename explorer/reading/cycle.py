@@ -3,20 +3,23 @@
 For each chunk: embed it, find its 5 nearest *earlier* nodes (never itself),
 ask for an implant synthesis (kept unless the answer is NOTHING), extract the
 entities it speaks of, and relate each entity's learning to what was known of
-that entity. No database access here: the caller passes what is known
+that entity. The model calls of one document are made concurrently, in two
+rounds (see :func:`read_document`). No database access here: the caller passes what is known
 (:class:`KnownNodes`) and writes the returned nodes and relations.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from explorer.prompts import format_passages
-from explorer.prompts.reading import ENTITIES, ENTITY_SYNTHESIS, IMPLANT
+from explorer.prompts import Prompt, format_passages
+from explorer.prompts.reading import ENTITIES, ENTITY_SYNTHESIS, IMPLANT, EntityLearning
+from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
-from explorer.providers.gateway import Gateway
+from explorer.providers.gateway import Answer, Gateway
 from explorer.reading.chunker import DEFAULT_CHUNK_WORDS
 from explorer.records import Node, NodeType, Relation
 from explorer.vectors import VectorIndex
@@ -100,20 +103,57 @@ def read_document(
     embedder: Embedder,
     gateway: Gateway,
     config: ReadingConfig = DEFAULT_READING,
+    budget: Budget | None = None,
 ) -> ReadingResult:
     """Run the READING cycle over one document, cut into ``chunks`` by the caller
     (:func:`~explorer.reading.chunker.chunk_text`).
 
-    ``known`` is extended as chunks are read, so later chunks of the same
-    document see the earlier ones; a model failure on one chunk is recorded in
-    ``failures`` and the chunk is still kept.
+    Each chunk is placed first, among what ``known`` held and the document's
+    earlier chunks. Then the models are asked in two rounds, each with up to
+    ``gateway.concurrency`` calls in flight: every chunk's implant and entities,
+    then every entity's insight; so a chunk's syntheses build on earlier
+    documents and chunks, not on the syntheses of this same document. What the
+    models said is kept in chunk order, so a run does not depend on the
+    concurrency. A model failure on one chunk is recorded in ``failures`` and the
+    chunk is still kept; ``known`` is extended with everything kept.
     """
     result = ReadingResult()
+    placed = _place_chunks(chunks, document_id, year, domain, known, embedder, config, result)
+
+    def ask(request: tuple[Prompt[Any], dict[str, Any]]) -> Answer[Any]:
+        prompt, fields = request
+        return gateway.ask(prompt, fields, purpose=prompt.kind, budget=budget)
+
+    first: list[tuple[Prompt[Any], dict[str, Any]]]
+    first = [(IMPLANT, _implant_fields(neighbours, chunk, known)) for chunk, neighbours in placed]
+    first += [(ENTITIES, {"passage": chunk.text, "max_entities": config.max_entities}) for chunk, _ in placed]
+    answers = gateway.map(ask, first)
+    implants, entities = answers[: len(placed)], answers[len(placed) :]
+    learnings = _learnings(placed, entities, known, embedder, config, result)
+    insights = gateway.map(ask, [(ENTITY_SYNTHESIS, fields) for _, _, fields in learnings])
+    for (chunk, neighbours), answer in zip(placed, implants, strict=True):
+        _keep_implant(chunk, [n for n, _ in neighbours], answer, known, embedder, result)
+    _keep_insights(learnings, insights, known, embedder, result)
+    return result
+
+
+def _place_chunks(
+    chunks: list[str],
+    document_id: str,
+    year: int | None,
+    domain: str | None,
+    known: KnownNodes,
+    embedder: Embedder,
+    config: ReadingConfig,
+    result: ReadingResult,
+) -> list[tuple[Node, list[tuple[str, float]]]]:
+    """Each chunk as a node with its nearest earlier nodes (never itself), linked to the close ones."""
+    placed = []
     vectors = embedder.embed(chunks)
-    for index, (chunk_text_, vector) in enumerate(zip(chunks, vectors, strict=True)):
+    for index, (text, vector) in enumerate(zip(chunks, vectors, strict=True)):
         chunk = Node(
             type="raw_chunk",
-            text=chunk_text_,
+            text=text,
             embedding=vector,
             document_id=document_id,
             chunk_index=index,
@@ -131,9 +171,14 @@ def read_document(
             for other, sim in neighbours
             if sim >= config.relate_min_similarity
         ]
-        _implant(chunk, neighbours, known, embedder, gateway, result)
-        _entities(chunk, known, embedder, gateway, config, result)
-    return result
+        placed.append((chunk, neighbours))
+    return placed
+
+
+def _implant_fields(neighbours: list[tuple[str, float]], chunk: Node, known: KnownNodes) -> dict[str, Any]:
+    ids = [n for n, _ in neighbours]
+    passages = format_passages([known.text[i] for i in ids], [str(known.year[i] or "") or None for i in ids])
+    return {"new_info": chunk.text, "existing_knowledge": passages}
 
 
 def _derived(
@@ -163,25 +208,9 @@ def _derived(
     )
 
 
-def _implant(
-    chunk: Node,
-    neighbours: list[tuple[str, float]],
-    known: KnownNodes,
-    embedder: Embedder,
-    gateway: Gateway,
-    result: ReadingResult,
+def _keep_implant(
+    chunk: Node, ids: list[str], answer: Answer[str], known: KnownNodes, embedder: Embedder, result: ReadingResult
 ) -> None:
-    ids = [n for n, _ in neighbours]
-    answer = gateway.ask(
-        IMPLANT,
-        {
-            "new_info": chunk.text,
-            "existing_knowledge": format_passages(
-                [known.text[i] for i in ids], [str(known.year[i] or "") or None for i in ids]
-            ),
-        },
-        purpose="implant",
-    )
     text = answer.value if answer.ok else None
     if text is None:
         result.failures.append(f"chunk {chunk.chunk_index}: implant synthesis failed ({answer.error})")
@@ -195,41 +224,55 @@ def _implant(
     result.syntheses += 1
 
 
-def _entities(
-    chunk: Node, known: KnownNodes, embedder: Embedder, gateway: Gateway, config: ReadingConfig, result: ReadingResult
-) -> None:
-    answer = gateway.ask(ENTITIES, {"passage": chunk.text, "max_entities": config.max_entities}, purpose="entities")
-    found = answer.value if answer.ok else None
-    if found is None:
-        result.failures.append(f"chunk {chunk.chunk_index}: entity extraction failed ({answer.error})")
-        return
-    items = found[: config.max_entities]
-    if not items:
-        return
-    learning_vectors = embedder.embed([item.learning for item in items])
-    pending: list[tuple[str, str, list[str], str]] = []
-    for item, learning_vector in zip(items, learning_vectors, strict=True):
-        mask = known.entity_mask(item.entity)
-        previous = [] if mask is None else known.index.top_k(learning_vector, config.entity_neighbours, allowed=mask)
-        prev_ids = [p for p, _ in previous]
-        synthesis = gateway.ask(
-            ENTITY_SYNTHESIS,
-            {
+Learning = tuple[Node, list[str], dict[str, Any]]  # the chunk, what was known of the entity, the prompt's fields
+
+
+def _learnings(
+    placed: list[tuple[Node, list[tuple[str, float]]]],
+    answers: list[Answer[list[EntityLearning]]],
+    known: KnownNodes,
+    embedder: Embedder,
+    config: ReadingConfig,
+    result: ReadingResult,
+) -> list[Learning]:
+    """What each chunk teaches about each entity it names, with what was already known of that entity."""
+    learnings: list[Learning] = []
+    for (chunk, _), answer in zip(placed, answers, strict=True):
+        found = answer.value if answer.ok else None
+        if found is None:
+            result.failures.append(f"chunk {chunk.chunk_index}: entity extraction failed ({answer.error})")
+            continue
+        items = found[: config.max_entities]
+        if not items:
+            continue
+        for item, vector in zip(items, embedder.embed([item.learning for item in items]), strict=True):
+            mask = known.entity_mask(item.entity)
+            previous = [] if mask is None else known.index.top_k(vector, config.entity_neighbours, allowed=mask)
+            prev_ids = [p for p, _ in previous]
+            fields = {
                 "entity": item.entity,
                 "learning": item.learning,
                 "previous": format_passages([known.text[p] for p in prev_ids]),
-            },
-            purpose="entity_synthesis",
-        )
-        insight_text = synthesis.value if synthesis.ok else None
-        if insight_text is not None:
-            pending.append((item.entity, insight_text, prev_ids, synthesis.model))
+            }
+            learnings.append((chunk, prev_ids, fields))
+    return learnings
+
+
+def _keep_insights(
+    learnings: list[Learning], answers: list[Answer[str]], known: KnownNodes, embedder: Embedder, result: ReadingResult
+) -> None:
+    kept = []
+    for (chunk, prev_ids, fields), answer in zip(learnings, answers, strict=True):
+        if answer.ok and answer.value is not None:
+            kept.append((chunk, prev_ids, fields["entity"], answer.value, answer.model))
         else:
-            result.failures.append(f"chunk {chunk.chunk_index}: insight on {item.entity!r} failed ({synthesis.error})")
-    if not pending:
+            result.failures.append(
+                f"chunk {chunk.chunk_index}: insight on {fields['entity']!r} failed ({answer.error})"
+            )
+    if not kept:
         return
-    vectors = embedder.embed([text for _, text, _, _ in pending])
-    for (entity, text, prev_ids, model), vector in zip(pending, vectors, strict=True):
+    vectors = embedder.embed([text for _, _, _, text, _ in kept])
+    for (chunk, prev_ids, entity, text, model), vector in zip(kept, vectors, strict=True):
         insight = _derived("entity_insight", text, vector, [chunk.id, *prev_ids], known, chunk, model, entity=entity)
         known.add([insight])
         result.nodes.append(insight)

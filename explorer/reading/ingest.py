@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from explorer.providers.budget import Budget
 from explorer.reading.chunker import chunk_text
 from explorer.reading.cycle import DEFAULT_READING, KnownNodes, ReadingConfig, read_document
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
@@ -34,6 +35,8 @@ class IngestReport:
     chunks_added: int = 0
     syntheses_added: int = 0
     entity_insights_added: int = 0
+    spent_cents: float = 0.0
+    budget_exhausted: bool = False  # model calls were refused: the budget could not cover them
     errors: list[dict] = field(default_factory=list)
 
     @property
@@ -89,11 +92,12 @@ def ingest_paths(
     max_mb: float = DEFAULT_MAX_MB,
     config: ReadingConfig = DEFAULT_READING,
     progress: Progress | None = None,
+    budget: Budget | None = None,
 ) -> IngestReport:
     """Load every file under ``paths`` and read each document into the knowledge base."""
     report = IngestReport()
     sources = collect_sources(paths, year=year, domain=domain, max_mb=max_mb, report=report)
-    return ingest_sources(runtime, sources, config=config, progress=progress, report=report)
+    return ingest_sources(runtime, sources, config=config, progress=progress, report=report, budget=budget)
 
 
 def ingest_sources(
@@ -103,9 +107,14 @@ def ingest_sources(
     config: ReadingConfig = DEFAULT_READING,
     progress: Progress | None = None,
     report: IngestReport | None = None,
+    budget: Budget | None = None,
 ) -> IngestReport:
-    """Read loaded documents in order; documents already present are skipped."""
+    """Read loaded documents in order, on one budget (default: the settings'); documents already present are
+    skipped.
+    """
     report = report or IngestReport()
+    budget = budget or Budget(runtime.settings.cloud_budget_cents)
+    before = budget.spent_cents
     known = load_known(runtime)
     chunked = [(source, chunk_text(source.text, config.chunk_words)) for source in sources]  # cut once
     _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks])
@@ -118,7 +127,9 @@ def ingest_sources(
             report.documents_skipped += 1
             continue
         seen.add(digest)
-        known = _ingest_one(runtime, source, chunks, digest, known, config, report)
+        known = _ingest_one(runtime, source, chunks, digest, known, config, report, budget)
+    report.spent_cents = round(report.spent_cents + budget.spent_cents - before, 6)
+    report.budget_exhausted = report.budget_exhausted or budget.exhausted
     runtime.flush()
     if progress:
         progress(len(sources), len(sources), "done")
@@ -138,6 +149,7 @@ def _ingest_one(
     known: KnownNodes,
     config: ReadingConfig,
     report: IngestReport,
+    budget: Budget,
 ) -> KnownNodes:
     """Read one document with no connection held while the model thinks, then write all its rows in one
     transaction; returns the (possibly reloaded) known nodes.
@@ -161,6 +173,7 @@ def _ingest_one(
             embedder=runtime.embedder,
             gateway=runtime.gateway,
             config=config,
+            budget=budget,
         )
         with runtime.db.transaction() as con:
             corpus.insert_document(con, doc)

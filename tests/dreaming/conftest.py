@@ -71,6 +71,7 @@ class ScriptedGateway:
         tier: str = "local",
         purpose: str | None = None,
         session_id: str | None = None,
+        budget: object = None,
     ) -> Answer:
         self.calls.append((prompt.kind, fields))
         try:
@@ -83,8 +84,15 @@ class ScriptedGateway:
             text,
             "scripted",
             "local",
+            attempts=1,
             error=None if value is not None else f"answer to {prompt.kind} does not parse",
         )
+
+    def map(self, work: Callable, items: list, progress: object = None) -> list:
+        """One item after another, so ``calls`` keeps the order a test reads (the real gateway's concurrency
+        is tested in tests/providers).
+        """
+        return [work(item) for item in items]
 
     def kinds(self) -> list[str]:
         return [kind for kind, _ in self.calls]

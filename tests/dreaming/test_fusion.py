@@ -224,8 +224,11 @@ def test_run_fusion_supersedes_sources_and_keeps_them(make_runtime) -> None:
         "memories_superseded": 3,
         "failures": 0,
         "model_calls": 1,
+        "spent_cents": pytest.approx(report.spent_cents),
+        "budget_exhausted": False,
         "errors": [],
     }
+    assert report.spent_cents > 0  # litellm prices gpt-4o-mini
     with runtime.db.connect() as con:
         (fused,) = corpus.list_nodes(con, types=["fused"])
         kept = corpus.get_nodes(con, [s.id for s in sources], with_vectors=False)
