@@ -1,11 +1,10 @@
 """Guard rails: the status machine, the cloud budget, the circuit breaker and human checkpoints.
 
-Budget: before every call that would go to the cloud, the call's cost is
-estimated from above (prompt length at ~3 characters a token plus the prompt's
-whole ``max_tokens`` answer, at the model's price, times a safety factor); if
-what is left cannot cover it, the call goes to the local model, or to the
-offline provider when there is none. So spending never passes the budget, as
-long as a model is not dearer than its listed price.
+Budget: the session's budget is a :class:`~explorer.providers.budget.Budget`,
+which the gateway reserves each attempt's worst case against before making it;
+a cloud call it cannot cover goes to the local model, or to the offline provider
+when there is none. So spending never passes the budget, as long as a model is
+not dearer than its listed price.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from typing import Any
 
 from explorer.errors import Remedy
 from explorer.prompts import Prompt
+from explorer.providers.budget import Budget
 from explorer.providers.gateway import Answer, Gateway, Tier, Usage
 from explorer.records.wander import REVIEW_OUTCOMES, Crystal, ReviewState, Session
 from explorer.wander.config import WanderTuning
@@ -26,7 +26,6 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     "abandoned": frozenset(),
 }
 _VERBS = {"active": "resume", "paused": "pause", "completed": "complete", "abandoned": "abandon"}
-CHARS_PER_TOKEN = 3.0  # English averages ~4; fewer characters per token over-estimates, as a bound should
 
 
 def require_transition(session: Session, target: str) -> None:
@@ -83,30 +82,27 @@ def require_active(session: Session) -> None:
 # -- budget --------------------------------------------------------------------
 
 
-def estimate_cost_cents(
-    gateway: Gateway, prompt: Prompt[Any], fields: dict[str, Any], model: str, tuning: WanderTuning
-) -> float:
-    """An upper estimate of one call's cost, in cents."""
-    prices = gateway.token_prices(model)
-    if prices is None:
-        return tuning.min_cloud_estimate_cents
-    length = sum(len(m["content"]) for m in prompt.messages(fields))
-    dollars = (length / CHARS_PER_TOKEN + 16) * prices[0] + prompt.max_tokens * prices[1]
-    return max(tuning.min_cloud_estimate_cents, tuning.cost_safety * dollars * 100)
-
-
 class Spending:
-    """The model calls of one step, kept inside the session's cloud budget."""
+    """The model calls of one step, kept inside the session's budget.
+
+    Every priced call counts against the budget (reserved at its worst case by the gateway before each
+    attempt); a cloud call the budget cannot cover goes to the local model instead, or to the offline
+    provider when there is none.
+    """
 
     def __init__(self, gateway: Gateway, session: Session, tuning: WanderTuning):
         self.gateway = gateway
         self.session = session
         self.tuning = tuning
-        self.remaining = session.budget_remaining_cents
+        self.budget = Budget(session.cloud_budget_cents, session.cloud_spent_cents)
         self.usage = Usage()
-        self.cloud_cents = 0.0
         self.downgraded = 0
         self.models: list[str] = []
+
+    @property
+    def cloud_cents(self) -> float:
+        """What this step spent on priced models (the cloud, usually)."""
+        return self.budget.spent_cents - self.session.cloud_spent_cents
 
     @property
     def has_local_model(self) -> bool:
@@ -114,26 +110,30 @@ class Spending:
         return self.gateway.model_for("local")[1] == "local"
 
     def affordable(self, prompt: Prompt[Any], fields: dict[str, Any], tier: Tier) -> Tier:
-        """``tier``, or a cheaper one when the cloud call it would make cannot be covered by what is left."""
+        """``tier``, or a cheaper one when the call it would make cannot be covered by what is left: the local
+        model (free, usually), else the offline provider.
+        """
         model, resolved = self.gateway.model_for(tier)
-        if resolved != "cloud":
-            return tier
-        if estimate_cost_cents(self.gateway, prompt, fields, model, self.tuning) <= self.remaining:
+        if resolved == "offline" or self.budget.can_cover(self.gateway.worst_case_cents(prompt, fields, model)):
             return tier
         self.downgraded += 1
-        return "local" if self.has_local_model else "offline"
+        if resolved == "cloud" and self.has_local_model:
+            local = self.gateway.model_for("local")[0]
+            if self.budget.can_cover(self.gateway.worst_case_cents(prompt, fields, local)):
+                return "local"
+        return "offline"
 
     def ask(
         self, prompt: Prompt[Any], fields: dict[str, Any], *, tier: Tier = "local", purpose: str | None = None
     ) -> Answer[Any]:
         """Ask the model through the gateway at a tier the budget can cover, counting what it cost."""
         tier = self.affordable(prompt, fields, tier)
-        answer = self.gateway.ask(prompt, fields, tier=tier, purpose=purpose, session_id=self.session.id)
+        answer = self.gateway.ask(
+            prompt, fields, tier=tier, purpose=purpose, session_id=self.session.id, budget=self.budget
+        )
         self.usage.add(answer)
         self.models.append(answer.model)
-        if answer.tier == "cloud":
-            self.cloud_cents += answer.cost_cents
-            self.remaining -= answer.cost_cents
+        self.downgraded += answer.refused
         return answer
 
     def wants_cloud(self, value: float) -> bool:

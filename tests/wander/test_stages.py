@@ -33,7 +33,6 @@ from explorer.wander.guards import (
     Spending,
     checkpoint_due,
     circuit_reason,
-    estimate_cost_cents,
     require_review,
     require_transition,
 )
@@ -330,21 +329,24 @@ def test_status_machine_allows_only_valid_transitions() -> None:
 
 
 def test_cost_estimate_bounds_the_charge_and_spending_downgrades(make_runtime) -> None:
-    pricing = {"input_cost_per_token": 1e-5, "output_cost_per_token": 1e-4}
+    prices = {"gpt-4o-mini": (10.0, 100.0)}  # dollars per million tokens; the local model is free
     rt = make_runtime(
         local_model="ollama/llama3",
         cloud_model="gpt-4o-mini",
-        completion_kwargs={"mock_response": mock_json(), **pricing},
+        prices=prices,
+        completion_kwargs={"mock_response": mock_json()},
     )
     fields = {name: "a concept" for name in DWELLING.fields}
-    estimate = estimate_cost_cents(rt.gateway, DWELLING, fields, "gpt-4o-mini", TUNING)
+    estimate = rt.gateway.worst_case_cents(DWELLING, fields, "gpt-4o-mini")
     answer = rt.gateway.ask(DWELLING, fields, tier="cloud")
     assert answer.tier == "cloud" and 0 < answer.cost_cents <= estimate
     rich = Spending(rt.gateway, Session(name="s", seed_concept="x", cloud_budget_cents=500), TUNING)
     assert rich.ask(DWELLING, fields, tier="cloud").tier == "cloud" and rich.cloud_cents > 0
     poor = Spending(rt.gateway, Session(name="s", seed_concept="x", cloud_budget_cents=1), TUNING)
     assert poor.ask(DWELLING, fields, tier="cloud").tier == "local" and poor.downgraded == 1 and poor.cloud_cents == 0
-    cloud_only = make_runtime(cloud_model="gpt-4o-mini", completion_kwargs={"mock_response": mock_json(), **pricing})
+    cloud_only = make_runtime(
+        cloud_model="gpt-4o-mini", prices=prices, completion_kwargs={"mock_response": mock_json()}
+    )
     broke = Spending(cloud_only.gateway, Session(name="s", seed_concept="x", cloud_budget_cents=0), TUNING)
     assert broke.ask(DWELLING, fields).tier == "offline"
 
