@@ -227,6 +227,7 @@ def json_object(text: str) -> dict[str, Any]:
 
 
 _MARKUP = re.compile(r"<(?:!doctype|html|head|body|div|p|span|table|ul|ol|li|h[1-6])\b[^>]*>", re.IGNORECASE)
+_FENCE_LINE = re.compile(r"^\s*```", re.MULTILINE)  # a fence on its own line; a quote may carry one inline
 _JSON_START = re.compile(r"[{\[]\s*[\"{\[]")
 MIN_WORDS = 3
 
@@ -250,7 +251,7 @@ def prose(text: str, asked: str = "a paragraph") -> str:
         raise AnswerRejected("empty answer")
     if looks_like_json(answer):
         raise AnswerRejected(f"JSON where {asked} was asked (it begins {opening(answer)})")
-    if "```" in answer:
+    if _FENCE_LINE.search(answer):
         raise AnswerRejected(f"a code block where {asked} was asked (it begins {opening(answer)})")
     if _MARKUP.match(answer):  # begins with a tag: a paragraph about HTML may still name one
         raise AnswerRejected(f"HTML where {asked} was asked (it begins {opening(answer)})")

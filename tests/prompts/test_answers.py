@@ -198,6 +198,7 @@ def test_a_hostile_answer_is_refused_with_its_reason(prompt, text, reason) -> No
         (IMPLANT, PARAGRAPH, lambda s: s == PARAGRAPH),
         (IMPLANT, "[1] and [2] agree: print is a function now.", lambda s: s.startswith("[1]")),
         (IMPLANT, "Nothing in the new passage contradicts what we know.", lambda s: s.startswith("Nothing in")),
+        (IMPLANT, "It quotes the docs: “Old: print x ``` New: print(x)” beside the known one.", lambda s: "```" in s),
         (
             ENTITIES,
             "Here they are:\n- **Python**: a readable language\n1. Guido: created it",
