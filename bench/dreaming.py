@@ -68,7 +68,11 @@ class InstantModel:
             text = json.dumps({"summary": split_passages(fields["memories"])[0][:40]})
         else:
             raise LookupError(prompt.kind)
-        return Answer(prompt.parse(text), text, "instant", "offline")
+        return Answer(prompt.parse(text), text, "instant", "offline", attempts=1)
+
+    def map(self, work, items, progress=None):
+        """One item after another: an instant model gains nothing from threads."""
+        return [work(item) for item in items]
 
 
 class Timed:

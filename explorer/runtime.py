@@ -18,9 +18,10 @@ import numpy as np
 
 from explorer.offline import OfflineProvider
 from explorer.offline.kit import OfflineKit
+from explorer.prompts import check_answer_caps
 from explorer.providers.embeddings import CachedEmbedder, Embedder, make_embedder
 from explorer.providers.gateway import Gateway
-from explorer.settings import Settings
+from explorer.settings import Settings, SettingsError
 from explorer.store import Connection, Database, StoreError, corpus
 from explorer.store import calls as call_log
 
@@ -54,6 +55,10 @@ def open_runtime(
     ``embedder`` replaces the configured one (tests and benchmarks pass a fast one); ``completion_kwargs``
     are handed to litellm on every model call (tests use them for canned responses).
     """
+    try:
+        check_answer_caps(settings.answer_caps)
+    except ValueError as exc:
+        raise SettingsError(f"setting answer_caps: {exc}") from exc
     inner = embedder or make_embedder(settings.embedding_model, settings.api_base, settings.timeout_s)
     db = Database(
         settings.db_path, embedding_model=inner.name, embedding_dim=inner.dim, lock_wait_s=settings.lock_wait_s

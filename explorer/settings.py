@@ -46,6 +46,7 @@ class Settings:
     cloud_budget_cents: int = 500
     concurrency: int = 8
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
+    answer_caps: dict[str, int] = field(default_factory=dict)  # characters by prompt kind, over the defaults
     seed: int = 0
 
     @property
@@ -70,6 +71,7 @@ _ENV = {
     "EXPLORER_BUDGET_CENTS": ("cloud_budget_cents", int),
     "EXPLORER_CONCURRENCY": ("concurrency", int),
     "EXPLORER_PRICES": ("prices", dict),
+    "EXPLORER_ANSWER_CAPS": ("answer_caps", dict),
     "EXPLORER_SEED": ("seed", int),
 }
 _LIMITS = {"concurrency": (1, 64), "retries": (0, 10), "timeout_s": (0.1, 3600.0), "cloud_budget_cents": (0, 10**7)}
@@ -83,22 +85,28 @@ def _coerce(name: str, kind: type, raw: object) -> object:
     if raw in ("", None):
         return None
     if kind is dict:
-        return _prices(name, raw)
+        table = _table(name, raw)
+        return _prices(name, table) if name in ("prices", "EXPLORER_PRICES") else table
     try:
         return Path(str(raw)).expanduser() if kind is Path else kind(raw)
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"setting {name}: cannot read {raw!r} as {kind.__name__}") from exc
 
 
-def _prices(name: str, raw: object) -> dict[str, tuple[float, float]]:
-    """``{"model": [input, output]}`` in dollars per million tokens, from TOML or JSON (``EXPLORER_PRICES``)."""
+def _table(name: str, raw: object) -> dict[str, Any]:
+    """A TOML table, or a JSON object given in an environment variable."""
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise SettingsError(f"setting {name}: not JSON ({exc.msg})") from exc
     if not isinstance(raw, dict):
-        raise SettingsError(f'setting {name}: give {{"model": [input, output]}} in dollars per million tokens')
+        raise SettingsError(f"setting {name}: give a table (a JSON object in the environment)")
+    return raw
+
+
+def _prices(name: str, raw: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    """``{"model": [input, output]}`` in dollars per million tokens."""
     prices = {}
     for model, pair in raw.items():
         if (

@@ -28,8 +28,6 @@ PROMPT_MODULES = ("explorer.prompts.reading", "explorer.prompts.wander", "explor
 # its budget a little (some servers ignore max_tokens), and still catches a runaway answer.
 CAP_CHARS_PER_TOKEN = 6
 
-_ANSWER_CAPS: dict[str, int] = {}
-
 
 class AnswerRejected(ValueError):
     """A model's answer that cannot be used, and why (a phrase: "themes: a list of short names is needed...")."""
@@ -45,7 +43,7 @@ class Prompt(Generic[T]):
 
     ``reader`` turns the answer's text into the typed value, raising :class:`AnswerRejected` with a reason when
     it cannot. ``max_chars`` caps the answer's length (by default ``max_tokens`` × :data:`CAP_CHARS_PER_TOKEN`;
-    :func:`set_answer_caps` overrides it per kind).
+    the settings' ``answer_caps`` override it per kind, checked by :func:`check_answer_caps`).
     """
 
     kind: str
@@ -64,18 +62,18 @@ class Prompt(Generic[T]):
 
     @property
     def answer_cap(self) -> int:
-        """The longest answer accepted, in characters: the configured cap, else ``max_chars``, else derived."""
-        return _ANSWER_CAPS.get(self.kind) or self.max_chars or self.max_tokens * CAP_CHARS_PER_TOKEN
+        """The longest answer accepted by default, in characters: ``max_chars``, else derived from ``max_tokens``."""
+        return self.max_chars or self.max_tokens * CAP_CHARS_PER_TOKEN
 
-    def read(self, text: str | None) -> tuple[T | None, str | None]:
+    def read(self, text: str | None, cap: int | None = None) -> tuple[T | None, str | None]:
         """``(value, None)`` for a usable answer, ``(None, reason)`` otherwise.
 
         The length cap is checked first, so a runaway answer is never parsed. The reason is a phrase about the
         answer ("answer of 204800 characters is over the 1500-character cap for implant"); the caller adds who
-        gave it.
+        gave it. ``cap`` replaces :attr:`answer_cap` (a configured cap).
         """
         text = text or ""
-        cap = self.answer_cap
+        cap = cap or self.answer_cap
         if len(text) > cap:
             return None, f"answer of {len(text)} characters is over the {cap}-character cap for {self.kind}"
         if not text.strip():
@@ -117,11 +115,9 @@ def load_prompts() -> dict[str, Prompt[Any]]:
     return REGISTRY
 
 
-def set_answer_caps(caps: Mapping[str, int]) -> None:
-    """Set the answer length caps, in characters, by prompt kind (``[explorer.answer_caps]`` in explorer.toml).
-
-    Replaces the caps set before; a kind not named keeps its default (:attr:`Prompt.answer_cap`). An unknown
-    kind or a cap that is not a positive whole number is a ``ValueError`` naming it, and changes nothing.
+def check_answer_caps(caps: Mapping[str, int]) -> None:
+    """Refuse answer length caps (``[explorer.answer_caps]`` in explorer.toml, characters by prompt kind) that
+    name no prompt kind or are not a positive whole number, with a ``ValueError`` naming it.
     """
     known = load_prompts()
     for kind, cap in caps.items():
@@ -129,13 +125,12 @@ def set_answer_caps(caps: Mapping[str, int]) -> None:
             raise ValueError(f"no prompt kind {kind!r} to cap; the kinds are {', '.join(sorted(known))}")
         if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
             raise ValueError(f"the answer cap for {kind} must be a positive number of characters, not {cap!r}")
-    _ANSWER_CAPS.clear()
-    _ANSWER_CAPS.update(caps)
 
 
-def answer_caps() -> dict[str, int]:
-    """The cap in force for every prompt kind, in characters."""
-    return {kind: prompt.answer_cap for kind, prompt in sorted(load_prompts().items())}
+def answer_caps(caps: Mapping[str, int] | None = None) -> dict[str, int]:
+    """The cap in force for every prompt kind, in characters, with ``caps`` over the defaults."""
+    caps = caps or {}
+    return {kind: caps.get(kind) or prompt.answer_cap for kind, prompt in sorted(load_prompts().items())}
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)

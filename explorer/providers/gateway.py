@@ -253,6 +253,11 @@ class Gateway:
             )
         )
 
+    def _read(self, prompt: Prompt[Any], text: str, model: str) -> tuple[Any, str | None]:
+        """The answer's value, or why it was refused (over its length cap, malformed, out of range)."""
+        value, reason = prompt.read(text, cap=self.settings.answer_caps.get(prompt.kind))
+        return value, None if reason is None else f"{model}'s answer to {prompt.kind} was refused: {reason}"
+
     def _ask_offline(self, call: _Call[T]) -> Answer[T]:
         started = time.perf_counter()
         reason: str | None
@@ -261,8 +266,7 @@ class Gateway:
         except Exception as exc:  # the offline provider must never take a run down
             text, value, reason = "", None, f"offline provider failed: {exc}"
         else:
-            value = call.prompt.parse(text)
-            reason = _rejection(call.prompt, value, OFFLINE_MODEL)
+            value, reason = self._read(call.prompt, text, OFFLINE_MODEL)
         attempt: _Attempt[T] = _Attempt(outcome="ok" if value is not None else "parse_error", error=reason)
         self._record(call, attempt, started)
         return Answer(value, text, OFFLINE_MODEL, "offline", attempts=1, error=reason)
@@ -330,8 +334,7 @@ class Gateway:
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
         cost = (prompt_tokens * prices[0] + completion_tokens * prices[1]) * 100 if prices else 0.0
         text = response.choices[0].message.content or ""
-        value = call.prompt.parse(text)
-        reason = _rejection(call.prompt, value, call.model)
+        value, reason = self._read(call.prompt, text, call.model)
         return _Attempt(
             outcome="ok" if value is not None else "parse_error",
             value=value,
@@ -364,11 +367,6 @@ class _Attempt(Generic[T]):
     completion_tokens: int = 0
     cost_cents: float = 0.0
     retryable: bool = True
-
-
-def _rejection(prompt: Prompt[Any], value: object, model: str) -> str | None:
-    """Why an answer cannot be used, or None when it can."""
-    return None if value is not None else f"{model} gave an answer to {prompt.kind} that does not parse"
 
 
 def _prompt_tokens(prompt: Prompt[Any], fields: dict[str, Any]) -> int:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from explorer.prompts import REGISTRY, AnswerRejected, answer_caps, load_prompts, set_answer_caps
+from explorer.prompts import REGISTRY, AnswerRejected, answer_caps, check_answer_caps, load_prompts
 from explorer.prompts.answers import prose
 from explorer.prompts.dreaming import FUSION, REM_JUDGE, REM_QUESTION
 from explorer.prompts.reading import ENTITIES, ENTITY_SYNTHESIS, IMPLANT
@@ -239,18 +239,14 @@ def test_nothing_in_its_many_spellings_is_nothing(text) -> None:
 
 def test_answer_caps_default_from_max_tokens_and_can_be_set() -> None:
     assert IMPLANT.answer_cap == IMPLANT.max_tokens * 6
-    try:
-        set_answer_caps({"implant": 200})
-        assert answer_caps()["implant"] == 200 and answer_caps()["fusion"] == FUSION.max_tokens * 6
-        value, why = IMPLANT.read(PARAGRAPH * 3)
-        assert (
-            value is None
-            and why == f"answer of {len(PARAGRAPH * 3)} characters is over the 200-character cap for implant"
-        )
-        set_answer_caps({})  # back to the defaults
-        assert IMPLANT.read(PARAGRAPH * 3)[0]
-    finally:
-        set_answer_caps({})
+    caps = {"implant": 200}
+    check_answer_caps(caps)
+    assert answer_caps(caps)["implant"] == 200 and answer_caps(caps)["fusion"] == FUSION.max_tokens * 6
+    value, why = IMPLANT.read(PARAGRAPH * 3, cap=200)
+    assert (
+        value is None and why == f"answer of {len(PARAGRAPH * 3)} characters is over the 200-character cap for implant"
+    )
+    assert IMPLANT.read(PARAGRAPH * 3)[0]  # the default cap
 
 
 @pytest.mark.parametrize(
@@ -264,8 +260,7 @@ def test_answer_caps_default_from_max_tokens_and_can_be_set() -> None:
 )
 def test_bad_answer_caps_are_refused_and_change_nothing(caps, message) -> None:
     with pytest.raises(ValueError, match=message):
-        set_answer_caps(caps)
-    assert answer_caps()["implant"] == IMPLANT.max_tokens * 6
+        check_answer_caps(caps)
 
 
 def test_every_prompt_reads_through_a_reason_giving_reader() -> None:

@@ -57,7 +57,8 @@ def test_every_unparseable_attempt_is_logged_and_counted(make_runtime, model_ser
     server = model_server(script=[Reply("   "), Reply("")])
     runtime = served(make_runtime, server, retries=1)
     answer = runtime.gateway.ask(IMPLANT, IMPLANT_FIELDS)
-    assert not answer.ok and "does not parse" in answer.error and answer.attempts == 2
+    assert not answer.ok and answer.attempts == 2
+    assert answer.error == f"{SERVED_MODEL}'s answer to implant was refused: empty answer"
     assert [row[0] for row in logged(runtime)] == ["parse_error", "parse_error"]
 
 
@@ -97,6 +98,25 @@ def test_map_keeps_calls_in_flight_and_results_in_order(make_runtime, model_serv
     assert time.perf_counter() - started < 8 * 0.3  # not one after another
     assert all(a.ok for a in answers)
     assert [a.value for a in answers] == [f"Echo: {text}" for text in texts]
+
+
+@pytest.mark.parametrize(
+    "hostile,reason",
+    [
+        ("x" * 204_800, "over the"),  # a runaway answer is refused before it is parsed
+        ('{"insight": "a paragraph was asked"}', "JSON where a paragraph was asked"),
+    ],
+)
+def test_a_bad_answer_fails_its_call_with_the_reason(make_runtime, model_server, hostile, reason) -> None:
+    server = model_server(script=[Reply(hostile)])
+    answer = served(make_runtime, server, retries=0).gateway.ask(IMPLANT, IMPLANT_FIELDS)
+    assert not answer.ok and answer.value is None and reason in answer.error
+
+
+def test_answer_caps_come_from_the_settings(make_runtime, model_server) -> None:
+    server = model_server(script=[Reply("A fine paragraph that is, however, longer than forty characters.")])
+    answer = served(make_runtime, server, retries=0, answer_caps={"implant": 40}).gateway.ask(IMPLANT, IMPLANT_FIELDS)
+    assert not answer.ok and "over the 40-character cap for implant" in answer.error
 
 
 def test_the_offline_provider_answers_one_at_a_time(make_runtime) -> None:
