@@ -1,7 +1,8 @@
 """The base of every error a user can act on.
 
 Surfaces show such an error as one line (the CLI on stderr with a non-zero exit,
-the app as an error box); anything else is a bug and keeps its traceback.
+the app as an error box); anything else is a bug, which the CLI still reports in one
+line (with a way to see the traceback) and the app as a traceback.
 
 The engine says what went wrong in its own words and names, as a :class:`Remedy`,
 what would put it right; each surface phrases that remedy in its own terms (a

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer.errors import ExplorerError
 from explorer.figures.map import session_map
 from explorer.projection import place_new
 from explorer.providers.gateway import OFFLINE_MODEL
@@ -40,6 +41,10 @@ OFFLINE_NOTE = (
     "Model output in this session came from the built-in offline provider (offline/extractive): "
     "keyphrases and sentences of the input chosen by embedding similarity, not a language model."
 )
+
+
+class ExportError(ExplorerError):
+    """The archive could not be written where it was asked to go (a file in the way, no permission, a full disk)."""
 
 
 @dataclass(frozen=True)
@@ -241,12 +246,25 @@ def archive_files(runtime: Runtime, session_id: str) -> dict[str, bytes]:
 
 
 def export_session(runtime: Runtime, session_id: str, directory: str | Path) -> SessionArchive:
-    """Write the two PNGs, the summary and the JSON into ``directory`` (created if missing)."""
+    """Write the two PNGs, the summary and the JSON into ``directory`` (created if missing).
+
+    The session is looked up and the folder made before the maps are drawn, so a mistyped id or an unusable
+    folder is reported at once; a folder that cannot be made or written is an :class:`ExportError`.
+    """
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    wander.get_session(runtime, session_id)
+    if directory.exists() and not directory.is_dir():
+        raise ExportError(f"cannot write the archive into {directory}: it is a file, not a folder")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"cannot make the folder {directory}: {_reason(exc)}", subject=str(directory)) from exc
     written = {}
     for name, content in archive_files(runtime, session_id).items():
-        (directory / name).write_bytes(content)
+        try:
+            (directory / name).write_bytes(content)
+        except OSError as exc:
+            raise ExportError(f"cannot write {directory / name}: {_reason(exc)}", subject=str(directory)) from exc
         written[name] = directory / name
     by_end = {
         end: path
@@ -255,6 +273,11 @@ def export_session(runtime: Runtime, session_id: str, directory: str | Path) -> 
         if name.endswith(end)
     }
     return SessionArchive(by_end["-1024.png"], by_end["-512.png"], by_end["-summary.md"], by_end["-session.json"])
+
+
+def _reason(exc: OSError) -> str:
+    """What the operating system said, without its error number and path (the message names the path)."""
+    return exc.strerror or str(exc)
 
 
 def archive_zip(runtime: Runtime, session_id: str) -> bytes:

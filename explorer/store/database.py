@@ -189,7 +189,11 @@ class Database:
         if con is not None:
             yield con
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file where a folder of the path should be, no permission
+            why = f"{exc.filename} is a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror
+            raise StoreError(f"cannot open database {self.path}: {why or exc}") from exc
         alias = self._attach()
         try:
             con = _host.instance().cursor()

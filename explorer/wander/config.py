@@ -8,7 +8,38 @@ sessions share. Both are frozen: override field by field with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from explorer.wander.errors import InvalidRequest
+
+MAX_SEED = 2**32 - 1  # the walk's random generators take a 32-bit seed; a larger one would repeat a smaller one's walk
+
+# What each number of a session may be, said as a person would read it. Checked when a session is configured and
+# when one is edited, so every surface refuses the same values with the same words.
+SESSION_LIMITS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "max_drift_distance": (lambda v: 0 < v <= 2, "above 0 and at most 2 (a cosine distance)"),
+    "max_steps": (lambda v: 1 <= v <= 1_000_000, "from 1 to 1000000"),
+    "cloud_budget_cents": (lambda v: 0 <= v <= 10_000_000, "from 0 to 10000000"),
+    "temperature": (lambda v: 0 < v <= 10, "above 0 and at most 10"),
+    "human_checkpoint_frequency": (lambda v: 0 <= v <= 1_000_000, "from 0 (never) to 1000000"),
+    "random_seed": (lambda v: 0 <= v <= MAX_SEED, f"from 0 to {MAX_SEED}"),
+}
+
+
+def check_session_numbers(values: Mapping[str, Any]) -> None:
+    """Refuse, as :class:`InvalidRequest`, any number of a session outside :data:`SESSION_LIMITS` (None is unset).
+
+    NaN and infinities are refused too: a comparison with NaN is false, and no limit above is infinite.
+    """
+    for name, (ok, rule) in SESSION_LIMITS.items():
+        value = values.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not ok(value):
+            raise InvalidRequest(f"{name.replace('_', ' ')} must be {rule}, not {value}")
 
 
 @dataclass(frozen=True)
@@ -26,6 +57,9 @@ class SessionConfig:
     temperature: float = 0.7
     human_checkpoint_frequency: int = 50  # 0: never pause for review
     random_seed: int | None = None
+
+    def __post_init__(self) -> None:
+        check_session_numbers({f.name: getattr(self, f.name) for f in fields(self)})
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ from explorer.store import wander as store
 from explorer.store.database import Connection
 from explorer.text import shorten
 from explorer.wander import crystal as crystals
-from explorer.wander.config import SessionConfig, WanderTuning
+from explorer.wander.config import SessionConfig, WanderTuning, check_session_numbers
 from explorer.wander.crystal import CrystalAttempt, Evidence
 from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, SessionStateError, WanderError
 from explorer.wander.guards import Spending, require_active, require_review, require_transition, review_allowed
@@ -201,19 +201,6 @@ def _require_session(con: Connection, session_id: str) -> Session:
     return session
 
 
-def _check_numbers(values: dict[str, Any]) -> None:
-    checks = {
-        "max_drift_distance": (lambda v: 0 < v <= 2, "between 0 and 2 (a cosine distance)"),
-        "max_steps": (lambda v: v >= 1, "at least 1"),
-        "cloud_budget_cents": (lambda v: v >= 0, "zero or more"),
-        "temperature": (lambda v: v > 0, "above 0"),
-        "human_checkpoint_frequency": (lambda v: v >= 0, "zero (never) or more"),
-    }
-    for name, (ok, rule) in checks.items():
-        if name in values and values[name] is not None and not ok(values[name]):
-            raise InvalidRequest(f"{name.replace('_', ' ')} must be {rule}, not {values[name]}")
-
-
 def _domain_list(value: Sequence[str] | str | None) -> list[str] | None:
     if value is None:
         return None
@@ -227,7 +214,6 @@ def create_session(runtime: Runtime, config: SessionConfig, tuning: WanderTuning
     seed_concept = (config.seed_concept or "").strip()
     if not seed_concept:
         raise InvalidRequest("a session needs a seed concept")
-    _check_numbers(vars(config))
     seed_vector = _embed_one(runtime, seed_concept)
     attractor = (config.attractor or "").strip() or None
     session = Session(
@@ -342,7 +328,7 @@ def update_session(runtime: Runtime, session_id: str, **fields: Any) -> Session:
     unknown = set(fields) - EDITABLE
     if unknown:
         raise InvalidRequest(f"cannot update {', '.join(sorted(unknown))}; editable: {', '.join(sorted(EDITABLE))}")
-    _check_numbers(fields)
+    check_session_numbers(fields)
     status = fields.pop("status", None)
     with runtime.db.connect() as con:
         session = _require_session(con, session_id)
