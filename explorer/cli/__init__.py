@@ -1,17 +1,59 @@
 """The ``explorer`` command. Each area of the product has its own module here,
 with the same names as the engine functions it calls.
+
+Whatever goes wrong ends as one line on stderr and an exit status, never a traceback (:func:`failure`):
+1 for a request the engine refused (an :class:`ExplorerError`) or could not carry out (the disk, the
+database, a bug), 2 for a command line that does not parse (click's convention), 130 for Ctrl-C.
+``EXPLORER_DEBUG=1`` shows the traceback of what was not a user error.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable, Sequence
+from typing import Any
 
+import duckdb
 import typer
+from typer._click.exceptions import BadParameter, ClickException, NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
 
 from explorer.cli import corpus, demo, dream, export, projection, wander
 from explorer.errors import ExplorerError, Remedy
 
+DEBUG_ENV = "EXPLORER_DEBUG"
+
+
+class ExplorerGroup(TyperGroup):
+    """The root command: runs the command line asked for and turns anything it raises into one line
+    (:func:`failure`). The console script and typer's ``CliRunner`` both come through here.
+    """
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the command; in standalone mode (the default) exit with its status, errors said in one line."""
+
+        def run() -> Any:
+            return super(ExplorerGroup, self).main(
+                args, prog_name, complete_var, standalone_mode=False, windows_expand_args=windows_expand_args, **extra
+            )
+
+        if not standalone_mode:
+            return run()
+        sys.exit(run_guarded(run))
+
+
 app = typer.Typer(
+    cls=ExplorerGroup,
+    name="explorer",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -44,28 +86,94 @@ def error_line(exc: ExplorerError) -> str:
     return f"error: {exc}" + (f"; {hint.format(subject=exc.subject or 'ID')}" if hint else "")
 
 
-def main() -> None:
-    """Entry point: user errors become one line on stderr and exit status 1."""
-    try:
-        # Without standalone mode click returns an Exit's code instead of raising it.
-        status = app(standalone_mode=False)
-        if isinstance(status, int) and status:
-            sys.exit(status)
-    except ExplorerError as exc:
-        sys.stderr.write(error_line(exc) + "\n")
-        sys.exit(1)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        sys.stderr.write("aborted\n")
-        sys.exit(130)
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        sys.exit(130)
-    except Exception as exc:
-        import click
+def usage_line(exc: UsageError) -> str:
+    """The one line for a command line that does not parse: what is wrong with which option, the values it
+    takes (a range, the choices), and where to read more (click's usage block would say less in more lines).
+    """
+    message = _parameter_message(exc) if isinstance(exc, BadParameter) else None
+    if message is None:
+        message = exc.format_message().rstrip(".")
+        message = message[:1].lower() + message[1:]
+    if message.endswith("?") or exc.ctx is None:  # "…. Did you mean 'wander'?" is hint enough
+        return f"error: {message}"
+    return f"error: {message}; see: {exc.ctx.command_path} --help"
 
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+
+def _parameter_message(exc: BadParameter) -> str | None:
+    """``--dreams must be at least 1, not 0``: a bad value in the option's own terms, or None to keep click's."""
+    param = exc.param
+    if param is None:
+        return None
+    name = max(param.opts, key=len) if param.param_type_name == "option" else param.get_error_hint().strip("'")
+    cause = exc.__cause__
+    problems = cause.errors() if cause is not None and hasattr(cause, "errors") else []
+    if not problems:
+        return None  # click's own message (a missing option, a value a callback refused) says it already
+    kind, value = problems[0]["type"], problems[0].get("input")
+    low, high = getattr(param, "min", None), getattr(param, "max", None)
+    choices = getattr(getattr(param, "type_descriptor", None), "choices", None)
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal", "finite_number"):
+        if low is not None and high is not None:
+            allowed = f"from {low} to {high}"
+        else:
+            allowed = f"at least {low}" if low is not None else f"at most {high}"
+        return f"{name} must be {allowed}, not {value}"
+    if kind.startswith("int_"):
+        return f"{name} must be a whole number, not {value!r}"
+    if kind.startswith("float_"):
+        return f"{name} must be a number, not {value!r}"
+    if choices:
+        return f"{name} must be one of {', '.join(str(getattr(c, 'value', c)) for c in choices)}, not {value!r}"
+    return f"{name}: {str(problems[0]['msg']).removeprefix('Value error, ').rstrip('.')}"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def failure(exc: BaseException) -> tuple[str | None, int]:
+    """The line to print for what a command raised (None: nothing more to say) and the exit status.
+
+    Errors that are not the person's (the disk, the database, a bug) still end in one line, naming
+    :data:`DEBUG_ENV`, which shows their traceback instead.
+    """
+    debug = " (run with EXPLORER_DEBUG=1 for the traceback)"
+    if isinstance(exc, ExplorerError):
+        return error_line(exc), 1
+    if isinstance(exc, NoArgsIsHelpError):
+        return None, 2  # the help is the message; typer has printed it already
+    if isinstance(exc, UsageError):
+        return usage_line(exc), exc.exit_code
+    if isinstance(exc, ClickException):
+        return f"error: {exc.format_message()}", exc.exit_code
+    if isinstance(exc, typer.Abort):
+        return "aborted", 130
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted", 130
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"error: {where}{exc.strerror or _first_line(exc)}{debug}", 1
+    if isinstance(exc, duckdb.Error):
+        return f"error: the database refused this: {_first_line(exc)}{debug}", 1
+    return f"internal error: {type(exc).__name__}: {_first_line(exc)}{debug}", 1
+
+
+def run_guarded(run: Callable[[], Any]) -> int:
+    """Run a command line and return its exit status, having said any failure in one line on stderr."""
+    try:
+        status = run()
+    except (Exception, KeyboardInterrupt) as exc:
+        line, status = failure(exc)
+        if os.environ.get(DEBUG_ENV) and not isinstance(exc, (ExplorerError, ClickException, KeyboardInterrupt)):
+            raise
+        if line:
+            sys.stderr.write(line + "\n")
+        return status
+    # Without standalone mode click returns an Exit's code (or the command's None) instead of raising it.
+    return status if isinstance(status, int) else 0
+
+
+def main() -> None:
+    """Entry point of the ``explorer`` console script (and ``python -m explorer``)."""
+    app(prog_name="explorer")

@@ -21,8 +21,12 @@ def ingest(
         list[Path], typer.Argument(help="Files (.txt, .md, .jsonl) or folders to read.", show_default=False)
     ],
     domain: Annotated[str | None, typer.Option(help="Domain for documents that do not name one.")] = None,
-    year: Annotated[int | None, typer.Option(help="Year for documents that do not name one.")] = None,
-    max_mb: Annotated[float, typer.Option("--max-mb", help="Refuse files larger than this.")] = DEFAULT_MAX_MB,
+    year: Annotated[
+        # the years explorer.reading.loaders accepts in a file, so a .txt cannot be given one a .md would refuse
+        int | None,
+        typer.Option(min=1, max=2999, help="Year for documents that do not name one."),
+    ] = None,
+    max_mb: Annotated[float, typer.Option("--max-mb", min=0.0, help="Refuse files larger than this.")] = DEFAULT_MAX_MB,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -11,7 +11,6 @@ import typer
 from explorer.cli.common import DbOption, JsonOption, R, echo_load_errors, run_reported
 from explorer.dreaming import service
 from explorer.dreaming.exploration import ExplorationConfig
-from explorer.dreaming.service import DreamingError
 from explorer.records import Progress
 from explorer.runtime import Runtime
 
@@ -21,9 +20,20 @@ app = typer.Typer(
     help="Dream over the memory graph: REM dreams, REM exploration, fusion, or a whole night.",
 )
 
-DreamsOption = Annotated[int, typer.Option("--dreams", min=1, help="How many dreams to dream.")]
+DreamsOption = Annotated[int, typer.Option("--dreams", min=1, max=10_000, help="How many dreams to dream.")]
 SeedOption = Annotated[
-    int | None, typer.Option("--seed", help="Random seed, to repeat a run (default: a fresh one, reported).")
+    int | None,
+    typer.Option(
+        "--seed",
+        min=0,
+        max=2**32 - 1,  # what numpy's generators take without complaint, and the range fresh seeds are drawn from
+        help="Random seed, to repeat a run (default: a fresh one, reported).",
+    ),
+]
+# The years a document may carry (explorer.reading.loaders refuses any other in a file).
+YearOption = Annotated[
+    int | None,
+    typer.Option("--year", min=1, max=2999, help="The current year (default: the latest in the corpus)."),
 ]
 
 
@@ -48,9 +58,7 @@ def _dream(
 @app.command()
 def rem(
     dreams: DreamsOption = 10,
-    year: Annotated[
-        int | None, typer.Option("--year", help="The current year (default: the latest in the corpus).")
-    ] = None,
+    year: YearOption = None,
     seed: SeedOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -153,16 +161,15 @@ def chrono(
             show_default=False,
         ),
     ],
-    every: Annotated[str, typer.Option("--every", help="Dream at the end of each year or month.")] = "year",
+    every: Annotated[
+        Literal["year", "month"], typer.Option("--every", help="Dream at the end of each year or month.")
+    ] = "year",
     dreams: DreamsOption = 10,
     seed: SeedOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Read a dated corpus in date order, dreaming at each year (or month) boundary."""
-    if every not in ("year", "month"):  # checked here so the error names the option, in one line
-        raise DreamingError(f"--every must be year or month, not {every!r}")
-    boundary: Literal["year", "month"] = "year" if every == "year" else "month"
 
     def summary(report: service.ChronoReport) -> list[str]:
         lines = []
@@ -184,7 +191,7 @@ def chrono(
         as_json,
         ("reading", "doc"),
         lambda runtime, progress: service.run_chrono(
-            runtime, paths, every=boundary, dreams=dreams, seed=seed, progress=progress
+            runtime, paths, every=every, dreams=dreams, seed=seed, progress=progress
         ),
         summary,
     )

@@ -9,7 +9,18 @@ from typing import Annotated, Any
 import typer
 
 from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
-from explorer.records.wander import Crystal, Locus, Residue, Resonance, Session, StepResult, Trace
+from explorer.records.wander import (
+    Crystal,
+    CrystalStatus,
+    FenceAction,
+    Locus,
+    Residue,
+    Resonance,
+    Session,
+    SessionStatus,
+    StepResult,
+    Trace,
+)
 from explorer.text import shorten
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
@@ -21,6 +32,7 @@ app = typer.Typer(
     help="Wander: a seeded walk through idea space that dwells, resonates and crystallizes.",
 )
 
+PAGE_MAX = 1_000_000  # more than any database here holds, well within what DuckDB's LIMIT takes
 SessionArg = Annotated[str, typer.Argument(help="Session id (see `explorer wander list`).", show_default=False)]
 
 
@@ -180,7 +192,7 @@ def new(
     seed: Annotated[
         int | None, typer.Option("--seed", help="Random seed (the same seed replays the same walk).")
     ] = None,
-    max_steps: Annotated[int, typer.Option("--max-steps")] = 1000,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="The walk ends after this many steps.")] = 1000,
     temperature: Annotated[float, typer.Option(help="Softmax temperature of the choice of the next locus.")] = 0.7,
     budget_cents: Annotated[
         int | None, typer.Option("--budget-cents", help="Cloud budget (default: EXPLORER_BUDGET_CENTS, 500).")
@@ -227,9 +239,9 @@ def new(
 
 @app.command("list")
 def list_(
-    status: Annotated[str | None, typer.Option(help="Only sessions with this status.")] = None,
-    limit: Annotated[int, typer.Option()] = 50,
-    offset: Annotated[int, typer.Option()] = 0,
+    status: Annotated[SessionStatus | None, typer.Option(help="Only sessions with this status.")] = None,
+    limit: Annotated[int, typer.Option(min=0, max=PAGE_MAX, help="How many sessions to list.")] = 50,
+    offset: Annotated[int, typer.Option(min=0, max=PAGE_MAX, help="How many of the newest to skip.")] = 0,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -383,7 +395,7 @@ def inject(
 def fence(
     session_id: SessionArg,
     concept: Annotated[str, typer.Argument(help="The concept to fence in or out.", show_default=False)],
-    action: Annotated[str | None, typer.Option(help="include or exclude.")] = None,
+    action: Annotated[FenceAction | None, typer.Option(help="include or exclude.")] = None,
     include: Annotated[bool, typer.Option("--include", help="Widen the fence around the concept.")] = False,
     exclude: Annotated[bool, typer.Option("--exclude", help="Cut the concept's surroundings out.")] = False,
     db: DbOption = None,
@@ -437,8 +449,10 @@ def review(
 
 @app.command()
 def crystals(
-    status: Annotated[str | None, typer.Option(help="active, acted_upon, invalidated or archived.")] = None,
-    min_confidence: Annotated[float | None, typer.Option("--min-confidence")] = None,
+    status: Annotated[CrystalStatus | None, typer.Option(help="Only crystals with this status.")] = None,
+    min_confidence: Annotated[
+        float | None, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only crystals at least this sure.")
+    ] = None,
     session: Annotated[str | None, typer.Option("--session", help="Only this session's crystals.")] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -483,7 +497,7 @@ def evidence(
 def search(
     query: Annotated[str, typer.Argument(help="What to look for, in words.", show_default=False)],
     types: Annotated[list[str] | None, typer.Option("--type", help="locus, crystal or resonance (repeatable).")] = None,
-    limit: Annotated[int, typer.Option()] = 10,
+    limit: Annotated[int, typer.Option(min=1, max=PAGE_MAX, help="How many hits at most.")] = 10,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:

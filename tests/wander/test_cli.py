@@ -1,17 +1,15 @@
-"""The `explorer wander` contract: JSON fields, --db, exit codes, one-line errors."""
+"""The `explorer wander` contract: JSON fields, --db, a review that stands unless forced. Its user errors are in
+tests/cli/test_errors.py's table.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from explorer.cli import app
-from explorer.records import new_id
 from explorer.records.wander import Crystal
 from explorer.store import wander as store
 
@@ -22,16 +20,6 @@ def cli(*args: str) -> dict | list:
     result = runner.invoke(app, ["wander", *args, "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
-
-
-def explorer(*args: str, db: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", "wander", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "EXPLORER_DB": str(db)},
-    )
 
 
 def test_session_commands_speak_json(corpus_copy: Path) -> None:
@@ -97,25 +85,11 @@ def test_review_a_crystal(corpus_copy: Path, runtime) -> None:
     )
     assert approved["human_approved"] is True and approved["human_approved_by"] == "ann"
     assert approved["validation_notes"] == "read the chunks" and approved["validated_by"] == "offline/extractive"
-    again = explorer("review", crystal.id, "--reject", db=corpus_copy)
-    assert again.returncode == 1 and "already approved" in again.stderr and "--force" in again.stderr
+    again = runner.invoke(app, ["wander", "review", crystal.id, "--reject", "--db", str(corpus_copy)])
+    assert again.exit_code == 1 and again.stderr.splitlines() == [
+        f"error: crystal {crystal.id} is already approved; a review cannot make it rejected unless forced; "
+        "add --force to change the decision"
+    ]
     rejected = cli("review", crystal.id, "--reject", "--force", "--db", str(corpus_copy))
     assert rejected["status"] == "invalidated" and rejected["review_state"] == "rejected"
     assert [c["id"] for c in cli("crystals", "--status", "invalidated", "--db", str(corpus_copy))] == [crystal.id]
-
-
-def test_user_errors_are_one_line_and_exit_non_zero(tmp_path: Path) -> None:
-    db = tmp_path / "empty.duckdb"
-    missing = new_id()
-    for args, message in [
-        (("step", missing), f"error: no wander session '{missing}'; list sessions with: explorer wander list"),
-        (("run", missing, "--steps", "0"), "error: the number of steps must be at least 1"),
-        (("review", missing), "error: say exactly one of --approve, --reject, --archive"),
-        (
-            ("review", missing, "--approve"),
-            f"error: no crystal '{missing}'; list crystals with: explorer wander crystals",
-        ),
-    ]:
-        out = explorer(*args, db=db)
-        assert out.returncode == 1, out
-        assert out.stderr.splitlines() == [message] and "Traceback" not in out.stderr
