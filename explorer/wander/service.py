@@ -537,16 +537,31 @@ def _read_step(runtime: Runtime, session_id: str, tuning: WanderTuning) -> tuple
 
 def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:
     """Take one step of an active session (wander.md's wander_step): read, think with the file free, write."""
-    inputs, memory = _read_step(runtime, session_id, tuning)
+    return _step(runtime, _read_step(runtime, session_id, tuning), tuning, read_next=False)[0]
+
+
+def _step(
+    runtime: Runtime, read: tuple[StepInputs, SessionMemory], tuning: WanderTuning, read_next: bool
+) -> tuple[StepResult, tuple[StepInputs, SessionMemory] | None]:
+    """Think from what was read, then write; with ``read_next``, also read the next step while the file is
+    open for the write (a walk of many steps opens it once a step, not twice).
+    """
+    inputs, memory = read
     spending = Spending(runtime.gateway, inputs.session, tuning)
     plan = take_step(inputs, spending, _callbacks(runtime, inputs, tuning), tuning, utcnow())
-    try:
-        _commit(runtime, plan, inputs.session)
-    except BaseException:
-        _forget_loci(runtime, inputs.session.id)
-        raise
-    _remember(memory, plan)
-    return plan.result
+    with runtime.db.connect():
+        try:
+            _commit(runtime, plan, inputs.session)
+        except BaseException:
+            _forget_loci(runtime, inputs.session.id)
+            raise
+        _remember(memory, plan)
+        if not read_next or plan.result.status != "active":
+            return plan.result, None
+        try:
+            return plan.result, _read_step(runtime, inputs.session.id, tuning)
+        except WanderError:  # this step stands; the next one reads again and reports what stops it
+            return plan.result, None
 
 
 def _remember(memory: SessionMemory, plan: StepPlan) -> None:
@@ -579,9 +594,13 @@ def run(
     done = formed = 0
     stopped: str | None = None
     require_active(get_session(runtime, session_id))
+    read: tuple[StepInputs, SessionMemory] | None = None
     try:
         while done < steps and stopped is None:
-            result = step(runtime, session_id, tuning)  # holds the file only to read and to write
+            # holds the file only to read and to write (writing one step and reading the next at once)
+            result, read = _step(
+                runtime, read or _read_step(runtime, session_id, tuning), tuning, read_next=done + 1 < steps
+            )
             done += 1
             formed += result.crystal is not None
             if result.status != "active":

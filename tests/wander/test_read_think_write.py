@@ -85,3 +85,28 @@ def test_a_session_paused_while_the_model_thinks_gets_no_stale_step(offline_runt
     service.resume(offline_runtime, s.id)
     offline_runtime.gateway.offline = probe.inner
     assert service.step(offline_runtime, s.id).step_number == 1
+
+
+def test_a_walk_opens_the_file_once_a_step(offline_runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening the file is most of a step's cost at scale: a walk writes one step and reads the next in one
+    opening, and reads node texts from memory while it thinks.
+    """
+    s = new_session(offline_runtime)
+    service.step(offline_runtime, s.id)  # the corpus and the session's loci are in memory from here on
+    offline_runtime.flush()
+    for buffer in (offline_runtime.calls, offline_runtime.vectors):  # written at the end, not when 2 s old
+        buffer.max_age_s = 3600
+    db = offline_runtime.db
+    opened = 0
+    attach = db._attach
+
+    def counting() -> str:
+        nonlocal opened
+        opened += 1
+        return attach()
+
+    monkeypatch.setattr(db, "_attach", counting)
+    result = service.run(offline_runtime, s.id, 6)
+    assert result.steps_completed == 6
+    # the session check, the first read, one opening a step, and the buffered call log and vectors at the end
+    assert opened <= 1 + 1 + 6 + 2, opened
