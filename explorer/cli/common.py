@@ -11,6 +11,7 @@ from typing import Annotated, Any, Protocol, TypeVar
 
 import typer
 
+from explorer.providers.budget import Budget
 from explorer.records import Progress
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import load_settings
@@ -20,6 +21,27 @@ DbOption = Annotated[
     typer.Option("--db", envvar="EXPLORER_DB", help="DuckDB file to use (created on first use).", show_default=False),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of text.")]
+BudgetOption = Annotated[
+    float | None,
+    typer.Option(
+        "--budget-cents",
+        min=0.0,
+        max=10_000_000.0,
+        help="Most this run may spend on priced models, in cents; a call it cannot cover at its worst case is "
+        "not made (default: EXPLORER_BUDGET_CENTS, 500).",
+        show_default=False,
+    ),
+]
+
+
+def budget_for(cents: float | None) -> Budget | None:
+    """The run's budget from ``--budget-cents``; ``None`` leaves the engine to the settings' default."""
+    return None if cents is None else Budget(cents)
+
+
+def spent_line(spent_cents: float, exhausted: bool) -> str:
+    """What a run spent, and whether the budget stopped it, for the summary lines."""
+    return f"spent {spent_cents:.2f} ¢" + ("; the budget ran out, some calls were not made" if exhausted else "")
 
 
 class Report(Protocol):

@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from explorer.cli.common import DbOption, JsonOption, echo_load_errors, print_json, run_reported, runtime_for
+from explorer.cli.common import (
+    BudgetOption,
+    DbOption,
+    JsonOption,
+    budget_for,
+    echo_load_errors,
+    print_json,
+    run_reported,
+    runtime_for,
+    spent_line,
+)
 from explorer.projection import place_new
 from explorer.reading.ingest import IngestReport, ingest_paths
 from explorer.reading.loaders import DEFAULT_MAX_MB
@@ -27,13 +37,16 @@ def ingest(
         typer.Option(min=1, max=2999, help="Year for documents that do not name one."),
     ] = None,
     max_mb: Annotated[float, typer.Option("--max-mb", min=0.0, help="Refuse files larger than this.")] = DEFAULT_MAX_MB,
+    budget_cents: BudgetOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Read documents into the knowledge base (the READING cycle)."""
 
     def read(runtime: Runtime, progress: Progress) -> IngestReport:
-        report = ingest_paths(runtime, paths, domain=domain, year=year, max_mb=max_mb, progress=progress)
+        report = ingest_paths(
+            runtime, paths, domain=domain, year=year, max_mb=max_mb, progress=progress, budget=budget_for(budget_cents)
+        )
         if report.documents_added:
             place_new(runtime)  # new nodes join a fitted map where their neighbours are (cheap; never fits)
         return report
@@ -46,7 +59,8 @@ def ingest(
         lambda report: [
             f"{report.documents_added} documents added, {report.documents_skipped} already present; "
             f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
-            f"{report.entity_insights_added} entity insights"
+            f"{report.entity_insights_added} entity insights",
+            spent_line(report.spent_cents, report.budget_exhausted),
         ],
     )
     echo_load_errors(report.errors)

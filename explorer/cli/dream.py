@@ -8,7 +8,16 @@ from typing import Annotated, Literal
 
 import typer
 
-from explorer.cli.common import DbOption, JsonOption, R, echo_load_errors, run_reported
+from explorer.cli.common import (
+    BudgetOption,
+    DbOption,
+    JsonOption,
+    R,
+    budget_for,
+    echo_load_errors,
+    run_reported,
+    spent_line,
+)
 from explorer.dreaming import service
 from explorer.dreaming.exploration import ExplorationConfig
 from explorer.records import Progress
@@ -60,6 +69,7 @@ def rem(
     dreams: DreamsOption = 10,
     year: YearOption = None,
     seed: SeedOption = None,
+    budget_cents: BudgetOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -69,12 +79,13 @@ def rem(
         as_json,
         ("dreaming", "dream"),
         lambda runtime, progress: service.run_rem(
-            runtime, dreams=dreams, current_year=year, seed=seed, progress=progress
+            runtime, dreams=dreams, current_year=year, seed=seed, progress=progress, budget=budget_for(budget_cents)
         ),
         lambda report: [
             f"{report.dreams_stored} dreams stored, {report.dreams_dropped} dropped as adding nothing "
             f"({report.duplicates} near-duplicates), {report.failures} failed; year {report.current_year}, "
-            f"{report.model_calls} model calls, seed {report.seed}"
+            f"{report.model_calls} model calls, seed {report.seed}",
+            spent_line(report.spent_cents, report.budget_exhausted),
         ],
         lambda report: report.errors,
     )
@@ -93,6 +104,7 @@ def explore(
             "relations, so a densely linked graph may need less than the default to reach beyond neighbours.",
         ),
     ] = ExplorationConfig.result_threshold,
+    budget_cents: BudgetOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -102,35 +114,45 @@ def explore(
         db,
         as_json,
         ("exploring", "seed"),
-        lambda runtime, progress: service.run_exploration(runtime, seed=seed, progress=progress, config=config),
+        lambda runtime, progress: service.run_exploration(
+            runtime, seed=seed, progress=progress, config=config, budget=budget_for(budget_cents)
+        ),
         lambda report: [
             f"{report.discoveries} discoveries from {report.seeds_explored} seeds "
             f"({report.candidates_judged} candidates judged, {report.eligible_memories} memories in the window), "
-            f"{report.failures} failed; {report.model_calls} model calls, seed {report.seed}"
+            f"{report.failures} failed; {report.model_calls} model calls, seed {report.seed}",
+            spent_line(report.spent_cents, report.budget_exhausted),
         ],
         lambda report: report.errors,
     )
 
 
 @app.command()
-def fuse(db: DbOption = None, as_json: JsonOption = False) -> None:
+def fuse(budget_cents: BudgetOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Memory fusion: merge clusters of fading, related memories (sources are kept, superseded)."""
     _dream(
         db,
         as_json,
         ("fusing", "cluster"),
-        lambda runtime, progress: service.run_fusion(runtime, progress=progress),
+        lambda runtime, progress: service.run_fusion(runtime, progress=progress, budget=budget_for(budget_cents)),
         lambda report: [
             f"{report.clusters_fused} of {report.clusters_found} clusters fused, {report.memories_superseded} "
             f"memories superseded, {report.clusters_rejected} summaries refused as too long, {report.failures} "
-            f"failed ({report.eligible_memories} fading memories); {report.model_calls} model calls"
+            f"failed ({report.eligible_memories} fading memories); {report.model_calls} model calls",
+            spent_line(report.spent_cents, report.budget_exhausted),
         ],
         lambda report: report.errors,
     )
 
 
 @app.command()
-def cycle(dreams: DreamsOption = 10, seed: SeedOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
+def cycle(
+    dreams: DreamsOption = 10,
+    seed: SeedOption = None,
+    budget_cents: BudgetOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """A whole night: exploration, then fusion, then the REM cycle."""
 
     def summary(report: service.CycleReport) -> list[str]:
@@ -140,13 +162,16 @@ def cycle(dreams: DreamsOption = 10, seed: SeedOption = None, db: DbOption = Non
             f"fusion: {f.clusters_fused} of {f.clusters_found} clusters fused, {f.failures} failed",
             f"rem: {r.dreams_stored} dreams stored, {r.dreams_dropped} dropped, {r.failures} failed",
             f"{report.model_calls} model calls",
+            spent_line(report.to_json()["spent_cents"], report.rem.budget_exhausted),
         ]
 
     _dream(
         db,
         as_json,
         ("night", "step"),
-        lambda runtime, progress: service.run_cycle(runtime, dreams=dreams, seed=seed, progress=progress),
+        lambda runtime, progress: service.run_cycle(
+            runtime, dreams=dreams, seed=seed, progress=progress, budget=budget_for(budget_cents)
+        ),
         summary,
         lambda report: report.exploration.errors + report.fusion.errors + report.rem.errors,
     )
@@ -166,6 +191,7 @@ def chrono(
     ] = "year",
     dreams: DreamsOption = 10,
     seed: SeedOption = None,
+    budget_cents: BudgetOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -184,6 +210,7 @@ def chrono(
             f"{report.documents_added} documents, {report.chunks_added} chunks, {report.dreams_stored} "
             f"dreams stored, {report.dreams_dropped} dropped, {report.failures} failed"
         )
+        lines.append(spent_line(report.spent_cents, report.budget_exhausted))
         return lines
 
     report = run_reported(
@@ -191,7 +218,7 @@ def chrono(
         as_json,
         ("reading", "doc"),
         lambda runtime, progress: service.run_chrono(
-            runtime, paths, every=every, dreams=dreams, seed=seed, progress=progress
+            runtime, paths, every=every, dreams=dreams, seed=seed, progress=progress, budget=budget_for(budget_cents)
         ),
         summary,
     )
