@@ -5,6 +5,7 @@ streamlit run app.py        (or: explorer demo)
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -17,6 +18,9 @@ if str(ROOT) not in sys.path:  # `streamlit run` adds it; AppTest and other runn
 from explorer.errors import ExplorerError  # noqa: E402
 from explorer.wander import service as wander  # noqa: E402
 from pages import common  # noqa: E402
+from pages.untrusted import md  # noqa: E402
+
+log = logging.getLogger("explorer.app")
 
 st.set_page_config(page_title="Dream Explorer", page_icon=":material/bubble_chart:", layout="wide")
 
@@ -44,7 +48,7 @@ def sidebar() -> None:
         waiting = [s for s in wander.list_sessions(rt, status="paused", limit=200) if common.waiting_for_review(s)]
         for session in waiting[:5]:
             st.warning(
-                f"**{session.name}** waits for review at step {session.step_count}", icon=":material/front_hand:"
+                f"**{md(session.name)}** waits for review at step {session.step_count}", icon=":material/front_hand:"
             )
 
 
@@ -53,3 +57,6 @@ try:
     page.run()
 except ExplorerError as exc:  # a user-facing problem (a busy database, a bad input): one line, no traceback
     st.error(common.error_text(exc), icon=":material/error:")
+except Exception:  # a bug: the viewer gets one line, the log the traceback (st.stop and st.rerun are not Exceptions)
+    log.exception("page %s failed", page.title)
+    st.error(common.UNEXPECTED, icon=":material/error:")

@@ -36,6 +36,7 @@ DEMO_SESSION = SessionConfig(
     human_checkpoint_frequency=18,  # the walk stops at step 18 and waits for a person
 )
 DEMO_DREAMS = 3
+LOOPBACK = "127.0.0.1"  # the app serves this machine only unless told otherwise (--host)
 
 
 def _say(message: str) -> None:
@@ -81,6 +82,10 @@ def demo(
         ),
     ] = None,
     port: Annotated[int, typer.Option(help="Port for the app.")] = 8501,
+    host: Annotated[
+        str,
+        typer.Option(help="Address the app listens on: this machine only by default; 0.0.0.0 serves every interface."),
+    ] = LOOPBACK,
     no_browser: Annotated[
         bool, typer.Option("--no-app", help="Prepare the database only; do not start the app.")
     ] = False,
@@ -101,12 +106,14 @@ def demo(
     if no_browser:
         return
     env = dict(os.environ, EXPLORER_DB=str(path))
-    _say(f"Dream Explorer is at http://localhost:{port}  (Ctrl+C to stop)")
-    raise typer.Exit(subprocess.call(app_command(port), env=env))
+    _say(f"Dream Explorer is at http://{'localhost' if host == LOOPBACK else host}:{port}  (Ctrl+C to stop)")
+    raise typer.Exit(subprocess.call(app_command(port, host=host), env=env))
 
 
-def app_command(port: int, *extra: str) -> list[str]:
-    """``streamlit run app.py`` headless on ``port``, without usage statistics (the demo and the browser tests)."""
+def app_command(port: int, *extra: str, host: str = LOOPBACK) -> list[str]:
+    """``streamlit run app.py`` headless on ``host``:``port`` (this machine only unless ``host`` says otherwise),
+    without usage statistics and with no error details for viewers (the demo and the browser tests).
+    """
     return [
         sys.executable,
         "-m",
@@ -115,9 +122,13 @@ def app_command(port: int, *extra: str) -> list[str]:
         str(REPO / "app.py"),
         "--server.headless",
         "true",
+        "--server.address",
+        host,
         "--server.port",
         str(port),
         "--browser.gatherUsageStats",
         "false",
+        "--client.showErrorDetails",
+        "none",  # wherever it is started from (.streamlit/config.toml is read from the working folder)
         *extra,
     ]

@@ -45,7 +45,7 @@ def streamlit_server(
     """The app on ``db``; yields its URL and always stops the server (and its children)."""
     port = port or free_port()
     env = dict(os.environ, EXPLORER_DB=str(db), PYTHONUNBUFFERED="1")
-    command = app_command(port, "--server.address", "127.0.0.1", "--server.fileWatcherType", "none")
+    command = app_command(port, "--server.fileWatcherType", "none")
     with contextlib.ExitStack() as files:  # the log stays open as long as the server writes to it
         out = files.enter_context(open(log, "wb")) if log else subprocess.DEVNULL
         process = subprocess.Popen(

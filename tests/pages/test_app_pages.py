@@ -1,20 +1,23 @@
 """Across the app: navigation, the offline notice, Settings (keys present, never shown), Dreams,
-model text shown as text, and a busy database as one line.
+model text shown as text, a busy database as one line, and an unexpected error as one line (its traceback logged).
 """
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.dreaming import service as dreaming
 from explorer.records import Node
 from explorer.store import corpus
+from pages.common import UNEXPECTED
 
 MODEL_PAGES = ("sessions", "map", "crystals", "resonances", "trace", "dreams")
 
@@ -165,3 +168,17 @@ def _run_app():
     at.run()
     assert time.monotonic() - started < 30
     return at
+
+
+def test_an_unexpected_error_is_one_line_for_the_viewer_and_its_traceback_goes_to_the_log(
+    open_app, app_db, page_text, caplog
+) -> None:
+    with duckdb.connect(str(app_db)) as con:  # a damaged file: the documents' table is gone
+        con.execute("DROP TABLE documents")
+    with caplog.at_level(logging.ERROR, logger="explorer.app"):
+        at = open_app("corpus")  # the first page: AppTest runs a page it switches to without app.py
+    assert [e.value for e in at.error] == [UNEXPECTED] and "\n" not in UNEXPECTED
+    assert "documents" not in page_text(at) and not at.exception
+    (record,) = [r for r in caplog.records if r.name == "explorer.app"]
+    assert record.exc_info and "Table with name documents does not exist" in str(record.exc_info[1])
+    assert "Traceback" in caplog.text and "pages/corpus.py" in caplog.text
