@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,7 +32,7 @@ def count_bars(counts: Mapping[str, int], title: str, *, colour_by_name: bool = 
     figure = go.Figure(
         go.Bar(
             x=[v for _, v in items],
-            y=names,
+            y=[html.escape(n, quote=False) for n in names],  # names may come from documents: Plotly reads tags
             orientation="h",
             text=[v for _, v in items],
             textposition="auto",

@@ -12,6 +12,7 @@ Pure: a :class:`MapData` in, a ``go.Figure`` out. Every point carries
 
 from __future__ import annotations
 
+import html
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -292,7 +293,8 @@ def _nodes(
                 y=nodes.y[idx],
                 mode="markers",
                 marker=marker,
-                name=f"{domain} (dream)" if is_dream else domain,
+                # a domain comes from a document, and Plotly reads tags in legend text
+                name=html.escape(f"{domain} (dream)" if is_dream else domain, quote=False),
                 legendgroup=domain,
                 showlegend=not is_dream,
                 hovertext=text,
