@@ -549,7 +549,7 @@ def _step(
     inputs, memory = read
     spending = Spending(runtime.gateway, inputs.session, tuning)
     plan = take_step(inputs, spending, _callbacks(runtime, inputs, tuning), tuning, utcnow())
-    with runtime.db.connect():
+    with runtime.db.connect(checkpoint=not read_next):  # the next step's write folds the log in, or run() does
         try:
             _commit(runtime, plan, inputs.session)
         except BaseException:
@@ -609,6 +609,7 @@ def run(
                 progress(done, steps, shorten(result.to_locus.concept, 6))
     finally:
         runtime.flush()
+        runtime.db.checkpoint()
     return RunResult(done, formed, stopped)
 
 

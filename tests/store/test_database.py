@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from explorer.records import Document, Node
-from explorer.store import Database, DatabaseBusy, SchemaMismatch, corpus
+from explorer.store import Database, DatabaseBusy, SchemaMismatch, corpus, database
 from explorer.store.database import latest_version
 
 
@@ -195,3 +195,31 @@ def test_threads_and_databases_on_one_file_share_it_and_free_it_together(tmp_pat
     after = _other_process_count(path)
     assert after.returncode == 0, after.stderr
     assert after.stdout.strip() == "2"
+
+
+def test_a_deferred_checkpoint_leaves_the_log_to_the_next_opening_then_folds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "deferred.duckdb"
+    log = Path(f"{path}.wal")
+    db = make_db(path)
+    db.schema_version()
+    with db.connect(checkpoint=False), db.transaction() as con:  # the outermost unit of work decides
+        corpus.insert_document(con, Document(title="first", content_hash="first"))
+    assert log.exists()
+    with db.connect(checkpoint=False) as con:  # read back from the log, still deferred
+        assert con.execute("SELECT count(*) FROM documents").fetchone()[0] == 1
+    other = _other_process_count(path)  # another process replays the log: nothing is lost to it
+    assert other.returncode == 0, other.stderr
+    assert other.stdout.strip() == "1" and not log.exists()  # and folds it in when it closes the file
+    with db.connect(checkpoint=False) as con:
+        corpus.insert_document(con, Document(title="second", content_hash="second"))
+    assert log.exists()
+    db.checkpoint()
+    assert not log.exists()
+    monkeypatch.setattr(database, "WAL_LIMIT", 0)  # past the limit the log is folded in even when deferred
+    with db.connect(checkpoint=False) as con:
+        corpus.insert_document(con, Document(title="third", content_hash="third"))
+    assert not log.exists()
+    with db.connect() as con:
+        assert con.execute("SELECT count(*) FROM documents").fetchone()[0] == 3

@@ -108,5 +108,7 @@ def test_a_walk_opens_the_file_once_a_step(offline_runtime: Runtime, monkeypatch
     monkeypatch.setattr(db, "_attach", counting)
     result = service.run(offline_runtime, s.id, 6)
     assert result.steps_completed == 6
-    # the session check, the first read, one opening a step, and the buffered call log and vectors at the end
-    assert opened <= 1 + 1 + 6 + 2, opened
+    # the session check, the first read, one opening a step, and the buffered call log, vectors and log
+    # checkpoint at the end
+    assert opened <= 1 + 1 + 6 + 3, opened
+    assert not Path(f"{db.path}.wal").exists()  # the walk ends with the file complete on its own
