@@ -166,6 +166,14 @@ def get_session(con: Connection, session_id: str) -> Session | None:
     return found[0] if found else None
 
 
+def session_progress(con: Connection, session_id: str) -> tuple[str, int] | None:
+    """(status, step count) of a session, or None: all a step re-checks before it writes, without reading
+    the session's vectors and fence.
+    """
+    row = con.execute("SELECT status, step_count FROM wander_sessions WHERE id = ?", [session_id]).fetchone()
+    return None if row is None else (str(row[0]), int(row[1]))
+
+
 def list_sessions(con: Connection, *, status: str | None = None, limit: int = 50, offset: int = 0) -> list[Session]:
     """Sessions newest first, optionally only those in one status, for choosing one to continue or review."""
     where, params = ("WHERE status = ?", [status]) if status else ("", [])

@@ -486,18 +486,19 @@ def _recheck(con: Connection, read: Session) -> None:
     """Refuse to write a step whose session changed while the model was thinking (paused, stopped, deleted,
     or stepped by another process): the step is dropped, nothing half-written.
     """
-    now = store.get_session(con, read.id)
+    now = store.session_progress(con, read.id)
     if now is None:
         raise SessionNotFound(read.id)
-    if now.status != "active":
+    status, step_count = now
+    if status != "active":
         raise SessionStateError(
-            f"session {read.id} became {now.status} while this step was thinking; the step was not kept",
-            remedy=Remedy.RESUME_SESSION if now.status == "paused" else None,
+            f"session {read.id} became {status} while this step was thinking; the step was not kept",
+            remedy=Remedy.RESUME_SESSION if status == "paused" else None,
             subject=read.id,
         )
-    if now.step_count != read.step_count:
+    if step_count != read.step_count:
         raise SessionStateError(
-            f"session {read.id} took step {now.step_count} in another process while this step was thinking; "
+            f"session {read.id} took step {step_count} in another process while this step was thinking; "
             "this step was not kept, try again"
         )
 
