@@ -3,13 +3,15 @@
 For each chunk: embed it, find its 5 nearest *earlier* nodes (never itself),
 ask for an implant synthesis (kept unless the answer is NOTHING), extract the
 entities it speaks of, and relate each entity's learning to what was known of
-that entity. The model calls of one document are made concurrently, in two
-rounds (see :func:`read_document`). No database access here: the caller passes what is known
-(:class:`KnownNodes`) and writes the returned nodes and relations.
+that entity. The model calls are made concurrently, in two rounds over several
+documents at once (see :func:`read_documents`). No database access here: the
+caller passes what is known (:class:`KnownNodes`) and writes the returned nodes
+and relations.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +38,9 @@ class ReadingConfig:
     entity_neighbours: int = 3
     max_entities: int = 3
     relate_min_similarity: float = 0.5
+    # Documents read together: their model calls are in flight at once, and none builds on another's syntheses.
+    # Fixed, not the concurrency setting, so what is read does not depend on how fast it is read.
+    documents_together: int = 8
 
 
 DEFAULT_READING = ReadingConfig()
@@ -93,32 +98,45 @@ class ReadingResult:
     failures: list[str] = field(default_factory=list)
 
 
-def read_document(
-    chunks: list[str],
+@dataclass(frozen=True)
+class DocumentText:
+    """One document as the READING cycle takes it: its id, its text cut into chunks
+    (:func:`~explorer.reading.chunker.chunk_text`), and what it says of itself.
+    """
+
+    document_id: str
+    chunks: list[str]
+    year: int | None = None
+    domain: str | None = None
+
+
+def read_documents(
+    documents: Sequence[DocumentText],
     *,
-    document_id: str,
-    year: int | None,
-    domain: str | None,
     known: KnownNodes,
     embedder: Embedder,
     gateway: Gateway,
     config: ReadingConfig = DEFAULT_READING,
     budget: Budget | None = None,
-) -> ReadingResult:
-    """Run the READING cycle over one document, cut into ``chunks`` by the caller
-    (:func:`~explorer.reading.chunker.chunk_text`).
+) -> list[ReadingResult]:
+    """Run the READING cycle over documents read together, a result for each.
 
-    Each chunk is placed first, among what ``known`` held and the document's
-    earlier chunks. Then the models are asked in two rounds, each with up to
+    Every chunk is placed first, in order, among what ``known`` held and the
+    chunks before it. Then the models are asked in two rounds, each with up to
     ``gateway.concurrency`` calls in flight: every chunk's implant and entities,
-    then every entity's insight; so a chunk's syntheses build on earlier
-    documents and chunks, not on the syntheses of this same document. What the
-    models said is kept in chunk order, so a run does not depend on the
-    concurrency. A model failure on one chunk is recorded in ``failures`` and the
-    chunk is still kept; ``known`` is extended with everything kept.
+    then every entity's insight; so a chunk's syntheses build on what was known
+    and on the chunks before it, not on the syntheses of the documents read with
+    it. What the models said is kept in chunk order, so a run does not depend on
+    the concurrency. A model failure on one chunk is recorded in its document's
+    ``failures`` and the chunk is still kept; ``known`` is extended with
+    everything kept.
     """
-    result = ReadingResult()
-    placed = _place_chunks(chunks, document_id, year, domain, known, embedder, config, result)
+    results = {d.document_id: ReadingResult() for d in documents}
+    placed = [
+        item
+        for d in documents
+        for item in _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results)
+    ]
 
     def ask(request: tuple[Prompt[Any], dict[str, Any]]) -> Answer[Any]:
         prompt, fields = request
@@ -129,12 +147,12 @@ def read_document(
     first += [(ENTITIES, {"passage": chunk.text, "max_entities": config.max_entities}) for chunk, _ in placed]
     answers = gateway.map(ask, first)
     implants, entities = answers[: len(placed)], answers[len(placed) :]
-    learnings = _learnings(placed, entities, known, embedder, config, result)
+    learnings = _learnings(placed, entities, known, embedder, config, results)
     insights = gateway.map(ask, [(ENTITY_SYNTHESIS, fields) for _, _, fields in learnings])
     for (chunk, neighbours), answer in zip(placed, implants, strict=True):
-        _keep_implant(chunk, [n for n, _ in neighbours], answer, known, embedder, result)
-    _keep_insights(learnings, insights, known, embedder, result)
-    return result
+        _keep_implant(chunk, [n for n, _ in neighbours], answer, known, embedder, results)
+    _keep_insights(learnings, insights, known, embedder, results)
+    return [results[d.document_id] for d in documents]
 
 
 def _place_chunks(
@@ -145,9 +163,10 @@ def _place_chunks(
     known: KnownNodes,
     embedder: Embedder,
     config: ReadingConfig,
-    result: ReadingResult,
+    results: dict[str, ReadingResult],
 ) -> list[tuple[Node, list[tuple[str, float]]]]:
     """Each chunk as a node with its nearest earlier nodes (never itself), linked to the close ones."""
+    result = results[document_id]
     placed = []
     vectors = embedder.embed(chunks)
     for index, (text, vector) in enumerate(zip(chunks, vectors, strict=True)):
@@ -209,8 +228,14 @@ def _derived(
 
 
 def _keep_implant(
-    chunk: Node, ids: list[str], answer: Answer[str], known: KnownNodes, embedder: Embedder, result: ReadingResult
+    chunk: Node,
+    ids: list[str],
+    answer: Answer[str],
+    known: KnownNodes,
+    embedder: Embedder,
+    results: dict[str, ReadingResult],
 ) -> None:
+    result = results[str(chunk.document_id)]
     text = answer.value if answer.ok else None
     if text is None:
         result.failures.append(f"chunk {chunk.chunk_index}: implant synthesis failed ({answer.error})")
@@ -233,14 +258,15 @@ def _learnings(
     known: KnownNodes,
     embedder: Embedder,
     config: ReadingConfig,
-    result: ReadingResult,
+    results: dict[str, ReadingResult],
 ) -> list[Learning]:
     """What each chunk teaches about each entity it names, with what was already known of that entity."""
     learnings: list[Learning] = []
     for (chunk, _), answer in zip(placed, answers, strict=True):
         found = answer.value if answer.ok else None
         if found is None:
-            result.failures.append(f"chunk {chunk.chunk_index}: entity extraction failed ({answer.error})")
+            failure = f"chunk {chunk.chunk_index}: entity extraction failed ({answer.error})"
+            results[str(chunk.document_id)].failures.append(failure)
             continue
         items = found[: config.max_entities]
         if not items:
@@ -259,14 +285,18 @@ def _learnings(
 
 
 def _keep_insights(
-    learnings: list[Learning], answers: list[Answer[str]], known: KnownNodes, embedder: Embedder, result: ReadingResult
+    learnings: list[Learning],
+    answers: list[Answer[str]],
+    known: KnownNodes,
+    embedder: Embedder,
+    results: dict[str, ReadingResult],
 ) -> None:
     kept = []
     for (chunk, prev_ids, fields), answer in zip(learnings, answers, strict=True):
         if answer.ok and answer.value is not None:
             kept.append((chunk, prev_ids, fields["entity"], answer.value, answer.model))
         else:
-            result.failures.append(
+            results[str(chunk.document_id)].failures.append(
                 f"chunk {chunk.chunk_index}: insight on {fields['entity']!r} failed ({answer.error})"
             )
     if not kept:
@@ -275,6 +305,7 @@ def _keep_insights(
     for (chunk, prev_ids, entity, text, model), vector in zip(kept, vectors, strict=True):
         insight = _derived("entity_insight", text, vector, [chunk.id, *prev_ids], known, chunk, model, entity=entity)
         known.add([insight])
+        result = results[str(chunk.document_id)]
         result.nodes.append(insight)
         result.relations += [Relation(insight.id, p, "DERIVES", created_by="reading") for p in insight.parent_ids]
         result.entity_insights += 1

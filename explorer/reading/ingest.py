@@ -3,7 +3,7 @@
 This is the orchestration the CLI and the app share, in the engine's one pattern
 for model-calling flows (read → think → write): each document is checked against
 the store in a short connection, read by the pure
-:func:`~explorer.reading.cycle.read_document` with no connection held while the
+:func:`~explorer.reading.cycle.read_documents` with no connection held while the
 model thinks, and its rows written together in one transaction, so a failure
 leaves nothing half-written and other processes get the file in between.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from explorer.providers.budget import Budget
 from explorer.reading.chunker import chunk_text
-from explorer.reading.cycle import DEFAULT_READING, KnownNodes, ReadingConfig, read_document
+from explorer.reading.cycle import DEFAULT_READING, DocumentText, KnownNodes, ReadingConfig, read_documents
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
 from explorer.records import Document, Progress
 from explorer.runtime import Runtime
@@ -111,6 +111,9 @@ def ingest_sources(
 ) -> IngestReport:
     """Read loaded documents in order, on one budget (default: the settings'); documents already present are
     skipped.
+
+    Documents are read in batches (``config.documents_together``), so the model calls of a batch's documents
+    are in flight together; each document is still written in its own transaction.
     """
     report = report or IngestReport()
     budget = budget or Budget(runtime.settings.cloud_budget_cents)
@@ -119,6 +122,7 @@ def ingest_sources(
     chunked = [(source, chunk_text(source.text, config.chunk_words)) for source in sources]  # cut once
     _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks])
     seen: set[str] = set()
+    batch: list[_Pending] = []
     for position, (source, chunks) in enumerate(chunked):
         if progress:
             progress(position, len(sources), source.title)
@@ -127,7 +131,12 @@ def ingest_sources(
             report.documents_skipped += 1
             continue
         seen.add(digest)
-        known = _ingest_one(runtime, source, chunks, digest, known, config, report, budget)
+        batch.append(_Pending(source, chunks, _document(source, digest)))
+        if len(batch) >= config.documents_together:
+            known = _ingest_batch(runtime, batch, known, config, report, budget)
+            batch = []
+    if batch:
+        known = _ingest_batch(runtime, batch, known, config, report, budget)
     report.spent_cents = round(report.spent_cents + budget.spent_cents - before, 6)
     report.budget_exhausted = report.budget_exhausted or budget.exhausted
     runtime.flush()
@@ -136,25 +145,15 @@ def ingest_sources(
     return report
 
 
-def _already_read(runtime: Runtime, digest: str) -> bool:
-    with runtime.db.connect() as con:
-        return corpus.find_document_by_hash(con, digest) is not None
+@dataclass(frozen=True)
+class _Pending:
+    source: SourceText
+    chunks: list[str]
+    document: Document
 
 
-def _ingest_one(
-    runtime: Runtime,
-    source: SourceText,
-    chunks: list[str],
-    digest: str,
-    known: KnownNodes,
-    config: ReadingConfig,
-    report: IngestReport,
-    budget: Budget,
-) -> KnownNodes:
-    """Read one document with no connection held while the model thinks, then write all its rows in one
-    transaction; returns the (possibly reloaded) known nodes.
-    """
-    doc = Document(
+def _document(source: SourceText, digest: str) -> Document:
+    return Document(
         title=source.title,
         content_hash=digest,
         source=source.source,
@@ -163,33 +162,59 @@ def _ingest_one(
         domain=source.domain,
         word_count=len(source.text.split()),
     )
+
+
+def _already_read(runtime: Runtime, digest: str) -> bool:
+    with runtime.db.connect() as con:
+        return corpus.find_document_by_hash(con, digest) is not None
+
+
+def _ingest_batch(
+    runtime: Runtime,
+    batch: list[_Pending],
+    known: KnownNodes,
+    config: ReadingConfig,
+    report: IngestReport,
+    budget: Budget,
+) -> KnownNodes:
+    """Read a batch with no connection held while the models think, then write each document in one transaction;
+    returns the (possibly reloaded) known nodes. When reading the batch fails outright, its documents are read
+    one at a time, so only the one at fault is lost.
+    """
+    texts = [DocumentText(p.document.id, p.chunks, p.document.year, p.document.domain) for p in batch]
     try:
-        result = read_document(
-            chunks,
-            document_id=doc.id,
-            year=doc.year,
-            domain=doc.domain,
-            known=known,
-            embedder=runtime.embedder,
-            gateway=runtime.gateway,
-            config=config,
-            budget=budget,
+        results = read_documents(
+            texts, known=known, embedder=runtime.embedder, gateway=runtime.gateway, config=config, budget=budget
         )
-        with runtime.db.transaction() as con:
-            corpus.insert_document(con, doc)
-            corpus.insert_nodes(con, result.nodes)
-            corpus.insert_relations(con, result.relations)
-    except StoreError:
-        raise
     except Exception as exc:  # one bad document must not stop the batch
-        report.add_error(LoadError(source.path, f"could not ingest: {exc}", source.line))
+        if len(batch) > 1:
+            known = load_known(runtime)
+            for pending in batch:
+                known = _ingest_batch(runtime, [pending], known, config, report, budget)
+            return known
+        pending = batch[0]
+        report.add_error(LoadError(pending.source.path, f"could not ingest: {exc}", pending.source.line))
         return load_known(runtime)
-    report.documents_added += 1
-    report.chunks_added += result.chunks
-    report.syntheses_added += result.syntheses
-    report.entity_insights_added += result.entity_insights
-    for failure in result.failures:
-        report.add_error(LoadError(source.path, failure, source.line))
+    for index, (pending, result) in enumerate(zip(batch, results, strict=True)):
+        try:
+            with runtime.db.transaction() as con:
+                corpus.insert_document(con, pending.document)
+                corpus.insert_nodes(con, result.nodes)
+                corpus.insert_relations(con, result.relations)
+        except StoreError:
+            raise
+        except Exception as exc:  # one bad document must not stop the batch; its rows were rolled back
+            report.add_error(LoadError(pending.source.path, f"could not ingest: {exc}", pending.source.line))
+            # The rest of the batch was read beside rows that were not written: read it again without them.
+            rest = batch[index + 1 :]
+            known = load_known(runtime)
+            return _ingest_batch(runtime, rest, known, config, report, budget) if rest else known
+        report.documents_added += 1
+        report.chunks_added += result.chunks
+        report.syntheses_added += result.syntheses
+        report.entity_insights_added += result.entity_insights
+        for failure in result.failures:
+            report.add_error(LoadError(pending.source.path, failure, pending.source.line))
     return known
 
 

@@ -79,6 +79,7 @@ class ModelServer:
         if self.script is not None and not callable(self.script):
             self._queue = list(self.script)
         self._offline = OfflineProvider(OfflineKit(HashingEmbedder()))
+        self._offline_lock = threading.Lock()
 
     @property
     def url(self) -> str:
@@ -128,7 +129,8 @@ class ModelServer:
             return reply.content
         if request.kind is None or request.fields is None:
             return "I cannot tell what this prompt asks."
-        return self._offline.answer(REGISTRY[request.kind], request.fields)
+        with self._offline_lock:  # the offline provider is not made for threads (its keyphrase extractor)
+            return self._offline.answer(REGISTRY[request.kind], request.fields)
 
     def _enter(self) -> None:
         with self._lock:
