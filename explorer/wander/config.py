@@ -93,8 +93,6 @@ class WanderTuning:
     active_resonances: int = 5
     cloud_share: float = 0.2  # target share of dwelling calls that go to the cloud (~80% local)
     cloud_min_score: float = 0.6  # only high-value encounters earn a cloud call
-    min_cloud_estimate_cents: float = 0.05  # floor of the cost estimate made before each cloud call
-    cost_safety: float = 1.5  # estimate = safety × (price of prompt + max answer tokens)
     budget_low_share: float = 0.8
     exhausted_action: str = "offline"  # with no local model once the budget is spent: "offline" or "pause"
     # 6. resonance
