@@ -31,8 +31,9 @@ from explorer.settings import Settings
 from explorer.testing.model_server import SERVED_MODEL, ModelServer, Reply, Request
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
-SEQUENTIAL_DOC = SAMPLE / "python-whatsnew" / "whatsnew-3.1.md"
-CONCURRENT_DOC = SAMPLE / "python-whatsnew" / "whatsnew-3.2.md"
+WHATSNEW = sorted((SAMPLE / "python-whatsnew").glob("*.md"))
+SEQUENTIAL_DOCS = WHATSNEW[:1]  # one call at a time: one document is enough to measure the rate
+CONCURRENT_DOCS = WHATSNEW[1:9]  # read together, as ingest batches them
 
 
 def quick(request: Request) -> Reply:
@@ -85,7 +86,7 @@ def phases(path: Path, server: ModelServer, concurrency: int, dreams: int) -> di
     runtime = served(path, server, concurrency)
     sequential = concurrency == 1
     return {
-        "reading": lambda: ingest_paths(runtime, [SEQUENTIAL_DOC if sequential else CONCURRENT_DOC]),
+        "reading": lambda: ingest_paths(runtime, SEQUENTIAL_DOCS if sequential else CONCURRENT_DOCS),
         "rem cycle": lambda: dreaming.run_rem(runtime, dreams=2 if sequential else dreams // 2, seed=1),
     }
 
