@@ -4,14 +4,18 @@ Every function takes the :class:`~explorer.runtime.Runtime` first. Whatever
 calls a model follows the engine's one pattern, read → think → write (as
 :mod:`explorer.dreaming.service` does): ``_read_*`` gathers its inputs in one
 short connection; the pure step (:func:`~explorer.wander.walk.take_step`) runs
-with no connection held, its callbacks each reading in a connection of their
-own between model calls; ``_commit`` writes every row and event of the step in
-one transaction that first re-checks what the step depended on (the session
-still there, still active, at the same step). Other processes (the app, the
-CLI, a worker) get the file while the model thinks. A step happens entirely or
-not at all. Corpus nodes and each session's loci are kept in memory per
-process (see :mod:`explorer.wander.space`), rebuilt when the store's change
-counters move.
+with no connection held, its callbacks reading node texts from memory and a
+crystal's evidence, when one may form, in a connection of their own between
+model calls; ``_commit`` writes every row and event of the step in one
+transaction that first re-checks what the step depended on (the session still
+there, still active, at the same step). Other processes (the app, the CLI, a
+worker) get the file while the model thinks. A step happens entirely or not at
+all. A walk (:func:`run`) writes one step and reads the next in one opening of
+the file, and leaves folding the write-ahead log into it to a later step or
+its end (see :mod:`explorer.store.database`): opening and checkpointing the
+file were most of a step's cost at scale. Corpus nodes (vectors, domains,
+texts) and each session's loci are kept in memory per process (see
+:mod:`explorer.wander.space`), rebuilt when the store's change counters move.
 """
 
 from __future__ import annotations
