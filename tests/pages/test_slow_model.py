@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from explorer.testing.model_server import SERVED_MODEL, ModelServer
+from explorer.testing.model_server import SERVED_MODEL, ModelServer, Reply
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
 
@@ -22,7 +22,8 @@ def test_readers_are_not_blocked_while_a_step_thinks(app_db, app_runtime, open_a
         app_runtime, SessionConfig(seed_concept="unicode strings and text encodings", name="Thinking", random_seed=1)
     )
     page = open_app("sessions")  # warm: the first run imports the app
-    with ModelServer(latency_s=LATENCY_S) as server:
+    # the step's first call takes a slow model's time; the rest answer at once, to keep the test short
+    with ModelServer(script=[Reply(delay_s=LATENCY_S)]) as server:
         env = {**os.environ, **server.env(), "EXPLORER_DB": str(app_db), "EXPLORER_TIMEOUT": "30"}
         step = subprocess.Popen(
             [sys.executable, "-m", "explorer", "wander", "step", session.id, "--json"],
