@@ -87,7 +87,7 @@ def test_a_budget_is_never_exceeded_even_with_calls_in_flight(make_runtime, mode
 
 
 def test_map_keeps_calls_in_flight_and_results_in_order(make_runtime, model_server) -> None:
-    server = model_server(latency_s=0.3, script=lambda request: Reply(f"Echo: {request.fields['new_info']}"))
+    server = model_server(latency_s=0.5, script=lambda request: Reply(f"Echo: {request.fields['new_info']}"))
     runtime = served(make_runtime, server, concurrency=8)
     texts = [f"Passage number {i} says something new about topic {i}." for i in range(8)]
     started = time.perf_counter()
@@ -95,7 +95,7 @@ def test_map_keeps_calls_in_flight_and_results_in_order(make_runtime, model_serv
         lambda text: runtime.gateway.ask(IMPLANT, {"new_info": text, "existing_knowledge": "(none)"}), texts
     )
     assert server.peak_in_flight == 8
-    assert time.perf_counter() - started < 8 * 0.3  # not one after another
+    assert time.perf_counter() - started < 8 * 0.5  # not one after another
     assert all(a.ok for a in answers)
     assert [a.value for a in answers] == [f"Echo: {text}" for text in texts]
 

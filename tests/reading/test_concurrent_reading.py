@@ -9,7 +9,7 @@ from pathlib import Path
 from explorer.providers.budget import Budget
 from explorer.reading.ingest import ingest_paths
 from explorer.store import corpus
-from explorer.testing.model_server import SERVED_MODEL
+from explorer.testing.model_server import SERVED_MODEL, Reply
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "python-whatsnew"
 DOCS = ("whatsnew-2.2.md", "whatsnew-2.3.md")
@@ -24,20 +24,20 @@ def knowledge(runtime) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 def test_concurrent_reading_keeps_what_sequential_reading_keeps(make_runtime, model_server, tmp_path) -> None:
-    server = model_server(latency_s=0.02)
     folder = tmp_path / "docs"
     folder.mkdir()
     for name in DOCS:  # the first 600 words of each: two chunks a document
         (folder / name).write_text(" ".join((SAMPLE / name).read_text(encoding="utf-8").split(" ")[:600]))
     runs = {}
     for concurrency in (1, 8):
+        # at 8, the first round's eight calls linger, so all of them are seen in flight even on a busy machine
+        server = model_server(latency_s=0.02, script=[Reply(delay_s=0.5)] * 8 if concurrency > 1 else None)
         runtime = make_runtime(
             db=tmp_path / f"c{concurrency}.duckdb",
             local_model=SERVED_MODEL,
             api_base=server.url,
             concurrency=concurrency,
         )
-        server.peak_in_flight = 0
         report = ingest_paths(runtime, [folder])
         assert report.documents_added == 2 and not report.errors, report.errors
         runs[concurrency] = (knowledge(runtime), server.peak_in_flight)
