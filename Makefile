@@ -4,9 +4,10 @@
 run: setup
 	.venv/bin/explorer demo
 
-# Lint, format, types and the layering contracts first (seconds), then the tests.
+# Lint, format, types and the layering contracts first (seconds), then the tests on two workers (one a core),
+# a test file each at a time so a file's module fixtures (a browser, an app server) are made once.
 test: setup lint
-	.venv/bin/python -m pytest
+	.venv/bin/python -m pytest -n 2 --dist loadfile
 
 lint:
 	.venv/bin/ruff check .
