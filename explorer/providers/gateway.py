@@ -137,6 +137,7 @@ class Gateway:
         self.log = log
         self.completion_kwargs = completion_kwargs or {}
         self._sleep = sleep
+        self._listed_prices: dict[str, tuple[float, float] | None] = {}
 
     def model_for(self, tier: Tier) -> tuple[str, Tier]:
         """The model a tier resolves to: the tier's own, else the other configured one, else offline."""
@@ -197,11 +198,17 @@ class Gateway:
             return float(kwargs.get("input_cost_per_token", 0.0)), float(kwargs.get("output_cost_per_token", 0.0))
         if model == OFFLINE_MODEL:
             return None
-        try:
-            info = load_litellm().get_model_info(model)
-        except Exception:  # litellm raises a bare Exception for unknown models
-            return None
-        return float(info.get("input_cost_per_token") or 0.0), float(info.get("output_cost_per_token") or 0.0)
+        if model not in self._listed_prices:  # asked before every attempt; litellm may ask a local server
+            try:
+                info = load_litellm().get_model_info(model)
+            except Exception:  # litellm raises a bare Exception for unknown models
+                self._listed_prices[model] = None
+            else:
+                self._listed_prices[model] = (
+                    float(info.get("input_cost_per_token") or 0.0),
+                    float(info.get("output_cost_per_token") or 0.0),
+                )
+        return self._listed_prices[model]
 
     def worst_case_cents(self, prompt: Prompt[Any], fields: dict[str, Any], model: str) -> float:
         """The most one attempt at ``prompt`` on ``model`` can cost: the prompt, counted generously, and a
