@@ -10,6 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner, Result
 
 from explorer.cli import app
+from explorer.testing.model_server import SERVED_MODEL
 
 from .conftest import memory, store
 from .test_rem_cycle import PASSAGES
@@ -90,3 +91,19 @@ def test_rem_explore_fuse_and_cycle_print_their_reports(make_runtime, tmp_path: 
     assert night["model_calls"] == sum(night[k]["model_calls"] for k in ("exploration", "fusion", "rem"))
     text = explorer("fuse", "--db", str(db))
     assert text.exit_code == 0 and text.stdout.startswith("0 of 0 clusters fused")
+
+
+def test_a_night_through_a_priced_model_keeps_to_its_budget(make_runtime, model_server, tmp_path: Path) -> None:
+    db = dated_db(make_runtime, tmp_path / "dream.duckdb")
+    server = model_server()
+    prices = json.dumps({SERVED_MODEL: [1000.0, 2000.0]})  # dollars per million tokens: a call costs cents
+    env = {"EXPLORER_DB": str(db), "EXPLORER_PRICES": prices}
+    broke = explorer("rem", "--dreams", "3", "--budget-cents", "0", "--json", env=env)
+    assert broke.exit_code == 0, broke.output
+    report = json.loads(broke.stdout)
+    assert report["budget_exhausted"] and report["spent_cents"] == 0 and report["failures"] == 3
+    assert server.requests == []  # a call the budget cannot cover is never sent
+    paid = explorer("rem", "--dreams", "3", "--budget-cents", "500", "--seed", "1", "--json", env=env)
+    report = json.loads(paid.stdout)
+    assert not report["budget_exhausted"] and 0 < report["spent_cents"] <= 500
+    assert len(server.requests) == report["model_calls"]
