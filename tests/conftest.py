@@ -11,6 +11,7 @@ or ``minilm_corpus_template`` marks a test too; ``pytest -m "not minilm"`` skips
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
 
 from explorer.providers.embeddings import HASHING, Embedder, HashingEmbedder, LocalEmbedder
 from explorer.runtime import Runtime, open_runtime
@@ -139,18 +141,41 @@ def _ingested(corpus: Path, path: Path, embedder: Embedder) -> Path:
     return path
 
 
+BuiltOnce = Callable[[str, Callable[[Path], object]], Path]
+
+
 @pytest.fixture(scope="session")
-def corpus_template(small_corpus: Path, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> BuiltOnce:
+    """``built_once(name, build)`` → a file the whole run shares: the first worker to ask builds it (``build(path)``,
+    under a file lock), the others wait and reuse it. ``make test`` runs two pytest-xdist workers, and the
+    templates cost seconds (the real model's corpus about 30 s) that each would otherwise spend again.
+    """
+    root = tmp_path_factory.getbasetemp()
+    shared = (root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root) / "built-once"
+    shared.mkdir(exist_ok=True)
+
+    def get(name: str, build: Callable[[Path], object]) -> Path:
+        path = shared / name
+        with FileLock(f"{path}.lock"):
+            if not path.exists():
+                partial = shared / f"partial-{name}"
+                build(partial)
+                partial.rename(path)
+        return path
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def corpus_template(small_corpus: Path, built_once: BuiltOnce, embedder: Embedder) -> Path:
     """A database with the small corpus ingested offline, made once and copied per test."""
-    return _ingested(small_corpus, tmp_path_factory.mktemp("template") / "corpus.duckdb", embedder)
+    return built_once("corpus.duckdb", lambda path: _ingested(small_corpus, path, embedder))
 
 
 @pytest.fixture(scope="session")
-def minilm_corpus_template(
-    small_corpus: Path, tmp_path_factory: pytest.TempPathFactory, real_embedder: LocalEmbedder
-) -> Path:
+def minilm_corpus_template(small_corpus: Path, built_once: BuiltOnce, real_embedder: LocalEmbedder) -> Path:
     """The same corpus embedded by the real model, for tests that need its meaning."""
-    return _ingested(small_corpus, tmp_path_factory.mktemp("minilm") / "corpus.duckdb", real_embedder)
+    return built_once("minilm-corpus.duckdb", lambda path: _ingested(small_corpus, path, real_embedder))
 
 
 @pytest.fixture

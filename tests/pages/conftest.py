@@ -48,17 +48,15 @@ def _prepared(corpus: Path, path: Path, embedder: Embedder) -> Path:
 
 
 @pytest.fixture(scope="session")
-def app_template(corpus_template: Path, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
+def app_template(corpus_template: Path, built_once, embedder: Embedder) -> Path:
     """The prepared database, embedded by the hashing embedder like the pages' own runtimes."""
-    return _prepared(corpus_template, tmp_path_factory.mktemp("app") / "app.duckdb", embedder)
+    return built_once("app.duckdb", lambda path: _prepared(corpus_template, path, embedder))
 
 
 @pytest.fixture(scope="session")
-def minilm_app_template(
-    minilm_corpus_template: Path, tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder
-) -> Path:
+def minilm_app_template(minilm_corpus_template: Path, built_once, real_embedder: Embedder) -> Path:
     """The prepared database on the real model, whose walk reaches the corpus's chunks."""
-    return _prepared(minilm_corpus_template, tmp_path_factory.mktemp("minilm-app") / "app.duckdb", real_embedder)
+    return built_once("minilm-app.duckdb", lambda path: _prepared(minilm_corpus_template, path, real_embedder))
 
 
 @pytest.fixture
