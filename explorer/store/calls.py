@@ -5,29 +5,29 @@ from __future__ import annotations
 from explorer.records.calls import CallRecord
 from explorer.store.database import Connection
 
+_COLUMNS = {
+    "model": "VARCHAR",
+    "tier": "VARCHAR",
+    "purpose": "VARCHAR",
+    "session_id": "UUID",
+    "prompt_tokens": "INTEGER",
+    "completion_tokens": "INTEGER",
+    "cost_cents": "DOUBLE",
+    "latency_ms": "DOUBLE",
+    "outcome": "VARCHAR",
+    "error": "VARCHAR",
+}
+# One statement of parallel lists: executemany costs about 0.8 ms a row in DuckDB (76 ms for 100, against 5).
+_INSERT = (
+    f"INSERT INTO model_calls ({', '.join(_COLUMNS)}) "
+    f"SELECT {', '.join(f'unnest(?::{kind}[])' for kind in _COLUMNS.values())}"
+)
+
 
 def log_calls(con: Connection, records: list[CallRecord]) -> None:
     """Keep what each model call cost and how it ended: the record of what was spent outlives any session."""
     if records:
-        con.executemany(
-            "INSERT INTO model_calls (model, tier, purpose, session_id, prompt_tokens, completion_tokens, "
-            "cost_cents, latency_ms, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                [
-                    r.model,
-                    r.tier,
-                    r.purpose,
-                    r.session_id,
-                    r.prompt_tokens,
-                    r.completion_tokens,
-                    r.cost_cents,
-                    r.latency_ms,
-                    r.outcome,
-                    r.error,
-                ]
-                for r in records
-            ],
-        )
+        con.execute(_INSERT, [[getattr(r, column) for r in records] for column in _COLUMNS])
 
 
 def call_summary(con: Connection) -> list[tuple[str, str, str, int, float]]:
