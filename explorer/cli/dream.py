@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -45,6 +46,20 @@ YearOption = Annotated[
     typer.Option("--year", min=1, max=2999, help="The current year (default: the latest in the corpus)."),
 ]
 
+AsOfOption = Annotated[
+    datetime | None,
+    typer.Option(
+        "--as-of",
+        formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"],
+        help="Dream as of this date (YYYY-MM-DD, UTC): memories fade, and are used, as they would by then "
+        "(default: now).",
+    ),
+]
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
+
 
 def _dream(
     db: DbOption,
@@ -69,6 +84,7 @@ def rem(
     dreams: DreamsOption = 10,
     year: YearOption = None,
     seed: SeedOption = None,
+    as_of: AsOfOption = None,
     budget_cents: BudgetOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -79,7 +95,13 @@ def rem(
         as_json,
         ("dreaming", "dream"),
         lambda runtime, progress: service.run_rem(
-            runtime, dreams=dreams, current_year=year, seed=seed, progress=progress, budget=budget_for(budget_cents)
+            runtime,
+            dreams=dreams,
+            current_year=year,
+            seed=seed,
+            progress=progress,
+            budget=budget_for(budget_cents),
+            as_of=_utc(as_of),
         ),
         lambda report: [
             f"{report.dreams_stored} dreams stored, {report.dreams_dropped} dropped as adding nothing "
@@ -104,6 +126,7 @@ def explore(
             "relations, so a densely linked graph may need less than the default to reach beyond neighbours.",
         ),
     ] = ExplorationConfig.result_threshold,
+    as_of: AsOfOption = None,
     budget_cents: BudgetOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -115,7 +138,7 @@ def explore(
         as_json,
         ("exploring", "seed"),
         lambda runtime, progress: service.run_exploration(
-            runtime, seed=seed, progress=progress, config=config, budget=budget_for(budget_cents)
+            runtime, seed=seed, progress=progress, config=config, budget=budget_for(budget_cents), as_of=_utc(as_of)
         ),
         lambda report: [
             f"{report.discoveries} discoveries from {report.seeds_explored} seeds "
@@ -128,13 +151,17 @@ def explore(
 
 
 @app.command()
-def fuse(budget_cents: BudgetOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
+def fuse(
+    as_of: AsOfOption = None, budget_cents: BudgetOption = None, db: DbOption = None, as_json: JsonOption = False
+) -> None:
     """Memory fusion: merge clusters of fading, related memories (sources are kept, superseded)."""
     _dream(
         db,
         as_json,
         ("fusing", "cluster"),
-        lambda runtime, progress: service.run_fusion(runtime, progress=progress, budget=budget_for(budget_cents)),
+        lambda runtime, progress: service.run_fusion(
+            runtime, progress=progress, budget=budget_for(budget_cents), as_of=_utc(as_of)
+        ),
         lambda report: [
             f"{report.clusters_fused} of {report.clusters_found} clusters fused, {report.memories_superseded} "
             f"memories superseded, {report.clusters_rejected} summaries refused as too long, {report.failures} "
@@ -149,6 +176,7 @@ def fuse(budget_cents: BudgetOption = None, db: DbOption = None, as_json: JsonOp
 def cycle(
     dreams: DreamsOption = 10,
     seed: SeedOption = None,
+    as_of: AsOfOption = None,
     budget_cents: BudgetOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -170,7 +198,7 @@ def cycle(
         as_json,
         ("night", "step"),
         lambda runtime, progress: service.run_cycle(
-            runtime, dreams=dreams, seed=seed, progress=progress, budget=budget_for(budget_cents)
+            runtime, dreams=dreams, seed=seed, progress=progress, budget=budget_for(budget_cents), as_of=_utc(as_of)
         ),
         summary,
         lambda report: report.exploration.errors + report.fusion.errors + report.rem.errors,

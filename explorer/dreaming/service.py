@@ -231,12 +231,15 @@ def run_exploration(
     progress: Progress | None = None,
     config: ExplorationConfig = DEFAULT_EXPLORATION,
     budget: Budget | None = None,
+    as_of: datetime | None = None,
 ) -> ExplorationReport:
-    """REM exploration: new EXTENDS relations between distant memories (prominence refreshed first)."""
+    """REM exploration: new EXTENDS relations between distant memories (prominence refreshed first, as of
+    ``as_of``: default now).
+    """
     seed = _seed(seed)
     budget = budget or run_budget(runtime)
     before = budget.spent_cents
-    refresh_prominence(runtime)
+    refresh_prominence(runtime, as_of)
     nodes, relations = _graph(runtime)
     result = explore(
         nodes,
@@ -261,7 +264,7 @@ def run_exploration(
     )
     with runtime.db.transaction() as con:
         corpus.insert_relations(con, found)
-        store.touch_nodes(con, [end for r in found for end in (r.source_id, r.target_id)])
+        store.touch_nodes(con, [end for r in found for end in (r.source_id, r.target_id)], at=as_of)
         events.emit(con, "dream.exploration.completed", {"config": asdict(config), **report.to_json()})
     runtime.flush()
     return report
@@ -272,11 +275,14 @@ def run_fusion(
     progress: Progress | None = None,
     config: FusionConfig = DEFAULT_FUSION,
     budget: Budget | None = None,
+    as_of: datetime | None = None,
 ) -> FusionReport:
-    """Memory fusion over fading memories (prominence refreshed first); sources are superseded, never deleted."""
+    """Memory fusion over fading memories (prominence refreshed first, as of ``as_of``: default now); sources
+    are superseded, never deleted.
+    """
     budget = budget or run_budget(runtime)
     before = budget.spent_cents
-    refresh_prominence(runtime)
+    refresh_prominence(runtime, as_of)
     nodes, relations = _graph(runtime)
     result = fuse(
         nodes, relations_lookup(relations), runtime.gateway, runtime.embedder, config, budget, progress=progress
@@ -316,6 +322,7 @@ def run_rem(
     progress: Progress | None = None,
     config: RemConfig = DEFAULT_REM,
     budget: Budget | None = None,
+    as_of: datetime | None = None,
 ) -> RemReport:
     """The REM cycle: ``dreams`` dreams, each drawing one node from ``current_year``
     (default: the latest year in the corpus).
@@ -361,7 +368,7 @@ def run_rem(
     with runtime.db.transaction() as con:
         corpus.insert_nodes(con, result.nodes)
         corpus.insert_relations(con, result.relations)
-        store.touch_nodes(con, [p for node in result.nodes for p in node.parent_ids])
+        store.touch_nodes(con, [p for node in result.nodes for p in node.parent_ids], at=as_of)
         events.emit(con, "dream.rem.completed", {"config": asdict(replace(config, dreams=dreams)), **report.to_json()})
     runtime.flush()
     return report
@@ -393,15 +400,18 @@ def run_cycle(
     progress: Progress | None = None,
     seed: int | None = None,
     budget: Budget | None = None,
+    as_of: datetime | None = None,
 ) -> CycleReport:
-    """One night: REM exploration, then fusion, then the REM cycle, on one budget."""
+    """One night (as of ``as_of``: default now): REM exploration, then fusion, then the REM cycle, on one
+    budget.
+    """
     with runtime.db.connect() as con:  # refuse before the night begins, not after two of its three parts
         _require_dreamable(corpus.count_nodes(con, latest_only=True))
     seed = _seed(seed)
     budget = budget or run_budget(runtime)
-    exploration = run_exploration(runtime, seed=seed, progress=_phase(progress, "explore"), budget=budget)
-    fusion = run_fusion(runtime, progress=_phase(progress, "fuse"), budget=budget)
-    rem = run_rem(runtime, dreams=dreams, seed=seed + 1, progress=_phase(progress, "dream"), budget=budget)
+    exploration = run_exploration(runtime, seed=seed, progress=_phase(progress, "explore"), budget=budget, as_of=as_of)
+    fusion = run_fusion(runtime, progress=_phase(progress, "fuse"), budget=budget, as_of=as_of)
+    rem = run_rem(runtime, dreams=dreams, seed=seed + 1, progress=_phase(progress, "dream"), budget=budget, as_of=as_of)
     return CycleReport(exploration, fusion, rem)
 
 

@@ -5,6 +5,7 @@ tests/cli/test_errors.py's table.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from typer.testing import CliRunner, Result
@@ -107,3 +108,18 @@ def test_a_night_through_a_priced_model_keeps_to_its_budget(make_runtime, model_
     report = json.loads(paid.stdout)
     assert not report["budget_exhausted"] and 0 < report["spent_cents"] <= 500
     assert len(server.requests) == report["model_calls"]
+
+
+def test_as_of_a_later_date_lets_fresh_memories_fade_into_the_window(make_runtime, tmp_path: Path) -> None:
+    db = dated_db(make_runtime, tmp_path / "fresh.duckdb")
+    today = json.loads(explorer("explore", "--seed", "1", "--json", "--db", str(db)).stdout)
+    assert today["eligible_memories"] == 0  # just read: every memory is at full prominence
+    later = explorer("explore", "--seed", "1", "--as-of", "2999-01-01", "--json", "--db", str(db))
+    assert later.exit_code == 0, later.output
+    assert json.loads(later.stdout)["eligible_memories"] == 0  # centuries on: archived, below the window
+    month = (datetime.now(UTC) + timedelta(days=45)).strftime("%Y-%m-%d")
+    faded = json.loads(explorer("explore", "--seed", "1", "--as-of", month, "--json", "--db", str(db)).stdout)
+    assert faded["eligible_memories"] == len([t for texts in PASSAGES.values() for t in texts])
+    assert faded["seeds_explored"] > 0
+    bad = explorer("explore", "--as-of", "next week", "--db", str(db))
+    assert bad.exit_code != 0 and "--as-of" in bad.output
