@@ -23,11 +23,13 @@ from explorer.records import Relation
 
 # (forward, reverse): forward is travelling from the relation's source to its target.
 # UPDATES links two versions (both matter); an extension says more than its base;
-# the sources of a derivation say more than the derivation.
+# the sources of a derivation say more than the derivation; a note and the subject it names
+# bear on each other both ways.
 EDGE_WEIGHTS: dict[str, tuple[float, float]] = {
     "UPDATES": (0.9, 0.9),
     "EXTENDS": (0.7, 0.5),
     "DERIVES": (0.4, 0.6),
+    "MENTIONS": (0.8, 0.8),
 }
 
 

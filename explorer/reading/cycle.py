@@ -1,9 +1,10 @@
 """The READING cycle for one document, as a pure function.
 
 For each chunk: embed it, find its 5 nearest *earlier* nodes (never itself),
-ask for an implant synthesis (kept unless the answer is NOTHING), extract the
-entities it speaks of, and relate each entity's learning to what was known of
-that entity. The model calls are made concurrently, in two rounds over several
+link it to the documents it names and the earlier chunks that name its own
+(:mod:`~explorer.reading.mentions`), ask for an implant synthesis (kept unless
+the answer is NOTHING), extract the entities it speaks of, and relate each
+entity's learning to what was known of that entity. The model calls are made concurrently, in two rounds over several
 documents at once (see :func:`read_documents`). No database access here: the
 caller passes what is known (:class:`KnownNodes`) and writes the returned nodes
 and relations.
@@ -23,6 +24,7 @@ from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Answer, Gateway
 from explorer.reading.chunker import DEFAULT_CHUNK_WORDS
+from explorer.reading.mentions import MentionIndex
 from explorer.records import Node, NodeType, Relation
 from explorer.vectors import VectorIndex
 
@@ -48,7 +50,8 @@ DEFAULT_READING = ReadingConfig()
 
 class KnownNodes:
     """What the knowledge base holds, as the READING cycle needs it: vectors
-    for neighbour search, and text, year, generation and entity by id.
+    for neighbour search, text, year, generation and entity by id, and the
+    documents' titles with the chunk that stands for each (its first).
     """
 
     def __init__(self, dim: int):
@@ -56,13 +59,26 @@ class KnownNodes:
         self.text: dict[str, str] = {}
         self.year: dict[str, int | None] = {}
         self.generation: dict[str, int] = {}
+        self.mentions = MentionIndex()
+        self.first_chunk: dict[str, str] = {}
         self._entity_rows: dict[str, list[int]] = {}
+
+    def add_titles(self, titles: dict[str, str]) -> None:
+        """Make documents (id → title) linkable by name; only those whose first chunk is known."""
+        for document_id, title in titles.items():
+            if document_id in self.first_chunk:
+                self.mentions.add_title(document_id, title)
 
     def add(self, nodes: list[Node]) -> None:
         """Make new nodes findable, so later chunks (of this document or the next) build on them."""
         embedded = [(n, n.embedding) for n in nodes if n.embedding is not None and n.id not in self.index]
         if not embedded:
             return
+        for node, _ in embedded:
+            if node.type == "raw_chunk" and node.document_id:
+                self.mentions.add_text(node.id, node.text)
+                if node.chunk_index == 0:
+                    self.first_chunk[node.document_id] = node.id
         start = len(self.index)
         self.index.add([n.id for n, _ in embedded], np.vstack([vector for _, vector in embedded]))
         for offset, (node, _) in enumerate(embedded):
@@ -108,6 +124,7 @@ class DocumentText:
     chunks: list[str]
     year: int | None = None
     domain: str | None = None
+    title: str | None = None
 
 
 def read_documents(
@@ -132,11 +149,11 @@ def read_documents(
     everything kept.
     """
     results = {d.document_id: ReadingResult() for d in documents}
-    placed = [
-        item
-        for d in documents
-        for item in _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results)
-    ]
+    placed = []
+    for d in documents:
+        placed += _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results)
+        if d.title:
+            _link_mentions(d.document_id, d.title, [chunk for chunk, _ in placed[-len(d.chunks) :]], known, results)
 
     def ask(request: tuple[Prompt[Any], dict[str, Any]]) -> Answer[Any]:
         prompt, fields = request
@@ -192,6 +209,29 @@ def _place_chunks(
         ]
         placed.append((chunk, neighbours))
     return placed
+
+
+def _link_mentions(
+    document_id: str, title: str, chunks: list[Node], known: KnownNodes, results: dict[str, ReadingResult]
+) -> None:
+    """MENTIONS relations both ways: from this document's chunks to the documents they name, and from the
+    earlier chunks that name this document's title to its first chunk.
+    """
+    result = results[document_id]
+    own = {chunk.id for chunk in chunks}
+    for chunk in chunks:
+        for mention in known.mentions.find(chunk.text, exclude=document_id):
+            target = known.first_chunk[mention.document_id]
+            result.relations.append(
+                Relation(chunk.id, target, "MENTIONS", created_by="reading", description=mention.title)
+            )
+    if chunks and chunks[0].chunk_index == 0:
+        for earlier in known.mentions.naming(document_id, title):
+            if earlier not in own:
+                result.relations.append(
+                    Relation(earlier, chunks[0].id, "MENTIONS", created_by="reading", description=title)
+                )
+        known.add_titles({document_id: title})
 
 
 def _implant_fields(neighbours: list[tuple[str, float]], chunk: Node, known: KnownNodes) -> dict[str, Any]:

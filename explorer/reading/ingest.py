@@ -63,6 +63,7 @@ def load_known(runtime: Runtime) -> KnownNodes:
     known = KnownNodes(runtime.db.embedding_dim)
     with runtime.db.connect() as con:
         known.add(corpus.list_nodes(con, with_vectors=True))
+        known.add_titles({d.id: d.title for d in corpus.list_documents(con)})
     return known
 
 
@@ -181,7 +182,7 @@ def _ingest_batch(
     returns the (possibly reloaded) known nodes. When reading the batch fails outright, its documents are read
     one at a time, so only the one at fault is lost.
     """
-    texts = [DocumentText(p.document.id, p.chunks, p.document.year, p.document.domain) for p in batch]
+    texts = [DocumentText(p.document.id, p.chunks, p.document.year, p.document.domain, p.document.title) for p in batch]
     try:
         results = read_documents(
             texts, known=known, embedder=runtime.embedder, gateway=runtime.gateway, config=config, budget=budget

@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 
 NodeType = Literal["raw_chunk", "synthesis", "entity_insight", "rem_dream", "fused", "pattern", "abstraction"]
-RelationType = Literal["UPDATES", "EXTENDS", "DERIVES"]
+RelationType = Literal["UPDATES", "EXTENDS", "DERIVES", "MENTIONS"]
 MemoryType = Literal["regular", "static_profile", "derived", "superseded"]
 
 NODE_TYPES: tuple[str, ...] = (

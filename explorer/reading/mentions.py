@@ -1,0 +1,127 @@
+"""Backlinks: a note that names another note's subject is linked to it, as every notes tool does.
+
+A document's title is the name of its subject. When a chunk's text names the
+title of another document (whole words, any case, a plural ``s`` allowed), the
+chunk MENTIONS that document (its first chunk stands for it). Both ways round:
+a new chunk links to the documents it names, and a new document's title is
+looked for in the chunks read before it. Where names overlap in the text
+("utility program" over "utility" and "program"), the longest wins, so a phrase
+links to what it names and not to its parts.
+
+Matching is on tokens, so it needs no scan of every text per title: a posting
+list per token finds the chunks that may name a title, and the exact span is
+then checked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# A word (keeping a trailing ++ or #, as in C++ and C#) or any single mark.
+_TOKEN = re.compile(r"\w+(?:\+\+|#)?|[^\w\s]")
+MIN_TITLE_CHARS = 2  # a one-letter title names nothing reliably
+
+
+def tokens(text: str) -> list[tuple[str, int, int]]:
+    """Lower-case tokens with their spans in ``text``."""
+    return [(m.group().lower(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A span of a text that names a document's title."""
+
+    document_id: str
+    title: str
+    start: int
+    end: int
+
+
+class MentionIndex:
+    """The titles of known documents, and which known chunks contain which tokens."""
+
+    def __init__(self) -> None:
+        self._titles: dict[str, list[tuple[list[str], str, str]]] = {}  # first token → (tokens, title, document)
+        self._postings: dict[str, set[str]] = {}  # token → chunk ids
+        self._texts: dict[str, str] = {}
+
+    def add_title(self, document_id: str, title: str) -> None:
+        """Make a document's title linkable from the texts read after it."""
+        words = [t for t, _, _ in tokens(title)]
+        if len(_squash(title)) < MIN_TITLE_CHARS or not words:
+            return
+        self._titles.setdefault(words[0], []).append((words, title, document_id))
+
+    def add_text(self, chunk_id: str, text: str) -> None:
+        """Make a chunk findable by the titles of documents read after it."""
+        self._texts[chunk_id] = text
+        for token, _, _ in tokens(text):
+            self._postings.setdefault(token, set()).add(chunk_id)
+            self._postings.setdefault(_singular(token), set()).add(chunk_id)
+
+    def find(self, text: str, exclude: str | None = None) -> list[Mention]:
+        """The known titles ``text`` names (longest match wins where they overlap), ``exclude``'s own left out."""
+        words = tokens(text)
+        found: list[Mention] = []
+        for i, (word, start, _) in enumerate(words):
+            for candidate in (word, _singular(word)):
+                for title_words, title, document_id in self._titles.get(candidate, ()):
+                    end = _match(words, i, title_words, text, title)
+                    if end is not None and document_id != exclude:
+                        found.append(Mention(document_id, title, start, end))
+        return _longest(found)
+
+    def naming(self, document_id: str, title: str) -> list[str]:
+        """The known chunks whose text names ``title`` (found through the postings, then checked exactly)."""
+        words = [t for t, _, _ in tokens(title)]
+        if len(_squash(title)) < MIN_TITLE_CHARS or not words:
+            return []
+        candidates = set.intersection(*(self._postings.get(w, set()) for w in words))
+        probe = MentionIndex()
+        probe.add_title(document_id, title)
+        return sorted(c for c in candidates if probe.find(self._texts[c]))
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 2 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _match(words: list[tuple[str, int, int]], i: int, title_words: list[str], text: str, title: str) -> int | None:
+    """Where a title found at token ``i`` ends in ``text``, or None when the tokens or the spacing differ."""
+    n = len(title_words)
+    if i + n > len(words):
+        return None
+    span = words[i : i + n]
+    last_ok = span[-1][0] == title_words[-1] or _singular(span[-1][0]) == title_words[-1]
+    if not last_ok or any(w != t for (w, _, _), t in zip(span[:-1], title_words[:-1], strict=True)):
+        return None
+    start, end = span[0][1], span[-1][2]
+    named = _squash(text[start:end])
+    wanted = _squash(title)
+    if named != wanted and _singular(named) != wanted and not named.startswith(wanted):
+        return None  # same tokens, other spacing: "file. Plan" does not name ".plan"
+    return end
+
+
+def _longest(mentions: Iterable[Mention]) -> list[Mention]:
+    """Mentions that no longer mention covers, one per document, in text order."""
+    ordered = sorted(mentions, key=lambda m: (-(m.end - m.start), m.start))
+    kept: list[Mention] = []
+    for mention in ordered:
+        if any(k.start <= mention.start and mention.end <= k.end for k in kept):
+            continue
+        kept.append(mention)
+    by_document: dict[str, Mention] = {}
+    for mention in sorted(kept, key=lambda m: m.start):
+        by_document.setdefault(mention.document_id, mention)
+    return list(by_document.values())
