@@ -2,12 +2,17 @@
 
 They are rule-based and deterministic (pysbd for sentences, YAKE for keyphrases),
 so the reading cycle, the offline provider and the surfaces cut text the same way.
+Texts arrive as Markdown, FOLDOC entries or quotations: :func:`plain_text` and
+:func:`prose_sentences` keep what reads as prose (no code, markup, links or
+attributions), and :func:`keyphrases` never offers a person's name, an address or
+a number as a theme, because readers take them for what the text is about.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import takewhile
 
 import pysbd
 import yake
@@ -28,19 +33,159 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _segmenter().segment(text) if s.strip()]
 
 
+# -- plain text: what reads as prose --------------------------------------------------
+
+_FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_INLINE_CODE = re.compile(r"`([^`\n]*)`")
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?")
+_LINK = re.compile(r"\[([^\]\n]+)\]\([^)\s]*\)")
+_URL = re.compile(r"\(?\b(?:https?|ftp)://[^\s)]+\)?|\bwww\.[^\s)]+")
+_EMAIL = re.compile(r"[<(]?[\w.+-]+@[\w-]+(?:\.[\w-]+)+[>)]?")
+_TAG = re.compile(r"</?[A-Za-z][^<>\n]{0,60}>(?:\s*\([^()\n]{1,40}\))?")  # FOLDOC: <domain> (ABBR)
+_CITATION = re.compile(r"\[[^\]\n]{0,80}\]")  # FOLDOC's [Jargon File], [Date?]
+_CREDIT = re.compile(
+    r"\((?:[^()]*\b(?:contributed|patch(?:ed)?|written|suggested|reported|fixed)\s+by\b|[^()]*\b(?:bpo|issue)[- ]#?\d+"
+    r"|\s*\d{4}(?:-\d\d){0,2}\s*)[^()]*\)",
+    re.IGNORECASE,
+)
+_HEADING = re.compile(r"(?:^|\s)#{1,6}\s")
+_EMPHASIS = re.compile(r"(\*\*|\*|__)(?=\S)(.+?)(?<=\S)\1")
+
+
+def plain_text(text: str) -> str:
+    """``text`` without code blocks, markup, links, addresses, citations and credits: what a reader can quote.
+
+    Inline code that is a plain name (``len()``) keeps its name; other inline code is left marked, so the
+    sentence holding it is not taken for prose. A Markdown heading glued to the sentence after it (chunks are
+    flattened) ends that sentence's claim to be prose too: the heading and the sentence it runs into are dropped.
+    """
+    text = _FENCE.sub("\n\n", text or "")
+    text = _INLINE_CODE.sub(lambda m: m[1] if _IDENTIFIER.fullmatch(m[1]) else m[0], text)
+    text = _LINK.sub(r"\1", text)
+    text = _EMAIL.sub(" ", _URL.sub(" ", text))
+    text = _CREDIT.sub(" ", _CITATION.sub(" ", text))
+    text = _EMPHASIS.sub(r"\2", _BYLINE.sub(" ", text))
+    text = _TAG.sub("\n\n", text)  # FOLDOC's <domain> tag ends its list of names
+    parts = _HEADING.split(text)
+    kept = [parts[0]] + [_after_first_sentence(p) for p in parts[1:]]
+    paragraphs = (" ".join(p.split()) for part in kept for p in part.split("\n\n"))
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+def _after_first_sentence(text: str) -> str:
+    first, _, rest = text.partition("\n\n")
+    return "\n\n".join([" ".join(split_sentences(" ".join(first.split()))[1:]), rest])
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_STOPWORDS = _words(
+    "a an the is are was were be been being has have had of to in on for with by from as at that which who this "
+    "these those it its can may will would not or and but if when than then so such into one"
+)
+_CODE_CHARS = re.compile(r"[`{}<>|\\#=*~^$]|__|://|@|->|::|&&")
+_OPENING = re.compile(r"^[\"“'(]?[A-Z0-9]")
+_ENDING = re.compile(r"[.!?][\"”')]?$")
+
+
+def is_prose(sentence: str, max_words: int = 40) -> bool:
+    """Whether ``sentence`` reads as a sentence a person wrote: capitalised, ended, made of words, no code."""
+    words = sentence.split()
+    if not 4 <= len(words) <= max_words or _CODE_CHARS.search(sentence):
+        return False
+    if not _OPENING.match(sentence) or not _ENDING.search(sentence):
+        return False
+    alphabetic = sum(bool(_WORD.fullmatch(w.strip("\"“”'(),.;:!?"))) for w in words)
+    stops = sum(w.lower().strip("\"“”'(),.;:!?") in _STOPWORDS for w in words)
+    return alphabetic >= 0.7 * len(words) and stops >= 2
+
+
+def prose_sentences(text: str, max_words: int = 40) -> list[str]:
+    """The sentences of ``text`` that read as prose (:func:`is_prose`), in order, from its :func:`plain_text`."""
+    return [s for p in plain_text(text).split("\n\n") for s in split_sentences(p) if is_prose(s, max_words)]
+
+
+# -- keyphrases: what a text is about ---------------------------------------------------
+
+# Common given names: a capitalised pair that starts with one is a person, not a subject ("Peter Schneider-Kamp").
+_GIVEN_NAMES = _words(
+    """Aaron Adam Alan Albert Alex Alexander Alfred Alice Andrew Andy Ann Anna Anne Anthony Antoine Armin Arthur Barry
+    Ben Benjamin Bernard Bill Bob Brett Brian Bruce Carl Carol Charles Charlie Chris Christian Christoph Christopher
+    Claude Colin Dan Daniel Dave David Dennis Denis Donald Doug Douglas Ed Edward Emily Eric Erik Frank Fred Frederick
+    Gary George Georg Gerhard Greg Gregory Guido Guy Hans Harry Henry Ian Jack Jacob James Jan Jane Jason Jeff Jeffrey
+    Jennifer Jeremy Jim Joe John Jon Jonathan Joseph Josh Julia Julian Karl Keith Ken Kenneth Kevin Larry Laura Linda
+    Lisa Lucius Luke Marc Marie Mark Marlo Martin Mary Matt Matthew Michael Mike Moshe Neil Nick Nicholas Oliver Pablo
+    Pat Patrick Paul Peter Phil Philip Ralph Raymond Richard Rick Rob Robert Roger Ron Ronald Russ Sam Samuel Sarah
+    Scott Sean Serhiy Simon Stefan Stephen Steve Steven Susan Terry Thomas Tim Timothy Tom Tony Victor Vinay Walter
+    Will William Yury Zachary"""
+)
+_NAME = r"(?:[A-Z][a-z][\w'’-]*|[A-Z]\.(?:\s?[A-Z]\.)*)"
+_FULL_NAME = rf"{_NAME}(?:\s+(?:(?:van|von|de|der|da|del|di|le|la)\s+)?{_NAME}){{0,3}}"
+_CREDITED = re.compile(
+    rf"(?:\b(?:[Aa]uthors?|[Ee]ditors?|[Bb]y|[Tt]hanks to)\s*:?\s+|(?:^|(?<=[.!?\"”])\s+)(?:--|—)\s*)"
+    rf"({_FULL_NAME}(?:\s*(?:,|\band\b)\s*{_FULL_NAME})*)"
+)
+_BYLINE = re.compile(rf"(?:^|(?<=[.!?\"”])\s+)(?:--|—)\s*{_FULL_NAME}(?:,[^\n]{{0,80}})?\s*$", re.MULTILINE)
+_POSSESSIVE = re.compile(r"['’]s?$")
+_PAIR = re.compile(rf"\b({_NAME})\s+({_NAME})")
+
+
+def person_names(text: str) -> set[str]:
+    """Words of the people ``text`` names: credited (by, author, editor, a quotation's ``--`` line) or a
+    capitalised pair opening with a common given name. Rule-based, so it misses some and that is safe: it is
+    used only to keep names out of themes.
+    """
+    found: set[str] = set()
+    for match in _CREDITED.finditer(text or ""):
+        names = re.split(r"\s*(?:,|\band\b)\s*", match[1])
+        for name in names:
+            words = list(takewhile(lambda w: w.lower() not in _STOPWORDS, name.split()))
+            if len(words) >= 2 or len(names) >= 2 or not match[0].lstrip().lower().startswith("by"):
+                found.update(_POSSESSIVE.sub("", w) for w in words if w[0].isupper())
+    for first, last in _PAIR.findall(text or ""):
+        if first in _GIVEN_NAMES:
+            found.update((first, _POSSESSIVE.sub("", last)))
+    return found
+
+
 @lru_cache(maxsize=8)
 def _extractor(top: int) -> yake.KeywordExtractor:
     return yake.KeywordExtractor(lan="en", n=2, top=top, dedupLim=0.6)
 
 
+_NOT_A_THEME = re.compile(r"[@/\\:()\[\]{}<>=_`#|*~^$&]|\d|\.\w")
+
+
+def is_theme(phrase: str, names: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether ``phrase`` can name what a text is about: words, not a number, code, an address or a person."""
+    words = phrase.split()
+    if not words or len(phrase) <= 2 or _NOT_A_THEME.search(phrase):
+        return False
+    if all(w.lower() in _STOPWORDS for w in words):
+        return False
+    if len({w.lower() for w in words}) < len(words) or phrase in _GIVEN_NAMES:  # YAKE's "branch branch"; "Ben"
+        return False
+    if len(words) == 2 and (words[0].endswith("ly") or (words[1].islower() and words[1].endswith("ed"))):
+        return False  # "subsequently ported", "versions developed": a verb, not a subject
+    return not any(_POSSESSIVE.sub("", w) in names for w in words)
+
+
 def keyphrases(text: str, top: int = 5) -> list[str]:
-    """The most salient one- and two-word phrases of ``text``, best first."""
-    if not _WORD.search(text or ""):
+    """The most salient one- and two-word phrases of ``text``, best first: themes (:func:`is_theme`) only,
+    found in its plain text (:func:`plain_text`), so no code, markup, address or credited name is one.
+    """
+    clean = plain_text(text or "")
+    if not _WORD.search(clean):
         return []
-    found = [phrase for phrase, _ in _extractor(top * 2).extract_keywords(text)]
+    names = person_names(text or "")
+    found = [phrase for phrase, _ in _extractor(top * 3).extract_keywords(clean)]
     unique: list[str] = []
     for phrase in found:
-        if len(phrase) > 2 and not any(phrase.lower() in u.lower() or u.lower() in phrase.lower() for u in unique):
+        if not is_theme(phrase, names):
+            continue
+        if not any(phrase.lower() in u.lower() or u.lower() in phrase.lower() for u in unique):
             unique.append(phrase)
     return unique[:top]
 
