@@ -1,5 +1,10 @@
-"""Offline answers for the prompts of the night (judge, REM question, REM
-synthesis, dream relation, fusion), each derived from the prompt's own input.
+"""Offline answers for the prompts of the night (REM question, REM synthesis,
+dream relation, fusion), each derived from the prompt's own input.
+
+A dream's text is what a reviewer reads: the things its passages are about, the
+sentences that bind them, and the nearest thing already known. Passages that
+are earlier answers are read for what they quote (:func:`~explorer.offline.kit.source_sentences`),
+so a dream never nests a synthesis inside a synthesis.
 """
 
 from __future__ import annotations
@@ -8,78 +13,121 @@ import json
 from collections import Counter
 from typing import Any
 
+import numpy as np
+
 from explorer.offline import answers
-from explorer.offline.judging import shared_phrases
-from explorer.offline.kit import OfflineKit
-from explorer.offline.reading import implant
+from explorer.offline.kit import OfflineKit, capitalise, content, excerpt, join, quote, same, source_sentences, topic
+from explorer.offline.reading import NOTHING_SIMILARITY
 from explorer.prompts import split_passages
 from explorer.text import keyphrases, shorten
 
-
-def _join(phrases: list[str]) -> str:
-    return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
+SYNTHESIS_QUOTE_WORDS = 25  # three quotations and their connectives stay well under the 150 words asked
 
 
 @answers("rem_question")
 def rem_question(fields: dict[str, Any], kit: OfflineKit) -> str:
-    """The keyphrases the passages share, asked about; else each passage's own keyphrase."""
-    passages = split_passages(str(fields["passages"]))
+    """The keyphrases the passages share, asked about; else what links each passage's own subject."""
+    passages = [content(p) for p in split_passages(str(fields["passages"]))]
     counts: Counter[str] = Counter()
     first_seen: dict[str, str] = {}
     for index, passage in enumerate(passages):
-        others = [p for k, p in enumerate(passages) if k != index]
-        for phrase in shared_phrases(passage, others, 6):
-            key = phrase.lower()
-            counts[key] += 1
-            first_seen.setdefault(key, phrase)
+        others = " ".join(p for k, p in enumerate(passages) if k != index).lower()
+        for phrase in keyphrases(passage, 6):
+            if phrase.lower() in others:
+                counts[phrase.lower()] += 1
+                first_seen.setdefault(phrase.lower(), phrase)
     shared = [first_seen[key] for key, _ in counts.most_common(3)]
     if shared:
-        return (
-            f"What do these passages reveal about {_join(shared)}, and how does that understanding change "
-            "from one passage to the next?"
-        )
-    own = [phrases[0] for phrases in (keyphrases(p, 1) for p in passages) if phrases]
-    return f"What links {_join(own or ['these passages'])}, and what does setting them side by side reveal?"
+        return f"What do these passages say about {join(shared)}, and how does that change from one to the next?"
+    own: list[str] = []
+    for passage in passages:
+        found = topic(passage, avoid=own)
+        if found:
+            own.append(found)
+    return f"What links {join(own)}?" if len(own) >= 2 else "What question do these passages answer together?"
 
 
 @answers("rem_synthesis")
 def rem_synthesis(fields: dict[str, Any], kit: OfflineKit) -> str:
-    """The sentences of the passages and related knowledge nearest the question, under 150 words."""
+    """The two passages that speak most to the question, named by their subjects, each by its sentence nearest
+    the question; and the related knowledge's nearest sentence, under 150 words.
+    """
     question = str(fields["question"])
     passages = split_passages(str(fields["passages"]))
-    related = split_passages(str(fields["related"]))
-    chosen = kit.central_sentences(passages, k=2, focus=question)
-    chosen += [s for s in kit.central_sentences(related, k=1, focus=question) if s not in chosen]
-    if not chosen:
-        chosen = [shorten(p, 25) for p in passages[:2]]
-    themes = keyphrases(" ".join(passages), 3)
-    body = " ".join(f"“{shorten(s, 30)}”" for s in chosen)
-    close = f" Side by side, they turn on {_join(themes)}." if themes else ""
-    return f"In answer to the question, the passages converge: {body}{close}"
+    related = [s for p in split_passages(str(fields["related"])) for s in source_sentences(p)]
+    pool = [(p, s) for p, text in enumerate(passages) for s in excerpt(text)]
+    if not pool:
+        pool = [(p, shorten(text, SYNTHESIS_QUOTE_WORDS)) for p, text in enumerate(passages)]
+    sims = kit.similarity([question], [s for _, s in pool])[0]
+    chosen: list[tuple[int, str]] = []
+    for k in np.argsort(-sims, kind="stable"):
+        p, sentence = pool[int(k)]
+        if all(p != q and not same(sentence, s) for q, s in chosen):
+            chosen.append((p, sentence))
+        if len(chosen) == 2:
+            break
+    subjects: list[str] = []
+    for p, sentence in chosen:
+        subjects.append(topic(sentence, avoid=subjects) or topic(passages[p], avoid=subjects) or "another subject")
+    said = [quote(s, SYNTHESIS_QUOTE_WORDS) for _, s in chosen]
+    if len(chosen) == 1:
+        text = f"On {subjects[0]}, one passage answers: {said[0]}."
+    else:
+        text = f"{capitalise(subjects[0])} and {subjects[1]} meet on this question: one passage says {said[0]}, "
+        text += f"another {said[1]}."
+    extra = [s for s in related if not any(same(s, c) for _, c in chosen)]
+    if extra:
+        best = extra[int(kit.similarity([question], extra)[0].argmax())]
+        text += f" Related knowledge adds {quote(best, SYNTHESIS_QUOTE_WORDS)}."
+    return text
 
 
 @answers("dream_relation")
 def dream_relation(fields: dict[str, Any], kit: OfflineKit) -> str:
-    """As the READING cycle's implant: NOTHING when the synthesis repeats what is known."""
-    return implant({"new_info": fields["synthesis"], "existing_knowledge": fields["related"]}, kit)
+    """The synthesis and the nearest known sentence it does not already quote; NOTHING when the synthesis all
+    but repeats something known.
+    """
+    synthesis = str(fields["synthesis"])
+    known = split_passages(str(fields["related"]))
+    if known and float(kit.similarity([synthesis], known)[0].max()) >= NOTHING_SIMILARITY:
+        return "NOTHING"
+    said = source_sentences(synthesis)
+    body = synthesis.strip() if said else " ".join(excerpt(synthesis)[:3])
+    if not body:
+        return "NOTHING"
+    pool = [(p, s) for p, text in enumerate(known) for s in source_sentences(text)]
+    pool = [(p, s) for p, s in pool if not any(same(s, q) for q in said)]
+    if not pool:
+        return body
+    sims = kit.similarity([synthesis], [s for _, s in pool])[0]
+    best = int(sims.argmax())
+    subject = topic(pool[best][1]) or topic(known[pool[best][0]]) or "a related subject"
+    closeness = "close to" if float(sims[best]) > 0.55 else "nearest to"
+    return f"{body} Of what is known, it comes {closeness} a note on {subject}: {quote(pool[best][1], 25)}."
 
 
 FUSION_SHARE = 0.6  # the summary aims at this share of the sources' length
+NEAR_DUPLICATE = 0.9  # a sentence this close to one already kept repeats it
 
 
 @answers("fusion")
 def fusion(fields: dict[str, Any], kit: OfflineKit) -> str:
-    """An extractive summary: the most central sentences, added while it stays short."""
+    """An extractive summary: the memories' most central sentences, each once, added while it stays short,
+    given in the order the memories gave them.
+    """
     memories = split_passages(str(fields["memories"]))
     budget = FUSION_SHARE * sum(len(m) for m in memories)
-    ranked = kit.central_sentences(memories, k=max(1, len(memories)))
-    if not ranked:
-        ranked = [shorten(m, 20) for m in memories]
-    themes = keyphrases(" ".join(memories), 3)
-    prefix = f"On {_join(themes)}: " if themes else ""
-    kept: list[str] = []
-    for sentence in ranked:
-        if kept and len(prefix + " ".join([*kept, shorten(sentence, 25)])) > budget:
+    sentences = list(dict.fromkeys(s for m in memories for s in excerpt(m))) or [shorten(m, 20) for m in memories]
+    if not sentences:
+        return json.dumps({"summary": ""})
+    vectors = kit.embed(sentences)
+    centre = vectors.mean(axis=0)
+    kept: list[int] = []
+    for index in np.argsort(-(vectors @ centre), kind="stable"):
+        index = int(index)
+        if any(float(vectors[index] @ vectors[k]) >= NEAR_DUPLICATE for k in kept):
+            continue
+        if kept and len(" ".join(sentences[k] for k in [*kept, index])) > budget:
             break
-        kept.append(shorten(sentence, 25))
-    return json.dumps({"summary": prefix + " ".join(kept)})
+        kept.append(index)
+    return json.dumps({"summary": " ".join(sentences[k] for k in sorted(kept))})

@@ -3,17 +3,88 @@
 Nothing here invents content: every phrase it returns is a keyphrase found in
 the input (YAKE), a sentence of the input (chosen by embedding similarity), or a
 fixed connective that says how the pieces relate.
+
+Its inputs are often its own earlier answers (a synthesis becomes a node, a node
+becomes a locus, a residue becomes evidence). Those quote their sources “like
+this” inside a connective, so :func:`source_sentences` reads back only what they
+quote: an answer never quotes another answer's connectives, and nothing nests.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from explorer.providers.embeddings import Embedder
-from explorer.text import split_sentences
+from explorer.text import is_prose, keyphrases, plain_text, prose_sentences, shorten, split_sentences
+
+_QUOTED = re.compile(r"“([^“”]{12,})”")
+QUOTE_WORDS = 30  # a quoted sentence is cut after this many words
+
+
+def quoted(text: str) -> list[str]:
+    """What an extractive answer quotes, as sentences: a quotation drops its full stop, which comes back, and
+    one that was cut keeps its ellipsis, so it is never quoted again as if whole.
+    """
+    found = []
+    for q in _QUOTED.findall(text):
+        whole = q.strip().removesuffix("…").strip().rstrip(".;:,!?")
+        if is_prose(whole + ".", 60):
+            found.append(whole + (" …" if q.strip().endswith("…") else "."))
+    return found
+
+
+def source_sentences(text: str, max_words: int = 40) -> list[str]:
+    """The source sentences ``text`` holds: what it quotes when it is an extractive answer, else its prose."""
+    return quoted(text) or prose_sentences(text, max_words)
+
+
+def content(text: str) -> str:
+    """The source material of ``text`` as one text, for keyphrases: its quotations, or its plain text."""
+    found = quoted(text)
+    return ". ".join(found) + "." if found else plain_text(text)
+
+
+def quote(sentence: str, words: int = QUOTE_WORDS) -> str:
+    """A sentence between quotation marks, cut after ``words`` words, without its closing full stop."""
+    return f"“{shorten(sentence.strip().rstrip('.;:,'), words)}”"
+
+
+def same(a: str, b: str) -> bool:
+    """Whether two sentences are one (as quoted, cut or not): the shorter opens the longer."""
+    a, b = (" ".join(x.lower().removesuffix("…").rstrip(" .;:,!?…").split()) for x in (a, b))
+    return bool(a and b) and (a.startswith(b) or b.startswith(a))
+
+
+def join(phrases: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    phrases = list(phrases)
+    if len(phrases) <= 1:
+        return "".join(phrases)
+    return ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+def capitalise(text: str) -> str:
+    """The first letter in capitals, the rest as it is (``cPython`` keeps its case elsewhere)."""
+    return text[:1].upper() + text[1:]
+
+
+def topic(text: str, avoid: Sequence[str] = ()) -> str:
+    """What ``text`` is about, as its best keyphrase not in ``avoid``; "" when it has none."""
+    taken = {a.lower() for a in avoid}
+    return next((p for p in keyphrases(content(text), 4) if p.lower() not in taken), "")
+
+
+def excerpt(text: str, words: int = 25) -> list[str]:
+    """The text's source sentences, or the start of its plain text when it has no sentence to quote."""
+    found = source_sentences(text)
+    if found:
+        return found
+    plain = " ".join(plain_text(text).split())
+    return [shorten(plain, words)] if plain else []
 
 
 class OfflineKit:
@@ -40,6 +111,11 @@ class OfflineKit:
     def central_sentences(self, texts: Sequence[str], k: int = 2, focus: str | None = None) -> list[str]:
         """The ``k`` sentences of ``texts`` closest to their centroid (or to ``focus``), in reading order."""
         sentences = [s for t in texts for s in split_sentences(t) if len(s.split()) >= 4]
+        return self.central(sentences, k, focus)
+
+    def central(self, sentences: Sequence[str], k: int = 2, focus: str | None = None) -> list[str]:
+        """The ``k`` of ``sentences`` closest to their centroid (or to ``focus``), in their order, once each."""
+        sentences = list(dict.fromkeys(sentences))
         if len(sentences) <= k:
             return sentences
         vectors = self.embed(sentences)

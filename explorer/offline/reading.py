@@ -1,67 +1,86 @@
-"""Offline answers for the READING cycle's prompts."""
+"""Offline answers for the READING cycle's prompts.
+
+Each answer names the things it relates (by their keyphrases) and quotes the
+sentences that relate them; sentences come from :func:`~explorer.offline.kit.source_sentences`,
+so code, markup and an earlier answer's connectives are never quoted.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from explorer.offline import answers
-from explorer.offline.kit import OfflineKit
+from explorer.offline.kit import OfflineKit, capitalise, excerpt, join, quote, same, source_sentences, topic
 from explorer.prompts import split_passages
-from explorer.text import keyphrases, shorten, split_sentences
+from explorer.text import keyphrases, shorten
 
 NOTHING_SIMILARITY = 0.92  # a passage this close to something known adds nothing
+IMPLANT_WORDS = 25  # three quotations of this length keep an implant near the 50-100 words asked
+ENTITY_WORDS = 35  # what we learn about an entity: one sentence, cut after this many words
+
+
+def _relation(similarity: float) -> str:
+    return "restates" if similarity > 0.8 else "echoes" if similarity > 0.55 else "touches on"
 
 
 @answers("implant")
 def implant(fields: dict[str, Any], kit: OfflineKit) -> str:
-    """How a new passage relates to its nearest known ones: their closest sentences side by side and what it adds;
-    NOTHING when it all but repeats something known.
+    """How a new passage relates to its nearest known one: what each is about, the sentences that meet and what
+    the new one adds; NOTHING when it all but repeats something known, or holds no sentence to relate.
     """
     new_info = str(fields["new_info"])
     known = split_passages(str(fields["existing_knowledge"]))
-    new_sentences = [s for s in split_sentences(new_info) if len(s.split()) >= 4] or [new_info]
-    if not known:
+    if not known or float(kit.similarity([new_info], known)[0].max()) >= NOTHING_SIMILARITY:
         return "NOTHING"
-    whole = kit.similarity([new_info], known)[0]
-    if float(whole.max()) >= NOTHING_SIMILARITY:
+    new_sentences = excerpt(new_info)
+    pool = [(p, s) for p, text in enumerate(known) for s in excerpt(text)]
+    if not new_sentences or not pool:
         return "NOTHING"
-    known_sentences = [s for k in known for s in split_sentences(k) if len(s.split()) >= 4] or known
-    i, j, sim = kit.closest_pair(new_sentences, known_sentences)
-    novelty = kit.similarity(new_sentences, known_sentences).max(axis=1)
-    novel = new_sentences[int(novelty.argmin())]
-    shared = [p for p in keyphrases(new_info, 6) if p.lower() in " ".join(known).lower()][:3]
-    topic = ", ".join(shared) if shared else ", ".join(keyphrases(new_info, 2)) or "this subject"
-    relation = "restates" if sim > 0.8 else "echoes" if sim > 0.55 else "loosely touches"
-    parts = [
-        f"On {topic}, the new passage {relation} what is known: “{shorten(new_sentences[i], 30)}” "
-        f"beside “{shorten(known_sentences[j], 30)}”."
-    ]
-    if novel != new_sentences[i]:
-        parts.append(f"What it adds: “{shorten(novel, 30)}”.")
-    return " ".join(parts)
+    known_sentences = [s for _, s in pool]
+    sims = kit.similarity(new_sentences, known_sentences)
+    i, j = divmod(int(sims.argmax()), sims.shape[1])
+    novel = new_sentences[int(sims.max(axis=1).argmin())]
+    source = known[pool[j][0]]
+    new_topic = topic(new_info) or "this subject"
+    known_topic = topic(known_sentences[j], avoid=[new_topic]) or topic(source, avoid=[new_topic]) or "another subject"
+    shared = [p for p in keyphrases(new_info, 6) if p.lower() in source.lower() and p not in (new_topic, known_topic)]
+    through = f" through {join(shared[:2])}" if shared else ""
+    text = (
+        f"This passage on {new_topic} {_relation(float(sims[i, j]))} an earlier one on {known_topic}{through}: "
+        f"{quote(new_sentences[i], IMPLANT_WORDS)} beside {quote(known_sentences[j], IMPLANT_WORDS)}."
+    )
+    if not same(novel, new_sentences[i]) and not same(novel, known_sentences[j]):
+        text += f" It adds {quote(novel, IMPLANT_WORDS)}."
+    return text
 
 
 @answers("entities")
 def entities(fields: dict[str, Any], kit: OfflineKit) -> str:
-    """The passage's keyphrases as its entities, each with the first sentence that speaks of it."""
+    """The passage's keyphrases as its entities, each with the first sentence of prose that speaks of it."""
     passage = str(fields["passage"])
     limit = int(fields.get("max_entities", 5))
-    sentences = split_sentences(passage)
-    lines = []
-    for phrase in keyphrases(passage, limit):
+    sentences = source_sentences(passage)
+    lines: list[str] = []
+    for phrase in keyphrases(passage, limit + 2):
         where = next((s for s in sentences if phrase.lower() in s.lower()), None)
-        if where:
-            lines.append(f"- {phrase}: {shorten(where, 35)}")
+        if where and len(lines) < limit:
+            lines.append(f"- {phrase}: {shorten(where, ENTITY_WORDS)}")
     return "\n".join(lines) or "NONE"
 
 
 @answers("entity_synthesis")
 def entity_synthesis(fields: dict[str, Any], kit: OfflineKit) -> str:
-    """What is learnt about an entity, said to confirm, extend or differ from the closest earlier note on it."""
+    """What is learnt about an entity; after an earlier note on it, whether the two agree, extend or differ,
+    quoting the closest sentence of the earlier notes (never their connectives).
+    """
     entity, learning = str(fields["entity"]), str(fields["learning"])
-    previous = split_passages(str(fields["previous"]))
-    if not previous:
-        return f"First note on {entity}: {learning}"
-    _, j, sim = kit.closest_pair([learning], previous)
-    verdict = "is consistent with" if sim > 0.6 else "extends" if sim > 0.3 else "adds a different side to"
-    return f"What we learn about {entity} {verdict} what we knew (“{shorten(previous[j], 30)}”): {learning}"
+    said = (excerpt(learning) or [learning.strip()])[0]
+    earlier = [s for p in split_passages(str(fields["previous"])) for s in source_sentences(p)]
+    earlier = [s for s in earlier if not same(s, said)]
+    if not earlier:
+        first = shorten(said, ENTITY_WORDS)
+        first = first if first.endswith((".", "!", "?", "…")) else first + "."
+        return first if entity.lower() in said.lower() else f"{capitalise(entity)}: {first}"
+    _, j, sim = kit.closest_pair([said], earlier)
+    verdict = "agrees with" if sim > 0.6 else "extends" if sim > 0.3 else "differs from"
+    return f"On {entity}, {quote(said)} {verdict} an earlier note, {quote(earlier[j])}."
