@@ -1,7 +1,8 @@
 """The REM cycle of rem-rag.md, as a pure function.
 
-Each dream: three nodes, one of them from the current year; the implicit
-question that binds them; the nodes nearest that question; a synthesis of all
+Each dream: three nodes that bear on each other across categories, the first
+from the current period (:mod:`explorer.dreaming.triads`; the spec's were
+drawn at random); the implicit question that binds them; the nodes nearest that question; a synthesis of all
 of it; then how that synthesis relates to its own nearest neighbours. The
 answer to that last step is the dream, stored as a ``rem_dream`` node whose
 parents are the three nodes and whose generation is one more than the deepest
@@ -21,6 +22,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from explorer.affinity import Affinity
+from explorer.dreaming.triads import DEFAULT_TRIADS, TriadConfig, current_period, sample_triads
 from explorer.prompts import Prompt, format_passages
 from explorer.prompts.dreaming import DREAM_RELATION, REM_QUESTION, REM_SYNTHESIS
 from explorer.providers.budget import Budget
@@ -45,6 +48,7 @@ class RemConfig:
     neighbours: int = 5  # nodes nearest the synthesis
     duplicate_similarity: float = 0.95
     relate_min_similarity: float = 0.5  # a dream EXTENDS the neighbours at least this close
+    triads: TriadConfig = DEFAULT_TRIADS
 
 
 DEFAULT_REM = RemConfig()
@@ -81,14 +85,12 @@ def dreamable(nodes: Sequence[Node]) -> list[Node]:
     return [n for n in nodes if n.is_latest and n.embedding is not None and n.text.strip()]
 
 
-def sample_triad(pool: Sequence[Node], current: Sequence[Node], rng: np.random.Generator) -> list[Node] | None:
-    """One node from ``current`` (the current year's), then two others from ``pool``, all distinct."""
-    if not current or len(pool) < 3:
-        return None
-    first = current[int(rng.integers(len(current)))]
-    # three distinct draws always hold two that are not ``first``
-    others = [pool[int(i)] for i in rng.choice(len(pool), size=3, replace=False) if pool[int(i)].id != first.id]
-    return [first, *others[:2]]
+def primary(nodes: Sequence[Node]) -> list[Node]:
+    """The memories a dream binds: what was read or fused, not what was derived from it (syntheses, insights,
+    earlier dreams), whose text mixes several sources; all of them while what was read is a single source.
+    """
+    read = [n for n in nodes if n.memory_type != "derived"]
+    return read if len({n.document_id for n in read}) > 1 else list(nodes)
 
 
 @dataclass
@@ -213,29 +215,34 @@ def rem_cycle(
     rng: np.random.Generator,
     budget: Budget | None = None,
     progress: Progress | None = None,
+    affinity: Affinity | None = None,
 ) -> RemResult:
     """Dream ``config.dreams`` times over ``nodes`` (current nodes with vectors).
 
-    Every triad is sampled first, from the nodes as they were when the cycle
-    began; the dreams are then drafted with up to ``gateway.concurrency`` in
-    flight, over what was known when the cycle began; and kept in the order they
-    were sampled, each checked against the nodes known then and the dreams kept
+    Every triad is sampled first, from the primary memories as they were when the
+    cycle began, by their ``affinity`` (built over them when not given); the
+    dreams are then drafted with up to ``gateway.concurrency`` in flight, over
+    what was known when the cycle began; and kept in the order they were
+    sampled, each checked against the nodes known then and the dreams kept
     before it. So a run is the same for a seed whatever the concurrency.
-    ``current_year`` None means an undated corpus: any three nodes.
+    ``current_year`` None means an undated corpus: anchors from anywhere.
     """
     pool = dreamable(nodes)
     result = RemResult(current_year=current_year)
-    current = pool if current_year is None else [n for n in pool if n.year == current_year]
     known = KnownNodes(embedder.dim)
     known.add(pool)
+    memories = primary(pool)
     triads: list[list[Node]] = []
-    for _ in range(config.dreams):
-        triad = sample_triad(pool, current, rng)
-        if triad is None:
-            result.failures += config.dreams - len(triads)
-            result.errors.append("fewer than three nodes to dream over, or none from the current year")
-            break
-        triads.append(triad)
+    if len(memories) >= 2:
+        affinity = affinity or Affinity.of_nodes(memories)
+        anchors = current_period(memories, current_year, config.dreams)
+        triads = sample_triads(anchors, memories, affinity, config.dreams, rng, config.triads)
+    if len(triads) < config.dreams:
+        result.failures += config.dreams - len(triads)
+        result.errors.append(
+            f"{config.dreams - len(triads)} dreams not dreamt: the knowledge base holds only {len(triads)} distinct "
+            "pairs of memories from different sources to dream over"
+        )
     drafts = gateway.map(lambda t: draft_dream(t, known, gateway, embedder, config, budget), triads, progress)
     for number, draft in enumerate(drafts, 1):
         result.usage.merge(draft.usage)

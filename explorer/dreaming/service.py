@@ -21,13 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from explorer.affinity import Affinity
 from explorer.dreaming.chrono import Every, plan_periods
 from explorer.dreaming.exploration import CREATED_BY as EXPLORATION
 from explorer.dreaming.exploration import DEFAULT_EXPLORATION, ExplorationConfig, explore
 from explorer.dreaming.fusion import DEFAULT_FUSION, FusionConfig, fuse
 from explorer.dreaming.graph import relations_lookup
 from explorer.dreaming.prominence import DEFAULT_PROMINENCE, ProminenceConfig, prominence
-from explorer.dreaming.rem_cycle import DEFAULT_REM, RemConfig, dreamable, latest_year, rem_cycle
+from explorer.dreaming.rem_cycle import DEFAULT_REM, RemConfig, dreamable, latest_year, primary, rem_cycle
 from explorer.errors import ExplorerError, Remedy
 from explorer.providers.budget import Budget
 from explorer.reading.cycle import DEFAULT_READING, ReadingConfig
@@ -37,6 +38,7 @@ from explorer.records import Node, Progress, Relation
 from explorer.runtime import Runtime
 from explorer.store import corpus, events
 from explorer.store import dreaming as store
+from explorer.store.database import Connection
 
 
 class DreamingError(ExplorerError):
@@ -219,6 +221,11 @@ def refresh_prominence(
     return len(changed)
 
 
+def _titles(con: Connection) -> dict[str, str]:
+    """Each document's title by id: a chunk's subject, which affinity reads with its text."""
+    return {d.id: d.title for d in corpus.list_documents(con)}
+
+
 def _graph(runtime: Runtime) -> tuple[list[Node], list[Relation]]:
     """Current nodes (without vectors) and every relation."""
     with runtime.db.connect() as con:
@@ -334,6 +341,7 @@ def run_rem(
     before = budget.spent_cents
     with runtime.db.connect() as con:
         pool = dreamable(corpus.list_nodes(con, latest_only=True, with_vectors=True))
+        titles = _titles(con)
     _require_dreamable(len(pool))
     years = sorted({n.year for n in pool if n.year is not None})
     if current_year is None:
@@ -352,6 +360,7 @@ def run_rem(
         rng=np.random.default_rng(seed),
         budget=budget,
         progress=progress,
+        affinity=Affinity.of_nodes(primary(pool), titles),
     )
     report = RemReport(
         seed=seed,

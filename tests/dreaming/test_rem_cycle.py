@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.dreaming.rem_cycle import RemConfig, latest_year, rem_cycle, sample_triad
+from explorer.dreaming.rem_cycle import RemConfig, latest_year, rem_cycle
 from explorer.dreaming.service import DreamingError, recent_dreams, run_rem
 from explorer.prompts import split_passages
 from explorer.store import corpus, events
@@ -46,17 +46,6 @@ def echo_script(dream_text=None):
         return dream_text if dream_text is not None else "Dream: " + fields["synthesis"]
 
     return script
-
-
-def test_triad_has_one_current_year_node_and_three_distinct() -> None:
-    pool = [memory(str(i), year=2000 + i % 3) for i in range(9)]
-    current = [n for n in pool if n.year == 2002]
-    for seed in range(50):
-        triad = sample_triad(pool, current, np.random.default_rng(seed))
-        assert triad[0].year == 2002 and len({n.id for n in triad}) == 3
-    assert sample_triad(pool, [], np.random.default_rng(0)) is None
-    assert sample_triad(pool[:2], pool[:1], np.random.default_rng(0)) is None
-    assert len(sample_triad(pool[:3], pool[:1], np.random.default_rng(0))) == 3
 
 
 def test_latest_year() -> None:
@@ -202,7 +191,9 @@ def test_run_rem_stores_dreams_with_question_parents_and_generation(runtime) -> 
     assert len(dreams) == report.dreams_stored
     by_id = {n.id: n for n in nodes}
     for dream in dreams:
-        assert by_id[dream.parent_ids[0]].year == 2015 and dream.generation == 1
+        # 2015 holds two memories, fewer than the three dreams: the period widened to 2010
+        assert by_id[dream.parent_ids[0]].year in (2010, 2015) and dream.generation == 1
+        assert len(set(dream.parent_ids)) == 3
         assert dream.metadata["question"].endswith("?") and dream.metadata["model"] == "offline/extractive"
     assert event.payload["seed"] == 4 and event.payload["dreams_stored"] == report.dreams_stored
     views = recent_dreams(runtime)

@@ -1,0 +1,162 @@
+"""Affinity: how strongly two memories bear on each other, with the evidence for it.
+
+An embedding's cosine alone is what a similarity search already offers. Two
+notes that refer to each other usually also share *distinctive* terms — the
+rare words and names both use, which a sentence embedding blurs — so the
+affinity of two memories is the cosine of their embeddings plus the cosine of
+their TF-IDF term vectors (hybrid retrieval). On the bridges benchmark this
+ranks human cross-references above plain cosine at every count.
+
+An affinity is also put in proportion: its *percentile* among random pairs of
+the same knowledge base says whether it is strong here, which a raw cosine
+cannot (models and corpora differ in their typical similarity). Judges read the
+percentile and the shared terms as evidence; samplers rank by the affinity.
+
+Pure: built from texts and vectors the caller passes, no store access.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from explorer.records import Node
+
+
+@dataclass(frozen=True)
+class AffinityConfig:
+    """How affinity weighs distinctive terms beside meaning, and how it is put in proportion."""
+
+    lexical_weight: float = 1.0  # TF-IDF cosine counts as much as the embedding cosine
+    reference_pairs: int = 20_000  # random pairs the percentile is measured against
+    shared_terms: int = 4  # distinctive terms named as evidence
+
+
+DEFAULT_AFFINITY = AffinityConfig()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why two memories are thought to bear on each other: the numbers and the words."""
+
+    affinity: float
+    cosine: float
+    lexical: float
+    percentile: float  # share of random pairs of the knowledge base with a lower affinity, in [0, 100]
+    shared_terms: tuple[str, ...]
+
+    def line(self) -> str:
+        """The evidence in one line, as judges are shown it."""
+        terms = ", ".join(self.shared_terms) or "none"
+        return (
+            f"affinity {self.affinity:.2f} (stronger than {self.percentile:.1f}% of pairs here); "
+            f"meaning {self.cosine:.2f}; shared distinctive terms: {terms}"
+        )
+
+
+class Affinity:
+    """Affinity between the memories it was built over (ids with their texts and unit vectors)."""
+
+    def __init__(
+        self,
+        ids: Sequence[str],
+        texts: Sequence[str],
+        vectors: np.ndarray,
+        config: AffinityConfig = DEFAULT_AFFINITY,
+        seed: int = 0,
+    ):
+        self.ids = list(ids)
+        self.config = config
+        self.row = {node_id: i for i, node_id in enumerate(self.ids)}
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.terms, self.vocabulary = _term_vectors(texts)
+        self._reference = self._reference_affinities(np.random.default_rng(seed))
+
+    @classmethod
+    def of_nodes(
+        cls, nodes: Sequence[Node], titles: dict[str, str] | None = None, config: AffinityConfig = DEFAULT_AFFINITY
+    ) -> Affinity:
+        """Affinity over nodes with vectors; a node's text is headed by its document's title when ``titles``
+        (document id → title) knows it, since a title names the subject its chunks leave implicit.
+        """
+        titles = titles or {}
+        texts = [f"{titles[n.document_id]}: {n.text}" if n.document_id in titles else n.text for n in nodes]
+        vectors = np.vstack([np.asarray(n.embedding, dtype=np.float32) for n in nodes])
+        return cls([n.id for n in nodes], texts, vectors, config)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self.row
+
+    def _pair(self, i: int, j: int) -> tuple[float, float]:
+        cosine = float(self.vectors[i] @ self.vectors[j])
+        lexical = float(self.terms[i].multiply(self.terms[j]).sum()) if self.terms.shape[1] else 0.0
+        return cosine, lexical
+
+    def score(self, a: str, b: str) -> float:
+        """The affinity of two memories (cosine + weighted term cosine)."""
+        cosine, lexical = self._pair(self.row[a], self.row[b])
+        return cosine + self.config.lexical_weight * lexical
+
+    def _row_scores(self, i: int) -> np.ndarray:
+        scores = self.vectors @ self.vectors[i]
+        if self.terms.shape[1]:
+            scores = scores + self.config.lexical_weight * (self.terms @ self.terms[i].T).toarray().ravel()
+        return scores
+
+    def partners(self, node_id: str, k: int, allowed: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
+        """The ``k`` memories of strongest affinity with ``node_id`` (never itself), those ``allowed`` only."""
+        i = self.row[node_id]
+        scores = self._row_scores(i)
+        order = np.argsort(-scores, kind="stable")
+        found = []
+        for j in order:
+            other = self.ids[int(j)]
+            if int(j) == i or (allowed is not None and not allowed(other)):
+                continue
+            found.append((other, float(scores[j])))
+            if len(found) == k:
+                break
+        return found
+
+    def percentile(self, affinity: float) -> float:
+        """The share (in %) of random pairs of this knowledge base whose affinity is lower."""
+        if not len(self._reference):
+            return 50.0
+        return round(100.0 * float(np.searchsorted(self._reference, affinity)) / len(self._reference), 2)
+
+    def evidence(self, a: str, b: str) -> Evidence:
+        """The affinity of two memories with its parts, its percentile and the distinctive terms they share."""
+        i, j = self.row[a], self.row[b]
+        cosine, lexical = self._pair(i, j)
+        affinity = cosine + self.config.lexical_weight * lexical
+        shared = self.terms[i].multiply(self.terms[j]).tocoo()
+        order = np.argsort(-shared.data)[: self.config.shared_terms]
+        terms = tuple(self.vocabulary[int(shared.col[k])] for k in order)
+        return Evidence(round(affinity, 4), round(cosine, 4), round(lexical, 4), self.percentile(affinity), terms)
+
+    def _reference_affinities(self, rng: np.random.Generator) -> np.ndarray:
+        n = len(self.ids)
+        if n < 2:
+            return np.zeros(0)
+        count = min(self.config.reference_pairs, n * (n - 1) // 2)
+        left = rng.integers(0, n, size=count)
+        right = (left + rng.integers(1, n, size=count)) % n  # never the same memory
+        cosine = np.einsum("ij,ij->i", self.vectors[left], self.vectors[right])
+        lexical = (
+            np.asarray(self.terms[left].multiply(self.terms[right]).sum(axis=1)).ravel() if self.terms.shape[1] else 0.0
+        )
+        return np.sort(cosine + self.config.lexical_weight * lexical)
+
+
+def _term_vectors(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str]]:
+    """Unit TF-IDF rows (English stop words left out, sub-linear counts), and the vocabulary by column."""
+    vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=1)
+    try:
+        matrix = vectorizer.fit_transform(list(texts))
+    except ValueError:  # no text holds a word that is not a stop word
+        return sparse.csr_matrix((len(texts), 0)), []
+    return sparse.csr_matrix(matrix), list(vectorizer.get_feature_names_out())

@@ -1,0 +1,118 @@
+"""Which memories a REM dream binds: three that bear on each other across categories.
+
+rem-rag.md samples three memories at random (one from the current year), so a
+dream's parents are almost never related and its "implicit question" has no
+support in them. Here each dream starts from an anchor of the current period
+and binds the partner it has the strongest affinity with in another category
+(:mod:`explorer.affinity`: meaning plus shared distinctive terms), then a third
+memory that bears on both. The current period is the current year, widened to
+earlier years when it holds fewer anchors than dreams. The (anchor, partner)
+pairs are drawn by strength (a softmax, so strong bridges come first but not
+only they), an anchor's weakening with each dream it already anchors, and no
+pair is dreamt twice: the dreams of a night spread over the knowledge base
+instead of circling one strong pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.affinity import Affinity
+from explorer.dreaming.graph import category_of
+from explorer.records import Node
+
+
+@dataclass(frozen=True)
+class TriadConfig:
+    """How a dream's memories are chosen: how many partners are weighed, and how sharply strength decides."""
+
+    partners: int = 5  # the anchor's strongest partners the second memory is drawn from
+    temperature: float = 0.05  # softmax temperature over affinities (they differ by hundredths)
+    reuse_penalty: float = 0.1  # an anchor's bridges weaken by this for each dream it already anchors
+
+
+DEFAULT_TRIADS = TriadConfig()
+
+
+def current_period(pool: Sequence[Node], current_year: int | None, at_least: int) -> list[Node]:
+    """The memories of ``current_year``, widened to earlier years until the period holds ``at_least`` of them
+    (a sparse year would otherwise anchor every dream on the same few memories); all of them when undated.
+    """
+    if current_year is None:
+        return list(pool)
+    dated = sorted({n.year for n in pool if n.year is not None and n.year <= current_year}, reverse=True)
+    period: list[Node] = []
+    for year in dated:
+        period += [n for n in pool if n.year == year]
+        if len(period) >= at_least:
+            break
+    return period
+
+
+def _softmax_pick(scores: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
+    weights = np.exp((scores - scores.max()) / temperature)
+    return int(rng.choice(len(scores), p=weights / weights.sum()))
+
+
+def sample_triads(
+    anchors: Sequence[Node],
+    pool: Sequence[Node],
+    affinity: Affinity,
+    count: int,
+    rng: np.random.Generator,
+    config: TriadConfig = DEFAULT_TRIADS,
+) -> list[list[Node]]:
+    """Up to ``count`` triads (anchor, its bridge partner, a memory bearing on both), strongest bridges likeliest.
+
+    Only memories ``affinity`` was built over take part; a partner comes from another document (when there are
+    several) and, when the knowledge base has several categories, from another category than the anchor.
+    """
+    by_id = {n.id: n for n in pool if n.id in affinity}
+    several = len({category_of(n) for n in by_id.values()}) > 1
+    sources = len({n.document_id for n in by_id.values()}) > 1
+
+    def bridges(a: Node) -> Callable[[str], bool]:
+        def allowed(other_id: str) -> bool:
+            other = by_id.get(other_id)
+            return (
+                other is not None
+                and other.id != a.id
+                and (not sources or other.document_id is None or other.document_id != a.document_id)
+                and (not several or category_of(other) != category_of(a))
+            )
+
+        return allowed
+
+    bridges_of = {a.id: affinity.partners(a.id, config.partners, bridges(a)) for a in anchors if a.id in by_id}
+    options = {frozenset((a, p)): (a, p, s) for a, found in bridges_of.items() for p, s in found}
+    uses: dict[str, int] = {}
+    triads: list[list[Node]] = []
+    while options and len(triads) < count:
+        keys = list(options)
+        strength = np.array([options[k][2] - config.reuse_penalty * uses.get(options[k][0], 0) for k in keys])
+        anchor_id, partner_id, _ = options.pop(keys[_softmax_pick(strength, config.temperature, rng)])
+        uses[anchor_id] = uses.get(anchor_id, 0) + 1
+        anchor, partner = by_id[anchor_id], by_id[partner_id]
+        third = _third(anchor, partner, by_id, affinity, config)
+        triads.append([anchor, partner, *([third] if third else [])])
+    return triads
+
+
+def _third(anchor: Node, partner: Node, by_id: dict[str, Node], affinity: Affinity, config: TriadConfig) -> Node | None:
+    """The memory, from a third document, that bears most on both (the higher of its two affinities is not
+    enough: it must bear on the weaker side too).
+    """
+    taken = {anchor.document_id, partner.document_id} - {None}
+    if len({n.document_id for n in by_id.values()} - taken) == 0:
+        taken = set()  # one source (or two): the third may share one
+    pool = {p for node in (anchor, partner) for p, _ in affinity.partners(node.id, config.partners * 2)} - {
+        anchor.id,
+        partner.id,
+    }
+    options = [by_id[p] for p in pool if p in by_id and by_id[p].document_id not in taken]
+    if not options:
+        return None
+    return max(options, key=lambda n: (min(affinity.score(anchor.id, n.id), affinity.score(partner.id, n.id)), n.id))
