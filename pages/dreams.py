@@ -14,10 +14,10 @@ st.title("Dreams")
 common.offline_notice(rt)
 
 MECHANISMS = {
-    "REM cycle": "Three distant nodes (one from the latest year) → the question that binds them → a dream node; "
-    "dreams that add nothing are dropped.",
-    "REM exploration": "Noisy spreading activation over the relation graph from diverse seeds; a judge keeps "
-    "the surprising links as EXTENDS relations.",
+    "REM cycle": "Three memories that bear on each other across categories (one from the latest year) → the "
+    "question that binds them → a dream node; dreams that add nothing are dropped.",
+    "REM exploration": "Seeds with strong bridges not yet in the graph, noisy spreading activation from them; a "
+    "judge weighs the measured evidence and keeps the strongest links as EXTENDS relations.",
     "Fusion": "Fading, related memories merged into one shorter summary; the sources are superseded, never deleted.",
     "All (one night)": "Exploration, then fusion, then the REM cycle.",
 }
@@ -83,18 +83,42 @@ with left:
                 )
 with right:
     st.subheader("Discovered links")
-    found = dreaming.recent_discoveries(rt, limit=100)
-    if not found:
-        st.caption("No link discovered yet.")
-    else:
-        st.dataframe(
-            pd.DataFrame(
-                {
-                    "from": [" ".join(d.seed.text.split())[:80] for d in found],
-                    "to": [" ".join(d.neighbor.text.split())[:80] for d in found],
-                    "why": [d.relation.description or "" for d in found],
-                    "confidence": [round(d.relation.confidence, 3) for d in found],
-                }
-            ),
-            hide_index=True,
-        )
+    links, verdicts = st.tabs(["Kept links", "Every verdict"])
+    with links:
+        found = dreaming.recent_discoveries(rt, limit=100)
+        if not found:
+            st.caption("No link discovered yet.")
+        else:
+            st.dataframe(
+                pd.DataFrame(
+                    {
+                        "from": [" ".join(d.seed.text.split())[:80] for d in found],
+                        "to": [" ".join(d.neighbor.text.split())[:80] for d in found],
+                        "why": [d.relation.description or "" for d in found],
+                        "confidence": [round(d.relation.confidence, 3) for d in found],
+                    }
+                ),
+                hide_index=True,
+            )
+    with verdicts:
+        judged = dreaming.recent_verdicts(rt, limit=200)
+        if not judged:
+            st.caption("No verdict yet: REM exploration's judge weighs each candidate link and says why.")
+        else:
+            kept = sum(v.verdict.kept for v in judged)
+            st.caption(f"{kept} of {len(judged)} candidate links kept; every verdict with its scores and reason.")
+            st.dataframe(
+                pd.DataFrame(
+                    {
+                        "kept": [v.verdict.kept for v in judged],
+                        "from": [" ".join(v.seed.text.split())[:60] for v in judged],
+                        "to": [" ".join(v.candidate.text.split())[:60] for v in judged],
+                        "reason": [v.verdict.reason for v in judged],
+                        "novelty": [v.verdict.novelty for v in judged],
+                        "plausibility": [v.verdict.plausibility for v in judged],
+                        "usefulness": [v.verdict.usefulness for v in judged],
+                        "evidence": [v.verdict.evidence or "" for v in judged],
+                    }
+                ),
+                hide_index=True,
+            )

@@ -1,12 +1,17 @@
 """REM exploration (rem-exploration.md): find new links between distant memories.
 
 Seeds are drawn from memories in the prominence window, weighted by importance
-× prominence × (1 + noise), at most a few per category. From each seed,
-spreading activation with high noise wanders the relation graph; memories it
-reaches that are not already linked to the seed are candidates, and one judge
-call per seed scores them all (novelty, plausibility, usefulness, 1–5). A
-candidate whose average reaches ``min_judge_score`` becomes a discovery: an
-EXTENDS relation that keeps the judge's description and scores.
+× prominence × (1 + noise) and — where an :class:`~explorer.affinity.Affinity`
+is given — by the strength of the seed's best bridge not yet in the graph, at
+most a few per category. From each seed, spreading activation with high noise
+wanders the relation graph; memories it reaches that are not already linked to
+the seed are candidates, with the seed's strongest unlinked bridges by affinity,
+ranked by affinity (a path in the graph counts for a little more). One judge
+call per seed scores them all (novelty, plausibility, usefulness, 1–5) on the
+evidence measured for each (affinity, its percentile here, shared distinctive
+terms). A candidate whose average reaches ``min_judge_score`` becomes a
+discovery: an EXTENDS relation that keeps the judge's description and scores.
+Every verdict, kept or not, is returned with its scores and reason.
 
 A seed's failure (the model, an unparseable answer, anything) is counted and the
 other seeds go on.
@@ -14,18 +19,19 @@ other seeds go on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.affinity import Affinity
 from explorer.dreaming.activation import ActivationConfig, gaussian_noise, spread_activation
 from explorer.dreaming.graph import GetRelations, category_of, other_end
 from explorer.prompts import format_passages
-from explorer.prompts.dreaming import REM_JUDGE, JudgeAnswer
+from explorer.prompts.dreaming import REM_JUDGE, JudgeAnswer, Judgement
 from explorer.providers.budget import Budget
 from explorer.providers.gateway import Answer, Gateway, Usage
-from explorer.records import Node, Progress, Relation
+from explorer.records import Node, Progress, Relation, Verdict
 
 CREATED_BY = "rem_exploration"
 
@@ -50,6 +56,9 @@ class ExplorationConfig:
     max_prominence: float = 0.8
     relations_shown: int = 3  # known relations listed per memory in the judge prompt
     snippet_words: int = 25  # how much of a related memory's text the prompt quotes
+    seed_pool: int = 200  # memories whose best bridge is measured, heaviest first, before seeds are drawn
+    bridge_temperature: float = 0.3  # how sharply a stronger best bridge makes a seed likelier
+    path_bonus: float = 0.05  # affinity added to a candidate the activation reached through the graph
 
     @property
     def activation(self) -> ActivationConfig:
@@ -102,6 +111,7 @@ class ExplorationResult:
     seeds_explored: int = 0
     candidates_judged: int = 0
     discoveries: list[Discovery] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
     failures: int = 0
     usage: Usage = field(default_factory=Usage)
     errors: list[str] = field(default_factory=list)
@@ -118,15 +128,30 @@ def in_window(memories: Sequence[Node], config: ExplorationConfig = DEFAULT_EXPL
     ]
 
 
-def sample_seeds(memories: Sequence[Node], config: ExplorationConfig, rng: np.random.Generator) -> list[Node]:
+def sample_seeds(
+    memories: Sequence[Node],
+    config: ExplorationConfig,
+    rng: np.random.Generator,
+    strengths: dict[str, float] | None = None,
+) -> list[Node]:
     """Up to ``max_seeds`` memories, heaviest first, at most ``max_seeds_per_category`` from one category.
 
-    Weight: importance × prominence × (1 + N(0, seed_noise_sigma)).
+    Weight: importance × prominence × (1 + N(0, seed_noise_sigma)); with ``strengths`` (the affinity of each
+    memory's best unlinked bridge), × exp((strength − strongest) / bridge_temperature), and only memories
+    with a strength are drawn.
     """
+    if strengths is not None:
+        memories = [m for m in memories if m.id in strengths]
     if not memories:
         return []
     noise = gaussian_noise(config.seed_noise_sigma, len(memories), rng)
     weights = [m.importance * m.prominence * (1.0 + n) for m, n in zip(memories, noise, strict=True)]
+    if strengths:
+        strongest = max(strengths.values())
+        weights = [
+            w * float(np.exp((strengths[m.id] - strongest) / config.bridge_temperature))
+            for m, w in zip(memories, weights, strict=True)
+        ]
     order = sorted(range(len(memories)), key=lambda i: (-weights[i], memories[i].id))
     seeds: list[Node] = []
     per_category: dict[str, int] = {}
@@ -139,6 +164,47 @@ def sample_seeds(memories: Sequence[Node], config: ExplorationConfig, rng: np.ra
         if len(seeds) == config.max_seeds:
             break
     return seeds
+
+
+def bridge_filter(
+    seed: Node, by_id: dict[str, Node], get_relations: GetRelations, several_categories: bool
+) -> Callable[[str], bool]:
+    """Which memories may become the seed's new link: current, from another source, of another category when
+    the knowledge base has several, and not already linked to it.
+    """
+
+    def allowed(other_id: str) -> bool:
+        other = by_id.get(other_id)
+        return (
+            other is not None
+            and other.is_latest
+            and other.id != seed.id
+            and (other.document_id is None or other.document_id != seed.document_id)
+            and (not several_categories or category_of(other) != category_of(seed))
+            and not directly_related(seed.id, other_id, get_relations)
+        )
+
+    return allowed
+
+
+def bridge_strengths(
+    memories: Sequence[Node],
+    by_id: dict[str, Node],
+    get_relations: GetRelations,
+    affinity: Affinity,
+    config: ExplorationConfig,
+) -> dict[str, float]:
+    """The affinity of each memory's best bridge not yet in the graph, for the ``seed_pool`` heaviest
+    (importance × prominence) memories ``affinity`` knows: what makes a memory worth exploring from.
+    """
+    several = len({category_of(m) for m in by_id.values()}) > 1
+    pool = sorted((m for m in memories if m.id in affinity), key=lambda m: (-m.importance * m.prominence, m.id))
+    strengths = {}
+    for memory in pool[: config.seed_pool]:
+        best = affinity.partners(memory.id, 1, bridge_filter(memory, by_id, get_relations, several))
+        if best:
+            strengths[memory.id] = best[0][1]
+    return strengths
 
 
 def directly_related(a: str, b: str, get_relations: GetRelations) -> bool:
@@ -164,17 +230,22 @@ def judge_fields(
     get_relations: GetRelations,
     texts: dict[str, str],
     config: ExplorationConfig = DEFAULT_EXPLORATION,
+    evidence: Sequence[str] | None = None,
 ) -> dict[str, object]:
-    """The judge prompt's fields: the seed and every candidate in full, with the relations each already has."""
+    """The judge prompt's fields: the seed and every candidate in full, with the relations each already has
+    and the evidence measured for each (``evidence``, in candidate order; none when not measured).
+    """
     candidate_relations = "\n".join(
         f"[{i}]\n{_relations_block(c.id, get_relations, texts, config)}" for i, c in enumerate(candidates, 1)
     )
+    measured = "\n".join(f"[{i}] {line}" for i, line in enumerate(evidence or [], 1)) or "(not measured)"
     return {
         "seed": " ".join(seed.text.split()),
         "seed_category": category_of(seed),
         "seed_relations": _relations_block(seed.id, get_relations, texts, config),
         "candidates": format_passages([c.text for c in candidates], [category_of(c) for c in candidates]),
         "candidate_relations": candidate_relations,
+        "candidate_evidence": measured,
         "min_score": config.min_judge_score,
     }
 
@@ -183,10 +254,9 @@ def accepted(answer: JudgeAnswer, seed: Node, candidates: Sequence[Node], config
     """Discoveries from a judge answer: a described connection whose average score reaches the minimum."""
     found = []
     for judgement in answer.judgements:
-        if not 1 <= judgement.candidate <= len(candidates) or judgement.connection is None:
+        if not _kept(judgement, candidates, config):
             continue
-        if judgement.average < config.min_judge_score:
-            continue
+        assert judgement.connection is not None  # _kept checked it
         confidence = judgement.confidence if judgement.confidence is not None else round(judgement.average / 5, 3)
         found.append(
             Discovery(
@@ -202,24 +272,81 @@ def accepted(answer: JudgeAnswer, seed: Node, candidates: Sequence[Node], config
     return found
 
 
+def _kept(judgement: Judgement, candidates: Sequence[Node], config: ExplorationConfig) -> bool:
+    return (
+        1 <= judgement.candidate <= len(candidates)
+        and judgement.connection is not None
+        and judgement.average >= config.min_judge_score
+    )
+
+
+def verdicts(
+    answer: JudgeAnswer,
+    seed: Node,
+    candidates: Sequence[Node],
+    evidence: Sequence[str] | None,
+    config: ExplorationConfig,
+) -> list[Verdict]:
+    """Every judgement of a seed's candidates as a verdict, kept or not; a judge that gave no reason gets its
+    scores as one.
+    """
+    found = []
+    for judgement in answer.judgements:
+        if not 1 <= judgement.candidate <= len(candidates):
+            continue
+        kept = _kept(judgement, candidates, config)
+        reason = judgement.reason or (
+            f"average score {judgement.average:.1f} of 5, {'reaching' if kept else 'below'} the "
+            f"{config.min_judge_score:g} a link needs"
+        )
+        found.append(
+            Verdict(
+                seed.id,
+                candidates[judgement.candidate - 1].id,
+                judgement.novelty,
+                judgement.plausibility,
+                judgement.usefulness,
+                kept,
+                reason,
+                judgement.connection if kept else None,
+                evidence[judgement.candidate - 1] if evidence else None,
+            )
+        )
+    return found
+
+
 def candidates_for(
     seed: Node,
     memories: dict[str, Node],
     get_relations: GetRelations,
     config: ExplorationConfig,
     rng: np.random.Generator,
+    affinity: Affinity | None = None,
 ) -> list[Node]:
-    """Memories the noisy activation reaches from ``seed`` that are current and not yet linked to it."""
+    """Memories the noisy activation reaches from ``seed`` that are current and not yet linked to it; with an
+    ``affinity``, joined by the seed's strongest unlinked bridges and ranked by affinity (a path in the graph
+    adding ``path_bonus``), other sources and categories only.
+    """
     scores = spread_activation(seed.id, get_relations, config.activation, rng)
-    found = []
-    for node_id in scores:
-        node = memories.get(node_id)
-        if node is None or not node.is_latest or directly_related(seed.id, node_id, get_relations):
-            continue
-        found.append(node)
-        if len(found) == config.max_candidates_per_seed:
-            break
-    return found
+    if affinity is None or seed.id not in affinity:
+        found = []
+        for node_id in scores:
+            node = memories.get(node_id)
+            if node is None or not node.is_latest or directly_related(seed.id, node_id, get_relations):
+                continue
+            found.append(node)
+            if len(found) == config.max_candidates_per_seed:
+                break
+        return found
+    several = len({category_of(m) for m in memories.values()}) > 1
+    allowed = bridge_filter(seed, memories, get_relations, several)
+    reached = {node_id for node_id in scores if node_id in affinity and allowed(node_id)}
+    bridges = {p for p, _ in affinity.partners(seed.id, config.max_candidates_per_seed, allowed)}
+    ranked = sorted(
+        reached | bridges,
+        key=lambda c: (-(affinity.score(seed.id, c) + (config.path_bonus if c in reached else 0.0)), c),
+    )
+    return [memories[c] for c in ranked[: config.max_candidates_per_seed]]
 
 
 def explore(
@@ -231,8 +358,10 @@ def explore(
     rng: np.random.Generator,
     budget: Budget | None = None,
     progress: Progress | None = None,
+    affinity: Affinity | None = None,
 ) -> ExplorationResult:
-    """REM exploration over ``memories`` (every current memory: seeds come from the window, candidates from all).
+    """REM exploration over ``memories`` (every current memory: seeds come from the window, candidates from all);
+    ``affinity`` (over the memories that may be linked) steers seeds and candidates and gives the judge evidence.
 
     The activation of every seed is spread first (it draws on ``rng``), the seeds are judged with up to
     ``gateway.concurrency`` judges at once, and their discoveries kept in seed order, a pair found twice once:
@@ -243,29 +372,31 @@ def explore(
     result.eligible = len(eligible)
     by_id = {m.id: m for m in memories}
     texts = {m.id: m.text for m in memories}
-    seeds = sample_seeds(eligible, config, rng)
+    strengths = None if affinity is None else bridge_strengths(eligible, by_id, get_relations, affinity, config)
+    seeds = sample_seeds(eligible, config, rng, strengths)
     result.seeds_explored = len(seeds)
-    to_judge = []
+    to_judge: list[tuple[Node, list[Node], list[str] | None]] = []
     for seed in seeds:
         try:
-            candidates = candidates_for(seed, by_id, get_relations, config, rng)
+            candidates = candidates_for(seed, by_id, get_relations, config, rng, affinity)
         except Exception as exc:  # one seed's trouble must not end the night
             result.failures += 1
             result.errors.append(f"seed {seed.id}: {type(exc).__name__}: {exc}")
             continue
         if candidates:  # nothing new within reach: no model call
-            to_judge.append((seed, candidates))
+            evidence = None if affinity is None else [affinity.evidence(seed.id, c.id).line() for c in candidates]
+            to_judge.append((seed, candidates, evidence))
 
-    def judge(item: tuple[Node, list[Node]]) -> Answer[JudgeAnswer] | Exception:
-        seed, candidates = item
+    def judge(item: tuple[Node, list[Node], list[str] | None]) -> Answer[JudgeAnswer] | Exception:
+        seed, candidates, evidence = item
         try:
-            fields = judge_fields(seed, candidates, get_relations, texts, config)
+            fields = judge_fields(seed, candidates, get_relations, texts, config, evidence)
             return gateway.ask(REM_JUDGE, fields, purpose="rem_judge", budget=budget)
         except Exception as exc:  # one seed's trouble must not end the night
             return exc
 
     seen_pairs: set[frozenset[str]] = set()
-    for (seed, candidates), answer in zip(to_judge, gateway.map(judge, to_judge, progress), strict=True):
+    for (seed, candidates, evidence), answer in zip(to_judge, gateway.map(judge, to_judge, progress), strict=True):
         if isinstance(answer, Exception):
             result.failures += 1
             result.errors.append(f"seed {seed.id}: {type(answer).__name__}: {answer}")
@@ -276,6 +407,7 @@ def explore(
             result.errors.append(f"seed {seed.id}: judge failed ({answer.error})")
             continue
         result.candidates_judged += len(candidates)
+        result.verdicts += verdicts(answer.value, seed, candidates, evidence, config)
         for discovery in accepted(answer.value, seed, candidates, config):
             pair = frozenset((discovery.seed_id, discovery.neighbor_id))
             if pair not in seen_pairs:

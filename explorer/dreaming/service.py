@@ -34,7 +34,7 @@ from explorer.providers.budget import Budget
 from explorer.reading.cycle import DEFAULT_READING, ReadingConfig
 from explorer.reading.ingest import IngestReport, collect_sources, ingest_sources
 from explorer.reading.loaders import DEFAULT_MAX_MB
-from explorer.records import Node, Progress, Relation
+from explorer.records import Node, Progress, Relation, Verdict
 from explorer.runtime import Runtime
 from explorer.store import corpus, events
 from explorer.store import dreaming as store
@@ -184,6 +184,15 @@ class DiscoveryView:
     created_at: datetime | None = None
 
 
+@dataclass
+class VerdictView:
+    """A judge's verdict with the two memories it weighed."""
+
+    verdict: Verdict
+    seed: Node
+    candidate: Node
+
+
 def _seed(seed: int | None) -> int:
     """The run's random seed: the one given, or a fresh one that the report records."""
     return secrets.randbits(32) if seed is None else int(seed)
@@ -247,7 +256,10 @@ def run_exploration(
     budget = budget or run_budget(runtime)
     before = budget.spent_cents
     refresh_prominence(runtime, as_of)
-    nodes, relations = _graph(runtime)
+    with runtime.db.connect() as con:
+        nodes, relations = corpus.list_nodes(con, latest_only=True, with_vectors=True), corpus.list_relations(con)
+        titles = _titles(con)
+    linkable = primary(dreamable(nodes))
     result = explore(
         nodes,
         relations_lookup(relations),
@@ -256,6 +268,7 @@ def run_exploration(
         rng=np.random.default_rng(seed),
         budget=budget,
         progress=progress,
+        affinity=Affinity.of_nodes(linkable, titles) if len(linkable) >= 2 else None,
     )
     found = [d.relation() for d in result.discoveries]
     report = ExplorationReport(
@@ -271,6 +284,7 @@ def run_exploration(
     )
     with runtime.db.transaction() as con:
         corpus.insert_relations(con, found)
+        store.insert_verdicts(con, result.verdicts)
         store.touch_nodes(con, [end for r in found for end in (r.source_id, r.target_id)], at=as_of)
         events.emit(con, "dream.exploration.completed", {"config": asdict(config), **report.to_json()})
     runtime.flush()
@@ -504,6 +518,19 @@ def recent_dreams(runtime: Runtime, limit: int = 50) -> list[DreamView]:
     return [
         DreamView(d, (d.metadata or {}).get("question"), [parents[p] for p in d.parent_ids if p in parents])
         for d in dreams
+    ]
+
+
+def recent_verdicts(runtime: Runtime, limit: int = 100) -> list[VerdictView]:
+    """The judge's newest verdicts, kept and refused, newest first, with both memories."""
+    with runtime.db.connect() as con:
+        found = store.recent_verdicts(con, limit)
+        ends = {
+            n.id: n
+            for n in corpus.get_nodes(con, {e for v in found for e in (v.seed_id, v.candidate_id)}, with_vectors=False)
+        }
+    return [
+        VerdictView(v, ends[v.seed_id], ends[v.candidate_id]) for v in found if {v.seed_id, v.candidate_id} <= set(ends)
     ]
 
 

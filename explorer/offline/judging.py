@@ -1,22 +1,61 @@
-"""The offline judge of REM exploration: scores a seed's candidates from their content."""
+"""The offline judge of REM exploration: scores a seed's candidates on the evidence measured for each.
+
+The engine measures, for every candidate, its affinity with the seed (meaning
+plus shared distinctive terms), how that compares with random pairs of the
+knowledge base (a percentile) and the distinctive terms they share. A judge that
+scored fluency, or raw similarity, would keep almost everything; this one keeps
+what the evidence singles out: a link stronger than nearly all pairs here, made
+of terms the two actually share. Where nothing was measured it falls back on
+embedding similarity and shared keyphrases.
+"""
 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from explorer.offline import answers
-from explorer.offline.kit import OfflineKit
+from explorer.offline.kit import OfflineKit, join, quote
 from explorer.prompts import split_passages
 from explorer.prompts.dreaming import NO_CONNECTION
-from explorer.text import keyphrases, shorten, split_sentences
+from explorer.text import keyphrases, prose_sentences
+
+_EVIDENCE = re.compile(
+    r"\[(\d+)\] affinity (-?[\d.]+) \(stronger than ([\d.]+)% of pairs here\); meaning (-?[\d.]+); "
+    r"shared distinctive terms: (.*)"
+)
+# Percentiles at which a link is plausible, from 2 to 5: a link must beat nearly every pair of the base.
+PLAUSIBLE_AT = (98.5, 99.3, 99.7, 99.9)
+# Shares of the affinity owed to shared terms (affinity − meaning) at which a link is useful, from 2 to 5:
+# words two notes both use are what a reader can follow from one to the other.
+USEFUL_AT = (0.08, 0.15, 0.25, 0.35)
+# Meaning above which a link is less novel, from 4 down to 2: near-paraphrases teach little.
+FAMILIAR_AT = (0.55, 0.65)
 
 
-def _score(value: float) -> int:
-    """A 1–5 score from a value in [0, 1]."""
-    return int(1 + 4 * float(np.clip(value, 0.0, 1.0)) + 0.5)
+@dataclass(frozen=True)
+class Measured:
+    """One candidate's evidence as the prompt states it."""
+
+    affinity: float
+    percentile: float
+    cosine: float
+    terms: tuple[str, ...]
+
+
+def measured(block: str) -> dict[int, Measured]:
+    """The evidence of each candidate by number; empty when the engine measured none."""
+    found = {}
+    for match in _EVIDENCE.finditer(block):
+        terms = tuple(t.strip() for t in match.group(5).split(",") if t.strip() and t.strip() != "none")
+        found[int(match.group(1))] = Measured(
+            float(match.group(2)), float(match.group(3)), float(match.group(4)), terms
+        )
+    return found
 
 
 def shared_phrases(text: str, others: list[str], top: int = 8) -> list[str]:
@@ -25,40 +64,74 @@ def shared_phrases(text: str, others: list[str], top: int = 8) -> list[str]:
     return [p for p in keyphrases(text, top) if p.lower() in pool]
 
 
-def _sentences(text: str) -> list[str]:
-    return [s for s in split_sentences(text) if len(s.split()) >= 4] or [text]
+def _score(value: float) -> int:
+    """A 1–5 score from a value in [0, 1]."""
+    return int(1 + 4 * float(np.clip(value, 0.0, 1.0)) + 0.5)
+
+
+def _on_evidence(evidence: Measured) -> tuple[int, int, int]:
+    """(novelty, plausibility, usefulness): plausible as the percentile is high, useful as much of the affinity
+    comes from shared terms, novel as the meanings are apart.
+    """
+    plausibility = 1 + sum(evidence.percentile >= p for p in PLAUSIBLE_AT)
+    usefulness = 1 + sum(evidence.affinity - evidence.cosine >= u for u in USEFUL_AT)
+    novelty = 4 - sum(evidence.cosine >= f for f in FAMILIAR_AT)
+    return novelty, plausibility, usefulness
+
+
+def _on_similarity(seed: str, text: str, similarity: float) -> tuple[int, int, int]:
+    shared = shared_phrases(seed, [text])
+    return (
+        _score((0.9 - similarity) / 0.6),
+        _score((similarity - 0.05) / 0.55),
+        _score(min(1.0, 0.35 * len(shared) + 0.5 * max(similarity, 0.0))),
+    )
+
+
+def _reason(kept: bool, evidence: Measured | None, similarity: float) -> str:
+    if evidence is None:
+        return f"{'Close' if kept else 'Not close'} enough in meaning (similarity {similarity:.2f})."
+    terms = f"sharing {join([f'“{t}”' for t in evidence.terms[:3]])}" if evidence.terms else "with no term in common"
+    strength = f"stronger than {evidence.percentile:.1f}% of pairs here"
+    return f"Kept: {strength}, {terms}." if kept else f"Not kept: only {strength}, {terms}."
+
+
+def _connection(seed: str, text: str, evidence: Measured | None, kit: OfflineKit) -> str:
+    ours, theirs = prose_sentences(seed) or [seed], prose_sentences(text) or [text]
+    i, j, _ = kit.closest_pair(ours, theirs)
+    terms = list(evidence.terms[:2]) if evidence and evidence.terms else shared_phrases(seed, [text])[:2]
+    about = f"Both concern {join(terms)}" if terms else "The two meet"
+    return f"{about}: {quote(ours[i], 20)} and {quote(theirs[j], 20)}."
 
 
 @answers("rem_judge")
 def rem_judge(fields: dict[str, Any], kit: OfflineKit) -> str:
-    """Scores from embedding similarity: plausible when close, novel when not too close,
-    useful when the two share keyphrases.
+    """A verdict for every candidate: scores on the measured evidence (else on similarity), a reason, and for
+    the kept ones the connection in a sentence.
     """
     seed = str(fields["seed"])
     candidates = split_passages(str(fields["candidates"]))
     if not candidates:
         return NO_CONNECTION
     min_score = float(fields.get("min_score", 3.0))
+    evidence = measured(str(fields.get("candidate_evidence", "")))
     similarities = kit.similarity([seed], candidates)[0]
     judgements = []
-    for number, (text, sim) in enumerate(zip(candidates, similarities, strict=True), 1):
-        sim = float(sim)
-        shared = shared_phrases(seed, [text])
+    for number, (text, similarity) in enumerate(zip(candidates, similarities, strict=True), 1):
+        found = evidence.get(number)
+        novelty, plausibility, usefulness = (
+            _on_evidence(found) if found else _on_similarity(seed, text, float(similarity))
+        )
+        kept = (novelty + plausibility + usefulness) / 3 >= min_score
         entry: dict[str, Any] = {
             "candidate": number,
-            "novelty": _score((0.9 - sim) / 0.6),
-            "plausibility": _score((sim - 0.05) / 0.55),
-            "usefulness": _score(min(1.0, 0.35 * len(shared) + 0.5 * max(sim, 0.0))),
+            "novelty": novelty,
+            "plausibility": plausibility,
+            "usefulness": usefulness,
+            "connection": _connection(seed, text, found, kit) if kept else NO_CONNECTION,
+            "reason": _reason(kept, found, float(similarity)),
         }
-        if (entry["novelty"] + entry["plausibility"] + entry["usefulness"]) / 3 >= min_score:
-            i, j, _ = kit.closest_pair(_sentences(seed), _sentences(text))
-            topic = ", ".join(shared[:3]) or ", ".join(keyphrases(text, 2)) or "a common theme"
-            entry["connection"] = (
-                f"Both bear on {topic}: “{shorten(_sentences(seed)[i], 20)}” "
-                f"meets “{shorten(_sentences(text)[j], 20)}”."
-            )
-            entry["confidence"] = round(float(np.clip(sim, 0.0, 1.0)), 3)
-        else:
-            entry["connection"] = NO_CONNECTION
+        if kept:
+            entry["confidence"] = round(float(np.clip(similarity, 0.0, 1.0)), 3)
         judgements.append(entry)
     return json.dumps({"judgements": judgements})

@@ -43,6 +43,7 @@ class Judgement:
     usefulness: float
     connection: str | None  # None: NO_CONNECTION
     confidence: float | None = None
+    reason: str | None = None  # why, in one line, kept or not
 
     @property
     def average(self) -> float:
@@ -67,6 +68,7 @@ class JudgementAnswer(AnswerModel):
     usefulness: Score15
     connection: Annotated[str, BeforeValidator(text(1000))] = ""
     confidence: OptionalScore01 = None
+    reason: Annotated[str, BeforeValidator(text(300))] = ""
     verdict: Any = None
 
 
@@ -81,6 +83,7 @@ def _judgement(entry: JudgementAnswer, position: int) -> Judgement:
         entry.usefulness,
         connection=connection,
         confidence=entry.confidence,
+        reason=" ".join(entry.reason.split()) or None,
     )
 
 
@@ -133,16 +136,21 @@ REM_JUDGE = Prompt[JudgeAnswer](
         "Candidate memories reached by wandering the memory graph (none is directly linked to the seed yet):\n"
         "{candidates}\n\n"
         "Relations the candidates already have:\n{candidate_relations}\n\n"
-        "For EACH candidate, score its connection to the seed memory:\n"
+        "Evidence measured for each candidate (affinity = meaning plus shared distinctive terms, and how it "
+        "compares with random pairs of this knowledge base):\n{candidate_evidence}\n\n"
+        "For EACH candidate, score its connection to the seed memory on the evidence, not on how well a link "
+        "could be phrased:\n"
         "- novelty (1-5): how non-obvious and new the link is\n"
         "- plausibility (1-5): how likely the link is real rather than forced\n"
         "- usefulness (1-5): how much the link would help to recall or reason\n\n"
         "If the average of the three scores is at least {min_score}, describe the connection in one sentence and "
-        "give your confidence in it (0-1). Otherwise write NO_CONNECTION as the connection.\n\n"
+        "give your confidence in it (0-1). Otherwise write NO_CONNECTION as the connection. For every candidate, "
+        "kept or not, give the reason for your verdict in one short line.\n\n"
         "Reply with JSON only, one entry per candidate:\n"
         '{{"judgements": [{{"candidate": 1, "novelty": 4, "plausibility": 3, "usefulness": 4, '
-        '"connection": "one sentence", "confidence": 0.7}}, '
-        '{{"candidate": 2, "novelty": 2, "plausibility": 1, "usefulness": 2, "connection": "NO_CONNECTION"}}]}}'
+        '"connection": "one sentence", "confidence": 0.7, "reason": "one line"}}, '
+        '{{"candidate": 2, "novelty": 2, "plausibility": 1, "usefulness": 2, "connection": "NO_CONNECTION", '
+        '"reason": "one line"}}]}}'
     ),
     reader=read_judge,
     temperature=0.3,  # slightly creative, for the connection's description

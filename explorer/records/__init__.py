@@ -94,3 +94,23 @@ class Relation:
     description: str | None = None
     scores: dict | None = None
     id: str = field(default_factory=new_id)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's word on one candidate link, kept or not, with its scores, its reason and the evidence it was
+    shown: what a person reads to see why a link was made or refused.
+    """
+
+    seed_id: str
+    candidate_id: str
+    novelty: float
+    plausibility: float
+    usefulness: float
+    kept: bool
+    reason: str
+    connection: str | None = None
+    evidence: str | None = None
+    created_by: str = "rem_exploration"
+    created_at: datetime | None = None
+    id: str = field(default_factory=new_id)

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from explorer.records import Node, Relation
+from explorer.records import Node, Relation, Verdict
 from explorer.store import corpus
 from explorer.store.database import Connection
 
@@ -61,3 +61,32 @@ def supersede_nodes(con: Connection, superseded_by: dict[str, str]) -> None:
             "FROM (SELECT unnest(?::UUID[]) AS id, unnest(?::UUID[]) AS by) AS v WHERE nodes.id = v.id",
             [list(superseded_by), list(superseded_by.values())],
         )
+
+
+_VERDICT_COLUMNS = (
+    "id, seed_id, candidate_id, novelty, plausibility, usefulness, kept, reason, connection, evidence, created_by"
+)
+
+
+def insert_verdicts(con: Connection, verdicts: Sequence[Verdict]) -> None:
+    """Store a judge's verdicts, kept and refused alike."""
+    if verdicts:
+        con.executemany(
+            f"INSERT INTO verdicts ({_VERDICT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                [v.id, v.seed_id, v.candidate_id, v.novelty, v.plausibility, v.usefulness, v.kept, v.reason]
+                + [v.connection, v.evidence, v.created_by]
+                for v in verdicts
+            ],
+        )
+
+
+def recent_verdicts(con: Connection, limit: int) -> list[Verdict]:
+    """The newest verdicts, newest first."""
+    rows = con.execute(
+        f"SELECT {_VERDICT_COLUMNS}, created_at FROM verdicts ORDER BY created_at DESC, rowid DESC LIMIT ?", [limit]
+    ).fetchall()
+    return [
+        Verdict(str(s), str(c), n, p, u, k, r, conn, ev, by, at, id=str(i))
+        for i, s, c, n, p, u, k, r, conn, ev, by, at in rows
+    ]

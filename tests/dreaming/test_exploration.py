@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +19,9 @@ from explorer.dreaming.exploration import (
     sample_seeds,
 )
 from explorer.dreaming.graph import relations_lookup
-from explorer.dreaming.service import recent_discoveries, run_exploration
+from explorer.dreaming.service import recent_discoveries, recent_verdicts, run_exploration
 from explorer.prompts.dreaming import REM_JUDGE, parse_judge
+from explorer.reading.ingest import ingest_paths
 from explorer.store import corpus
 
 from .conftest import days_ago, link, memory, store
@@ -405,3 +408,22 @@ def test_run_exploration_on_a_fresh_corpus_finds_nothing_to_seed(runtime) -> Non
     store(runtime, [memory("just read", domain="python"), memory("also just read", domain="python")])
     report = run_exploration(runtime, seed=1)
     assert (report.eligible_memories, report.seeds_explored, report.model_calls) == (0, 0, 0)
+
+
+FOLDOC = Path(__file__).parents[1] / "data" / "foldoc_sample.jsonl"
+
+
+def test_a_night_on_real_entries_keeps_some_links_and_stores_every_verdict(runtime) -> None:
+    ingest_paths(runtime, [FOLDOC])
+    report = run_exploration(runtime, seed=3, as_of=datetime.now(UTC) + timedelta(days=45))
+    assert report.seeds_explored > 0 and report.failures == 0
+    verdicts = recent_verdicts(runtime, limit=500)
+    assert len(verdicts) == report.candidates_judged  # kept or refused, every verdict is stored
+    kept = [v for v in verdicts if v.verdict.kept]
+    assert len(kept) == report.discoveries and 0 < len(kept) < len(verdicts)  # the judge discriminates
+    for view in verdicts:
+        verdict = view.verdict
+        assert verdict.reason.startswith("Kept: " if verdict.kept else "Not kept: ")
+        assert verdict.evidence and "stronger than" in verdict.evidence
+        assert view.seed.document_id != view.candidate.document_id
+        assert (view.seed.domain != view.candidate.domain) and (verdict.connection is not None) == verdict.kept

@@ -69,3 +69,34 @@ def test_fusion_is_an_extract_shorter_than_its_sources(runtime) -> None:
     assert answer.ok and len(answer.value) < sum(map(len, PASSAGES))
     assert any(p.split(":")[0][:30] in answer.value for p in PASSAGES)
     assert runtime.gateway.ask(FUSION, fields).value == answer.value  # deterministic
+
+
+def evidence(number: int, affinity: float, percentile: float, meaning: float, terms: str) -> str:
+    return (
+        f"[{number}] affinity {affinity:.2f} (stronger than {percentile:.1f}% of pairs here); "
+        f"meaning {meaning:.2f}; shared distinctive terms: {terms}"
+    )
+
+
+def test_judge_decides_on_the_measured_evidence_and_gives_every_verdict_a_reason(runtime) -> None:
+    fields = {
+        "seed": SEED,
+        "seed_category": "python",
+        "seed_relations": "(none)",
+        # the unrelated text comes with strong evidence and the related one with weak: evidence decides
+        "candidates": format_passages([UNRELATED, RELATED], ["art", "python"]),
+        "candidate_relations": "(none)",
+        "candidate_evidence": "\n".join(
+            [
+                evidence(1, 0.82, 99.8, 0.45, "interpreter, lock, threads"),
+                evidence(2, 0.52, 96.0, 0.48, "none"),
+            ]
+        ),
+        "min_score": 3.0,
+    }
+    answer = runtime.gateway.ask(REM_JUDGE, fields)
+    strong, weak = sorted(answer.value.judgements, key=lambda j: j.candidate)
+    assert strong.average >= 3.0 and strong.connection and strong.reason.startswith("Kept: stronger than 99.8%")
+    assert "interpreter" in strong.reason and "interpreter" in strong.connection
+    assert weak.average < 3.0 and weak.connection is None
+    assert weak.reason == "Not kept: only stronger than 96.0% of pairs here, with no term in common."

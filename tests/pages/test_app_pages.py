@@ -15,8 +15,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.dreaming import service as dreaming
-from explorer.records import Node
+from explorer.records import Node, Verdict
 from explorer.store import corpus
+from explorer.store import dreaming as dreaming_store
 from pages.common import UNEXPECTED
 
 MODEL_PAGES = ("sessions", "map", "crystals", "resonances", "trace", "dreams")
@@ -182,3 +183,19 @@ def test_an_unexpected_error_is_one_line_for_the_viewer_and_its_traceback_goes_t
     (record,) = [r for r in caplog.records if r.name == "explorer.app"]
     assert record.exc_info and "Table with name documents does not exist" in str(record.exc_info[1])
     assert "Traceback" in caplog.text and "pages/corpus.py" in caplog.text
+
+
+def test_the_dreams_page_lists_every_verdict_with_its_reason(open_app, app_runtime) -> None:
+    with app_runtime.db.connect() as con:
+        seed, kept_to, refused_to = corpus.list_nodes(con, types=["raw_chunk"])[:3]
+    verdicts = [
+        Verdict(seed.id, kept_to.id, 4, 4, 3, True, "Kept: stronger than 99.8% of pairs here.", "Both concern X."),
+        Verdict(seed.id, refused_to.id, 3, 1, 1, False, "Not kept: only stronger than 90.0% of pairs here."),
+    ]
+    with app_runtime.db.transaction() as con:
+        dreaming_store.insert_verdicts(con, verdicts)
+    at = open_app("dreams")
+    assert "1 of 2 candidate links kept; every verdict with its scores and reason." in [c.value for c in at.caption]
+    (table,) = [df.value for df in at.dataframe if "reason" in df.value.columns]
+    assert sorted(table["reason"]) == sorted(v.reason for v in verdicts)
+    assert sorted(table["kept"]) == [False, True] and sorted(table["plausibility"]) == [1, 4]
