@@ -24,6 +24,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from explorer.providers.embeddings import Embedder
 from explorer.records import Node
 
 
@@ -78,14 +79,23 @@ class Affinity:
 
     @classmethod
     def of_nodes(
-        cls, nodes: Sequence[Node], titles: dict[str, str] | None = None, config: AffinityConfig = DEFAULT_AFFINITY
+        cls,
+        nodes: Sequence[Node],
+        titles: dict[str, str] | None = None,
+        embedder: Embedder | None = None,
+        config: AffinityConfig = DEFAULT_AFFINITY,
     ) -> Affinity:
-        """Affinity over nodes with vectors; a node's text is headed by its document's title when ``titles``
-        (document id → title) knows it, since a title names the subject its chunks leave implicit.
+        """Affinity over nodes with vectors. A node's text is headed by its document's title when ``titles``
+        (document id → title) knows it, since a title names the subject its chunks leave implicit; with an
+        ``embedder``, those headed texts are embedded (the embedder's cache keeps them) in place of the stored
+        vectors of the bare chunks.
         """
         titles = titles or {}
         texts = [f"{titles[n.document_id]}: {n.text}" if n.document_id in titles else n.text for n in nodes]
-        vectors = np.vstack([np.asarray(n.embedding, dtype=np.float32) for n in nodes])
+        if embedder is not None and titles:
+            vectors = embedder.embed(texts)
+        else:
+            vectors = np.vstack([np.asarray(n.embedding, dtype=np.float32) for n in nodes])
         return cls([n.id for n in nodes], texts, vectors, config)
 
     def __contains__(self, node_id: object) -> bool:

@@ -268,7 +268,7 @@ def run_exploration(
         rng=np.random.default_rng(seed),
         budget=budget,
         progress=progress,
-        affinity=Affinity.of_nodes(linkable, titles) if len(linkable) >= 2 else None,
+        affinity=Affinity.of_nodes(linkable, titles, runtime.embedder) if len(linkable) >= 2 else None,
     )
     found = [d.relation() for d in result.discoveries]
     report = ExplorationReport(
@@ -374,7 +374,7 @@ def run_rem(
         rng=np.random.default_rng(seed),
         budget=budget,
         progress=progress,
-        affinity=Affinity.of_nodes(primary(pool), titles),
+        affinity=Affinity.of_nodes(primary(pool), titles, runtime.embedder),
     )
     report = RemReport(
         seed=seed,
