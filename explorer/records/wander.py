@@ -230,6 +230,8 @@ class Crystal:
     source_resonance_id: str | None = None
     source_locus_id: str | None = None
     supporting_evidence: list[dict[str, Any]] = field(default_factory=list)  # [{type, id, summary}]
+    # the two sources it connects: [{locus_id, node_id, name, document_id, title, domain}]
+    connects: list[dict[str, Any]] = field(default_factory=list)
     status: CrystalStatus = "active"
     validated_by: str | None = None
     validation_notes: str | None = None
@@ -280,6 +282,7 @@ class Adjacency:
     node_id: str | None = None
     locus_id: str | None = None  # set when the candidate is already a locus of the session
     similarity: float = 0.0  # cosine to the current locus
+    relatedness: float = 0.0  # evidence that it and the current locus are related (cosine, links, entities)
     interestingness: float = 0.5
     novelty: float = 0.5
     bridge_potential: float = 0.0

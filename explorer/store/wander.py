@@ -29,7 +29,15 @@ from explorer.store.database import Connection, scalar
 R = TypeVar("R")
 
 _VECTOR_COLUMNS = {"seed_embedding", "attractor_embedding", "embedding", "themes_embedding"}
-_JSON_COLUMNS = {"adjacent_to", "bridges_to", "contradicts", "selection_scores", "supporting_evidence", "content"}
+_JSON_COLUMNS = {
+    "adjacent_to",
+    "bridges_to",
+    "contradicts",
+    "selection_scores",
+    "supporting_evidence",
+    "connects",
+    "content",
+}
 _ID_COLUMNS = {
     "id",
     "session_id",
@@ -437,13 +445,35 @@ def last_crystal_attempt(con: Connection, resonance_id: str) -> int | None:
 
 
 def crystal_vectors(con: Connection) -> tuple[list[str], np.ndarray]:
-    """(ids, matrix) of every crystal not invalidated, for the near-duplicate check."""
-    rows = con.execute(
-        "SELECT id, embedding FROM wander_crystals WHERE status <> 'invalidated' ORDER BY created_at, id"
-    ).fetchall()
+    """(ids, matrix) of every crystal, of any session and review state, for the near-duplicate check (a
+    rejected insight formed again is a duplicate too).
+    """
+    rows = con.execute("SELECT id, embedding FROM wander_crystals ORDER BY created_at, id").fetchall()
     if not rows:
         return [], np.zeros((0, 0), dtype=np.float32)
     return [str(r[0]) for r in rows], np.asarray([r[1] for r in rows], dtype=np.float32)
+
+
+def crystal_pairs(con: Connection) -> set[frozenset[str]]:
+    """The pairs of source documents crystals connect (any session, any review state)."""
+    rows = con.execute("SELECT connects FROM wander_crystals WHERE json_array_length(connects) = 2").fetchall()
+    pairs = set()
+    for (value,) in rows:
+        ends = json.loads(value) if isinstance(value, str) else value
+        documents = frozenset(str(e.get("document_id")) for e in ends if e.get("document_id"))
+        if len(documents) == 2:
+            pairs.add(documents)
+    return pairs
+
+
+def crystal_steps(con: Connection, session_id: str) -> list[int]:
+    """The steps at which a walk of this session formed a crystal, in order (from the event log)."""
+    rows = con.execute(
+        "SELECT CAST(payload->>'step_number' AS INTEGER) FROM events WHERE session_id = ? "
+        "AND subject = 'wander.step.completed' AND payload->>'crystal_id' IS NOT NULL ORDER BY seq",
+        [session_id],
+    ).fetchall()
+    return [int(r[0]) for r in rows if r[0] is not None]
 
 
 # -- warm memory -----------------------------------------------------------------
@@ -487,22 +517,46 @@ def compressed_through_step(con: Connection, session_id: str) -> int:
 # -- the corpus, as Wander sees it -------------------------------------------------
 
 
-def corpus_marker(con: Connection) -> tuple[int, int]:
-    """A cheap change counter for the in-memory corpus index: (latest nodes, all nodes).
+def corpus_marker(con: Connection) -> tuple[int, int, int]:
+    """A cheap change counter for the in-memory corpus index: (latest nodes, all nodes, relations).
 
-    Counting the embedded ones too would read every vector: 20 ms at 100k nodes.
+    Counting the embedded ones too would read every vector: 20 ms at 100k nodes. Relations count because
+    the walk ranks candidates by the links reading (or dreaming) made between them.
     """
-    ((latest, total),) = con.execute("SELECT count(*) FILTER (WHERE is_latest), count(*) FROM nodes").fetchall()
-    return int(latest), int(total)
+    ((latest, total, relations),) = con.execute(
+        "SELECT count(*) FILTER (WHERE is_latest), count(*), (SELECT count(*) FROM relations) FROM nodes"
+    ).fetchall()
+    return int(latest), int(total), int(relations)
 
 
 def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:
-    """Columns of every embedded, latest node: id, embedding, domain, importance, confidence, text, type."""
+    """Columns of every embedded, latest node: id, embedding, domain, importance, confidence, text, type, entity,
+    document_id and its document's title.
+    """
     table = con.execute(
-        "SELECT id, embedding, domain, importance, confidence, text, type FROM nodes "
-        "WHERE is_latest AND embedding IS NOT NULL ORDER BY created_at, rowid"
+        "SELECT n.id, n.embedding, n.domain, n.importance, n.confidence, n.text, n.type, n.entity, "
+        "n.document_id, d.title FROM nodes n LEFT JOIN documents d ON d.id = n.document_id "
+        "WHERE n.is_latest AND n.embedding IS NOT NULL ORDER BY n.created_at, n.rowid"
     ).fetchnumpy()
     return table
+
+
+def corpus_links(con: Connection) -> list[tuple[str, str, str]]:
+    """(source, target, type) of every relation between nodes: the links reading and dreaming made, which the
+    walk counts as evidence that two nodes are related.
+    """
+    rows = con.execute("SELECT source_id, target_id, type FROM relations").fetchall()
+    return [(str(s), str(t), str(k)) for s, t, k in rows]
+
+
+def nodes_of_title(con: Connection, title: str) -> list[str]:
+    """The latest embedded raw chunks of the documents titled ``title`` (case and surrounding spaces aside)."""
+    rows = con.execute(
+        "SELECT n.id FROM nodes n JOIN documents d ON d.id = n.document_id WHERE lower(trim(d.title)) = ? "
+        "AND n.type = 'raw_chunk' AND n.is_latest AND n.embedding IS NOT NULL ORDER BY n.chunk_index, n.id",
+        [title.strip().lower()],
+    ).fetchall()
+    return [str(r[0]) for r in rows]
 
 
 def updates_of(con: Connection, node_id: str) -> list[str]:
@@ -516,12 +570,14 @@ def updates_of(con: Connection, node_id: str) -> list[str]:
 
 
 def node_summaries(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """Id → {text, type, domain, entity, parent_ids, document_id} for the nodes that exist."""
+    """Id → {text, type, domain, entity, parent_ids, document_id, title} for the nodes that exist."""
     ids = _ids(ids)
     if not ids:
         return {}
     rows = con.execute(
-        f"SELECT id, text, type, domain, entity, parent_ids, document_id FROM nodes WHERE id IN {_in(ids)}", ids
+        "SELECT n.id, n.text, n.type, n.domain, n.entity, n.parent_ids, n.document_id, d.title FROM nodes n "
+        f"LEFT JOIN documents d ON d.id = n.document_id WHERE n.id IN {_in(ids)}",
+        ids,
     ).fetchall()
     return {
         str(i): {
@@ -531,8 +587,9 @@ def node_summaries(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, A
             "entity": e,
             "parent_ids": [str(p) for p in (ps or [])],
             "document_id": None if doc is None else str(doc),
+            "title": title,
         }
-        for i, t, ty, d, e, ps, doc in rows
+        for i, t, ty, d, e, ps, doc, title in rows
     }
 
 

@@ -2,13 +2,16 @@
 
 - distance-band sampling: random items at a moderate cosine distance (0.3–0.7 by default);
 - cross-domain bridges: the nearest items in other domains;
-- analogical reasoning: the model proposes analogous concepts, which become new loci;
+- analogical reasoning: the model proposes analogous concepts, and each leads to the stored node
+  (in another domain) nearest to it;
 - tension seeking: items near the current locus that pull against where the walk was heading
   (or against their own neighbourhood), and nodes linked to it by an UPDATES relation.
 
-Candidates are corpus nodes (keeping ``node_id``) and the session's loci that are
-not nodes (seed, analogies, injected concepts). Node texts are filled in by the
-caller, which reads them for the few candidates that survive.
+Every candidate is a stored node (keeping ``node_id``): a walk goes from note to
+note, so each step joins two things the knowledge base holds, never a phrase
+the model made up. Loci that are no node (the seed, a person's injected
+concept) are reached only when a person asks. Names are filled in by the
+caller (:mod:`explorer.wander.naming`) for the few candidates that survive.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from explorer.prompts.wander import ANALOGY, Analogy
 from explorer.providers.gateway import Answer
 from explorer.records.wander import Adjacency, Locus, SourceType, Strategy
 from explorer.wander.config import WanderTuning
+from explorer.wander.naming import described
 from explorer.wander.space import NO_DOMAIN, CorpusSpace, LociSpace, cosines
 
 SAME_POINT = 0.98  # cosine above which an item is the current locus itself
@@ -43,6 +47,7 @@ class Surroundings:
     path: np.ndarray  # embeddings of the loci visited just before this one, oldest first
     tuning: WanderTuning
     failures: list[str] = field(default_factory=list)
+    here_text: str | None = None  # the text of the node here stands on, for the prompts
 
     @cached_property
     def here_vector(self) -> np.ndarray:
@@ -53,23 +58,16 @@ class Surroundings:
 
     @cached_property
     def node_sims(self) -> np.ndarray:
-        """Cosine of every corpus node to here; here itself (and its near-copies) at -inf, never a candidate."""
+        """Cosine of every corpus node to here; here itself, its near-copies and what was derived from its source
+        (its document's syntheses and insights: the same note, said again) at -inf, never a candidate.
+        """
         sims = cosines(self.corpus.index.matrix, self.here_vector)
         row = self.corpus.row(self.here.node_id) if self.here.node_id else None
         sims[sims > SAME_POINT] = -np.inf
         if row is not None:
             sims[row] = -np.inf
-        return sims
-
-    @cached_property
-    def free_sims(self) -> np.ndarray:
-        """Cosine of every free locus (seed, analogies, injected) to here; here itself at -inf."""
-        free = self.loci.free
-        sims = cosines(free.matrix, self.here_vector)
-        here_row = free.row(self.here.id)
-        if here_row is not None:
-            sims[here_row] = -np.inf
-        sims[sims > SAME_POINT] = -np.inf
+            if len(self.corpus.sources):
+                sims[(self.corpus.sources == self.corpus.sources[row]) & ~self.corpus.is_chunk] = -np.inf
         return sims
 
     @cached_property
@@ -104,23 +102,6 @@ class Surroundings:
             abstraction_level=existing.abstraction_level if existing else 0.5,
         )
 
-    def from_locus(
-        self, position: int, strategy: Strategy, source_type: SourceType, note: str | None = None
-    ) -> Adjacency:
-        """A candidate that is one of the session's free loci, by its row in the free index."""
-        locus = self.loci.loci[self.loci.free.ids[position]]
-        return Adjacency(
-            concept=locus.concept,
-            embedding=self.loci.free.matrix[position],
-            strategy=strategy,
-            source_type=source_type,
-            domains=list(locus.domains),
-            locus_id=locus.id,
-            similarity=float(self.free_sims[position]),
-            note=note,
-            abstraction_level=locus.abstraction_level,
-        )
-
 
 def _top(sims: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray:
     """Rows of the ``k`` highest finite similarities (within ``mask``), best first."""
@@ -134,45 +115,65 @@ def _top(sims: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray
 
 
 def distance_band(s: Surroundings, rng: np.random.Generator) -> list[Adjacency]:
-    """Items sampled at random from the band of moderate distance; the nearest-to-band ones when it is empty."""
+    """Nodes sampled at random from the band of moderate distance; the nearest-to-band ones when it is empty."""
     t = s.tuning
     low, high = 1.0 - t.band_high, 1.0 - t.band_low  # the band as similarities
     nodes = np.flatnonzero((s.node_sims >= low) & (s.node_sims <= high))
-    free = np.flatnonzero((s.free_sims >= low) & (s.free_sims <= high))
-    pool = len(nodes) + len(free)
-    if pool == 0:
+    if len(nodes) == 0:
         middle = (low + high) / 2
         closeness = -np.abs(s.node_sims - middle)
         return [
             s.from_node(int(r), "distance_band", "ADJACENT", "nearest to the distance band")
             for r in _top(closeness, t.band_samples)
         ]
-    picks = rng.choice(pool, size=min(t.band_samples, pool), replace=False)
-    return [
-        s.from_node(int(nodes[p]), "distance_band", "ADJACENT")
-        if p < len(nodes)
-        else s.from_locus(int(free[p - len(nodes)]), "distance_band", "ADJACENT")
-        for p in picks
-    ]
+    picks = rng.choice(len(nodes), size=min(t.band_samples, len(nodes)), replace=False)
+    return [s.from_node(int(nodes[p]), "distance_band", "ADJACENT") for p in picks]
 
 
 def cross_domain(s: Surroundings) -> list[Adjacency]:
-    """The nearest item of each other domain, best bridges first."""
+    """Notes in other domains the graph links to here (a relation that claims something, see
+    ``link_weights``), then the nearest item of each other domain, best bridges first.
+    """
     t = s.tuning
     mask = s.other_domains
     if not mask.any():
         return []
+    here = ", ".join(s.here.domains) or "here"
+    found = [
+        s.from_node(row, "cross_domain", "BRIDGED", f"{here} → {s.corpus.domain(row)}, linked: {kinds}")
+        for row, kinds in _linked_elsewhere(s, mask)
+    ]
     seen: set[int] = set()
-    found = []
+    taken = {c.node_id for c in found}
     for row in _top(s.node_sims, 32 * t.bridge_candidates, mask):
         code = int(s.corpus.domain_codes[row])
-        if code not in seen:
+        if code not in seen and s.corpus.index.ids[row] not in taken:
             seen.add(code)
-            here = ", ".join(s.here.domains) or "here"
             found.append(s.from_node(int(row), "cross_domain", "BRIDGED", f"{here} → {s.corpus.domain_names[code]}"))
-        if len(found) == t.bridge_candidates:
+        if len(seen) == t.bridge_candidates:
             break
     return found
+
+
+def _linked_elsewhere(s: Surroundings, mask: np.ndarray) -> list[tuple[int, str]]:
+    """(row, relation types) of the nearest node of each source in another domain that a weighted relation
+    links to here's source, strongest links first, at most ``bridge_candidates``.
+    """
+    row = s.corpus.row(s.here.node_id) if s.here.node_id else None
+    if row is None or not len(s.corpus.sources):
+        return []
+    weights = dict(s.tuning.link_weights)
+    near = s.corpus.links.get(int(s.corpus.sources[row]), {})
+    strength = {source: max(weights.get(k, 0.0) for k in kinds) for source, kinds in near.items()}
+    wanted = {source for source, weight in strength.items() if weight > 0}
+    if not wanted:
+        return []
+    rows = np.flatnonzero(mask & np.isin(s.corpus.sources, list(wanted)) & np.isfinite(s.node_sims))
+    best: dict[int, int] = {}
+    for r in rows[np.argsort(-s.node_sims[rows], kind="stable")]:
+        best.setdefault(int(s.corpus.sources[r]), int(r))
+    ranked = sorted(best.items(), key=lambda item: (-strength[item[0]], -float(s.node_sims[item[1]])))
+    return [(r, "/".join(sorted(near[source]))) for source, r in ranked[: s.tuning.bridge_candidates]]
 
 
 def seek_tensions(s: Surroundings, updates: Sequence[str] = ()) -> list[Adjacency]:
@@ -237,7 +238,7 @@ def analogical_reason(
     answer = ask(
         ANALOGY,
         {
-            "concept": s.here.concept,
+            "concept": described(s.here.concept, s.here_text),
             "domains": ", ".join(s.here.domains) or "unknown",
             "elsewhere": format_passages([text for text, _ in rows], [domain for _, domain in rows]),
             "count": t.analogies,
@@ -253,26 +254,34 @@ def analogical_reason(
     proposals = proposals[: t.analogies]
     if not proposals:
         return []
-    vectors = embed([a.concept for a in proposals])
-    found = []
+    return ground_analogies(s, proposals, embed([a.concept for a in proposals]))
+
+
+def ground_analogies(s: Surroundings, proposals: Sequence[Analogy], vectors: np.ndarray) -> list[Adjacency]:
+    """Each analogy the model proposed, led to the stored node nearest to it (in another domain when the
+    corpus has one); one that no node is near enough to stays a thought, not a place to go.
+
+    Why: the model's phrase is not in the knowledge base, and a step to it would join nothing a person can
+    open; the node it points to is.
+    """
+    mask = s.other_domains if s.other_domains.any() else np.ones(len(s.node_sims), dtype=bool)
+    mask = mask & np.isfinite(s.node_sims)  # never here itself
+    if not mask.any():
+        return []
+    rows = np.flatnonzero(mask)
+    found: list[Adjacency] = []
+    taken: set[int] = set()
     for analogy, vector in zip(proposals, vectors, strict=True):
-        sim = float(vector @ s.here_vector)
-        if sim > SAME_POINT:
-            continue
-        existing = s.loci.locus_for_concept(analogy.concept)
-        found.append(
-            Adjacency(
-                concept=analogy.concept,
-                embedding=vector,
-                strategy="analogy",
-                source_type="SERENDIPITOUS",
-                domains=[analogy.domain] if analogy.domain else [],
-                similarity=sim,
-                locus_id=existing.id if existing else None,
-                note=analogy.rationale or None,
-                abstraction_level=0.6,
-            )
-        )
+        sims = cosines(s.corpus.index.matrix[rows], vector)
+        for i in np.argsort(-sims, kind="stable")[:4]:
+            row = int(rows[i])
+            if row in taken:
+                continue
+            if float(sims[i]) >= s.tuning.analogy_grounding:
+                taken.add(row)
+                why = analogy.rationale or f"analogous to {analogy.concept}"
+                found.append(s.from_node(row, "analogy", "SERENDIPITOUS", why))
+            break
     return found
 
 

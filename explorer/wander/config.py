@@ -73,6 +73,7 @@ class WanderTuning:
     bridge_candidates: int = 3
     analogies: int = 3
     analogy_sources: int = 4  # passages from other domains shown to the analogy prompt
+    analogy_grounding: float = 0.5  # cosine an analogy needs to the stored node it leads to
     tension_candidates: int = 2
     tension_pool: int = 64  # nearest items among which tensions are sought
     path_memory: int = 5  # recent loci that define "where we were heading"
@@ -83,7 +84,21 @@ class WanderTuning:
     exclude_radius: float = 0.35  # cosine distance around an exclude anchor that is cut out
     fence_warning: float = 0.95  # share of the drift limit at which the fence is "approached"
     attractor_weight: float = 0.15
-    # 3. composite score (wander.md)
+    # 3. composite score (wander.md), fed by evidence of relatedness
+    # relatedness = r_cosine·cosine of the sources + r_linked·(sources linked) + r_entities·(shared entities)
+    r_cosine: float = 1.0
+    r_linked: float = 0.1
+    r_entities: float = 0.05
+    # What a relation between two sources says about them: MENTIONS (one names the other) and UPDATES (one
+    # revises the other) are claims; EXTENDS is mostly reading's "close to what was known", which the cosine
+    # already counts; DERIVES is provenance (a synthesis and what it was read against), no claim at all.
+    link_weights: tuple[tuple[str, float], ...] = (("MENTIONS", 1.0), ("UPDATES", 1.0), ("EXTENDS", 0.2))
+    entities_for_full: float = 2.0  # shared entities that count fully
+    relatedness_share: float = 0.7  # of interestingness; the rest is the node's importance (or a visit's rating)
+    seen_domain_bridge: float = 0.8  # a bridge to a domain the walk has seen counts this much of a new one
+    bridge_quantile: float = 0.997  # a step to another domain needs the relatedness of this quantile of the
+    # corpus's cross-domain pairs (see selection.strong_bridge_line), else it is dropped
+    score_sharpness: float = 8.0  # softmax over sharpness·score/temperature (see selection.softmax_select)
     w_interestingness: float = 0.3
     w_novelty: float = 0.3
     w_bridge: float = 0.2
@@ -107,7 +122,9 @@ class WanderTuning:
     # 7. crystallization
     crystal_min_interest: float = 0.5
     crystal_evidence: int = 6
-    duplicate_crystal: float = 0.92
+    crystal_every: int = 15  # at most one crystal per this many steps of a walk
+
+    duplicate_crystal: float = 0.9  # cosine to any crystal at which a new insight is a duplicate
     crystal_new_support: int = 3  # residues a resonance must gather before it crystallizes again
     # 9. memory
     hot_memory_limit: int = 20
@@ -119,4 +136,6 @@ class WanderTuning:
     failure_trip: int = 3  # consecutive steps with a failed dwelling
     loop_window: int = 12
     loop_distinct: int = 3  # fewer distinct loci than this in the window is a loop
+    loop_max_period: int = 4  # a cycle of up to this many loci gone round ...
+    loop_repeats: int = 2  # ... this many times in a row is a loop (A-B-A-B: period 2, twice)
     fence_trip: int = 3  # consecutive steps past the fence (nowhere inside it to go)

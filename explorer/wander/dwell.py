@@ -16,6 +16,7 @@ from explorer.prompts.wander import DWELLING, Dwelling
 from explorer.providers.gateway import Answer, Tier
 from explorer.records.wander import Adjacency, Locus, Residue, Resonance
 from explorer.wander.guards import Spending
+from explorer.wander.naming import described
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -25,16 +26,22 @@ def _domains(domains: Sequence[str]) -> str:
 
 
 def dwelling_fields(
-    here: Locus, there: Adjacency | Locus, recent_themes: Sequence[str], resonances: Sequence[Resonance]
+    here: Locus,
+    there: Adjacency | Locus,
+    recent_themes: Sequence[str],
+    resonances: Sequence[Resonance],
+    here_text: str | None = None,
+    there_text: str | None = None,
 ) -> dict[str, str]:
-    """The dwelling prompt's fields for the encounter between here and there, with the themes and resonances
-    the walk has so far, so the model reflects on this step in the light of the path.
+    """The dwelling prompt's fields for the encounter between here and there (each with its node's text when it
+    stands on one), with the themes and resonances the walk has so far, so the model reflects on this step in
+    the light of the path.
     """
     return {
-        "current_concept": here.concept,
+        "current_concept": described(here.concept, here_text),
         "current_domains": _domains(here.domains),
         "current_abstraction": f"{here.abstraction_level:.1f}",
-        "next_concept": there.concept,
+        "next_concept": described(there.concept, there_text),
         "next_domains": _domains(there.domains),
         "next_abstraction": f"{there.abstraction_level:.1f}",
         "recent_themes": ", ".join(recent_themes) or "(none yet)",
@@ -55,12 +62,21 @@ def themes_vector(themes: Sequence[str], embed: Embed) -> np.ndarray | None:
 
 
 def dwell(
-    here: Locus, there: Adjacency, recent_themes: Sequence[str], resonances: Sequence[Resonance], spending: Spending
+    here: Locus,
+    there: Adjacency,
+    recent_themes: Sequence[str],
+    resonances: Sequence[Resonance],
+    spending: Spending,
+    here_text: str | None = None,
+    there_text: str | None = None,
 ) -> Answer[Dwelling]:
     """Reflect on the encounter with the model the step can afford (the cloud for a high-scoring one)."""
     tier: Tier = "cloud" if spending.wants_cloud(there.score) else "local"
     return spending.ask(
-        DWELLING, dwelling_fields(here, there, recent_themes, resonances), tier=tier, purpose="wander_dwell"
+        DWELLING,
+        dwelling_fields(here, there, recent_themes, resonances, here_text, there_text),
+        tier=tier,
+        purpose="wander_dwell",
     )
 
 

@@ -182,14 +182,38 @@ def circuit_reason(
     if session.failure_streak >= tuning.failure_trip:
         detail = f" (last: {last_error})" if last_error else ""
         return f"circuit breaker: {session.failure_streak} steps in a row failed to dwell{detail}"
-    window = recent_loci[-tuning.loop_window :]
-    if len(window) >= tuning.loop_window and len(set(window)) < tuning.loop_distinct:
-        return f"circuit breaker: loop, the last {len(window)} steps visited only {len(set(window))} loci"
     if session.fence_streak >= tuning.fence_trip:
         return (
             f"circuit breaker: drift past the fence, {session.fence_streak} steps in a row with nowhere to go "
             "inside it; widen it (fence include, a larger max drift) or inject a concept"
         )
+    if session.fence_streak:
+        return None  # stuck at the fence, not looping: the rule above names the remedy once it has waited
+    cycle = repeating_cycle(recent_loci, tuning.loop_max_period, tuning.loop_repeats)
+    if cycle == 1:
+        return f"circuit breaker: loop, the last {tuning.loop_repeats} steps all went to the same locus"
+    if cycle:
+        return (
+            f"circuit breaker: loop, the last {cycle * tuning.loop_repeats} steps went round the same "
+            f"{cycle} loci {tuning.loop_repeats} times"
+        )
+    window = recent_loci[-tuning.loop_window :]
+    if len(window) >= tuning.loop_window and len(set(window)) < tuning.loop_distinct:
+        return f"circuit breaker: loop, the last {len(window)} steps visited only {len(set(window))} loci"
+    return None
+
+
+def repeating_cycle(recent_loci: list[str], max_period: int, repeats: int) -> int | None:
+    """The length of the shortest cycle the latest steps went round ``repeats`` times in a row (A-B-A-B is a
+    cycle of 2 gone round twice; A-A a cycle of 1), up to ``max_period`` loci, or None.
+    """
+    for period in range(1, max_period + 1):
+        span = period * repeats
+        if len(recent_loci) < span:
+            break
+        tail = recent_loci[-span:]
+        if all(tail[i] == tail[i - period] for i in range(period, span)):
+            return period
     return None
 
 

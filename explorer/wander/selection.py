@@ -1,9 +1,13 @@
 """Stages 3 and 4: score each candidate, then pick one by softmax sampling.
 
 The composite is wander.md's: 0.3·interestingness + 0.3·novelty +
-0.2·bridge potential + 0.2·uncertainty, plus the attractor's pull. Sampling is
-seeded by the caller (from the session's seed and the step number), so the same
-seed over the same database makes the same choice.
+0.2·bridge potential + 0.2·uncertainty, plus the attractor's pull. What feeds
+it is evidence, not distance: a candidate is interesting as far as there is
+reason to think it is related to the current locus (:func:`relatedness`: their
+cosine, a link the graph already holds between their sources, the entities
+they share), and a bridge to another domain is worth as much as that evidence.
+Sampling is seeded by the caller (from the session's seed and the step
+number), so the same seed over the same database makes the same choice.
 """
 
 from __future__ import annotations
@@ -14,20 +18,54 @@ from explorer.records.wander import Adjacency, Session
 from explorer.wander.adjacency import Surroundings
 from explorer.wander.config import WanderTuning
 from explorer.wander.scope import attractor_pull
+from explorer.wander.space import CorpusSpace
 
-UNVERIFIED_UNCERTAINTY = 0.6  # an analogy the model proposed is a guess until visited
-ANALOGY_IMPORTANCE = 0.6
-
-
-def band_fit(distance: float, tuning: WanderTuning) -> float:
-    """1 at the middle of the distance band, falling to 0 at distance 0 (and at twice the middle)."""
-    middle = (tuning.band_low + tuning.band_high) / 2
-    return max(0.0, 1.0 - abs(distance - middle) / middle)
+UNVERIFIED_UNCERTAINTY = 0.6  # a locus that is no node (the seed, an injected concept) is unverified
+NO_NODE_IMPORTANCE = 0.6
+SAME_DOMAIN_BRIDGE = 0.2  # a step inside here's domain bridges nothing, however related
+UNKNOWN_DOMAIN_BRIDGE = 0.3
 
 
-def ambiguity(similarity: float) -> float:
-    """How undecided the relation to here is: 1 at cosine 0.5, 0 at 0 or 1."""
-    return max(0.0, 1.0 - 2.0 * abs(similarity - 0.5))
+def evidence(corpus: CorpusSpace, row: int, others: np.ndarray, tuning: WanderTuning) -> np.ndarray:
+    """Evidence, in [0, 1], that the node at ``row`` is related to each of ``others`` (rows): the cosine of
+    their sources (a document's chunks together), how strongly a relation between their nodes links them
+    (``link_weights`` by type), and how many entities their sources share.
+    """
+    found = tuning.r_cosine * np.maximum(corpus.source_similarity(row, others), 0.0)
+    found += tuning.r_linked * corpus.linked(row, others, dict(tuning.link_weights))
+    found += tuning.r_entities * np.minimum(1.0, corpus.shared_entities(row, others) / tuning.entities_for_full)
+    return np.clip(found, 0.0, 1.0)
+
+
+def pair_relatedness(corpus: CorpusSpace, a: str, b: str, tuning: WanderTuning) -> float:
+    """The evidence that two stored nodes are related (0 when either is not in the space)."""
+    row, other = corpus.row(a), corpus.row(b)
+    if row is None or other is None:
+        return 0.0
+    return float(evidence(corpus, row, np.asarray([other]), tuning)[0])
+
+
+def strong_bridge_line(corpus: CorpusSpace, tuning: WanderTuning) -> float:
+    """The relatedness a step across domains needs: that of the top ``1 - bridge_quantile`` of cross-domain
+    pairs of this corpus by cosine alone (a link or shared entities lift a pair over it).
+    """
+    return tuning.r_cosine * corpus.bridge_line(tuning.bridge_quantile)
+
+
+def relatedness(candidates: list[Adjacency], s: Surroundings, tuning: WanderTuning) -> None:
+    """Fill in each candidate's evidence of being related to here (see :func:`evidence`); a candidate or a here
+    that is no node (the seed, an injected concept) has only its cosine.
+    """
+    here_row = s.corpus.row(s.here.node_id) if s.here.node_id else None
+    rows = [s.corpus.row(c.node_id) if c.node_id else None for c in candidates]
+    for c in candidates:
+        c.relatedness = float(np.clip(tuning.r_cosine * max(0.0, c.similarity), 0.0, 1.0))
+    known = [(c, r) for c, r in zip(candidates, rows, strict=True) if r is not None]
+    if here_row is None or not known:
+        return
+    found = evidence(s.corpus, here_row, np.asarray([r for _, r in known], dtype=np.int64), tuning)
+    for (c, _), value in zip(known, found, strict=True):
+        c.relatedness = float(value)
 
 
 def score(
@@ -38,33 +76,37 @@ def score(
     failed_paths: np.ndarray,
     tuning: WanderTuning,
 ) -> None:
-    """Fill in each candidate's four scores, attractor pull and composite score."""
+    """Fill in each candidate's relatedness, four scores, attractor pull and composite score."""
+    relatedness(candidates, s, tuning)
     visited = s.loci.visited.matrix
+    here_row = s.loci.visited.row(s.here.id)
+    if here_row is not None:  # novelty is newness to where the walk was before here, not distance from here
+        visited = np.delete(visited, here_row, axis=0)
     here_domains = {d.lower() for d in s.here.domains}
     seen_domains = {d.lower() for d in visited_domains}
     for c in candidates:
         c.novelty = float(np.clip(1.0 - float(np.max(visited @ c.embedding)), 0.0, 1.0)) if len(visited) else 1.0
         existing = s.loci.loci.get(c.locus_id) if c.locus_id else None
         row = s.corpus.row(c.node_id) if c.node_id else None
-        fit = band_fit(c.distance, tuning)
+        importance = float(s.corpus.importance[row]) if row is not None else NO_NODE_IMPORTANCE
+        confidence = float(s.corpus.confidence[row]) if row is not None else 1.0 - UNVERIFIED_UNCERTAINTY
+        c.interestingness = tuning.relatedness_share * c.relatedness + (1.0 - tuning.relatedness_share) * importance
+        c.uncertainty = 1.0 - confidence
         if existing is not None and existing.visit_count > 0:
-            # dwelling there rated it: that rating beats any prior
-            c.interestingness = existing.interestingness
+            # dwelling there rated it: that rating stands for its importance
+            c.interestingness = (
+                tuning.relatedness_share * c.relatedness + (1.0 - tuning.relatedness_share) * existing.interestingness
+            )
             c.uncertainty = existing.uncertainty
-        else:
-            importance = float(s.corpus.importance[row]) if row is not None else ANALOGY_IMPORTANCE
-            confidence = float(s.corpus.confidence[row]) if row is not None else 1.0 - UNVERIFIED_UNCERTAINTY
-            c.interestingness = 0.6 * fit + 0.4 * importance
-            c.uncertainty = 0.5 * ambiguity(c.similarity) + 0.5 * (1.0 - confidence)
         if len(failed_paths) and float(np.max(failed_paths @ c.embedding)) > 1.0 - tuning.failed_path_radius:
             c.interestingness *= tuning.failed_path_penalty
         domains = {d.lower() for d in c.domains}
         if not domains:
-            c.bridge_potential = 0.3
+            c.bridge_potential = UNKNOWN_DOMAIN_BRIDGE * c.relatedness
         elif here_domains and domains & here_domains:
-            c.bridge_potential = 0.2
+            c.bridge_potential = SAME_DOMAIN_BRIDGE * c.relatedness
         else:
-            c.bridge_potential = 1.0 if domains - seen_domains else 0.7
+            c.bridge_potential = c.relatedness * (1.0 if domains - seen_domains else tuning.seen_domain_bridge)
         c.attractor_pull = attractor_pull(c.embedding, session)
         c.score = (
             tuning.w_interestingness * c.interestingness
@@ -75,10 +117,29 @@ def score(
         )
 
 
-def softmax_select(candidates: list[Adjacency], temperature: float, rng: np.random.Generator) -> int:
-    """Index of the chosen candidate, drawn with probability ∝ exp(score / temperature); fills ``probability``."""
+def weak_bridge(c: Adjacency, here_domains: list[str], line: float) -> bool:
+    """Whether a candidate in another domain has too little evidence of being related to here to cross to.
+
+    Why drop it rather than score it low: a step across domains claims a connection, and one the evidence does
+    not support is noise in front of a reviewer; within a domain, a weak step only moves the walk.
+    """
+    mine = {d.lower() for d in here_domains}
+    theirs = {d.lower() for d in c.domains}
+    crosses = bool(mine and theirs and not mine & theirs)
+    return crosses and c.relatedness < line
+
+
+def softmax_select(
+    candidates: list[Adjacency], temperature: float, rng: np.random.Generator, sharpness: float = 1.0
+) -> int:
+    """Index of the chosen candidate, drawn with probability ∝ exp(sharpness · score / temperature); fills
+    ``probability``.
+
+    Why the sharpness: scores lie within a few tenths of each other, so at wander.md's temperature 0.7 a
+    plain softmax over a dozen candidates is nearly uniform and the ranking would hardly matter.
+    """
     scores = np.asarray([c.score for c in candidates], dtype=np.float64)
-    weights = np.exp((scores - scores.max()) / max(temperature, 1e-6))
+    weights = np.exp(sharpness * (scores - scores.max()) / max(temperature, 1e-6))
     probabilities = weights / weights.sum()
     for c, p in zip(candidates, probabilities, strict=True):
         c.probability = float(p)

@@ -58,6 +58,7 @@ from explorer.store import wander as store
 from explorer.store.database import Connection
 from explorer.text import shorten
 from explorer.wander import crystal as crystals
+from explorer.wander import selection
 from explorer.wander.config import SessionConfig, WanderTuning, check_session_numbers
 from explorer.wander.crystal import CrystalAttempt, Evidence
 from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, SessionStateError, WanderError
@@ -109,17 +110,24 @@ def corpus_space(runtime: Runtime, con: Connection) -> CorpusSpace:
     ids = [str(i) for i in table["id"]]
     dim = runtime.db.embedding_dim
     vectors = np.vstack(list(table["embedding"])).astype(np.float32) if ids else np.zeros((0, dim), np.float32)
-    domains = [d if isinstance(d, str) else None for d in table["domain"]]
+
+    def optional(column: str) -> list[str | None]:
+        return [v if isinstance(v, str) else None for v in table[column]]
+
     space = CorpusSpace.build(
         dim,
         ids,
         vectors,
-        domains,
+        optional("domain"),
         np.asarray(table["importance"], dtype=np.float32),
         np.asarray(table["confidence"], dtype=np.float32),
         marker,
         texts=[str(t) for t in table["text"]],
-        types=[t if isinstance(t, str) else None for t in table["type"]],
+        types=optional("type"),
+        titles=optional("title"),
+        entities=optional("entity"),
+        documents=[None if d is None else str(d) for d in table["document_id"]],
+        relations=store.corpus_links(con),
     )
     with _cache_lock:
         _corpus_cache[key] = space
@@ -136,6 +144,7 @@ class SessionMemory:
     recent: list[Trace]
     hot: list[tuple[int, Residue]]
     failed_paths: list[np.ndarray]
+    crystal_steps: list[int]
 
     @property
     def marker(self) -> tuple[int, int]:
@@ -161,6 +170,7 @@ def _session_memory(
             for w in store.list_warm_memory(con, session.id, cluster_type="failed_path", with_vectors=True)
             if w.embedding is not None
         ],
+        crystal_steps=store.crystal_steps(con, session.id),
     )
     with _cache_lock:
         _memory_cache[key] = memory
@@ -181,6 +191,16 @@ def _infer_domains(space: CorpusSpace, vector: np.ndarray) -> list[str]:
     rows = [space.row(i) for i, s in space.index.top_k(vector, DOMAIN_NEIGHBOURS) if s >= DOMAIN_MIN_SIMILARITY]
     domains = Counter(d for row in rows if row is not None and (d := space.domain(row)) is not None)
     return [domains.most_common(1)[0][0]] if domains else []
+
+
+def _titled_node(space: CorpusSpace, node_ids: list[str], vector: np.ndarray) -> str | None:
+    """Of the chunks of the documents the seed names by title, the one nearest to it: a walk started from a
+    note's title starts on that note, so its first step already joins two stored nodes.
+    """
+    rows = [(i, r) for i in node_ids if (r := space.row(i)) is not None]
+    if not rows:
+        return None
+    return max(rows, key=lambda item: float(space.index.matrix[item[1]] @ vector))[0]
 
 
 def _embed_one(runtime: Runtime, text: str) -> np.ndarray:
@@ -236,14 +256,21 @@ def create_session(runtime: Runtime, config: SessionConfig, tuning: WanderTuning
         random_seed=config.random_seed if config.random_seed is not None else secrets.randbelow(2**31),
     )
     with runtime.db.connect() as con:
-        domains = _infer_domains(corpus_space(runtime, con), seed_vector)
+        space = corpus_space(runtime, con)
+        node_id = _titled_node(space, store.nodes_of_title(con, seed_concept), seed_vector)
+        row = space.row(node_id) if node_id else None
+        if row is not None:  # the fence is drawn around the note the seed names, not around its title's words
+            session.seed_embedding = space.index.matrix[row].copy()
+        domain = space.domain(row) if row is not None else None
+        domains = [domain] if domain else _infer_domains(space, seed_vector)
         now = utcnow()
         seed = Locus(
             session_id=session.id,
             concept=seed_concept,
-            embedding=seed_vector,
+            embedding=space.index.matrix[row].copy() if row is not None else seed_vector,
             source_type="SEED",
             strategy="seed",
+            node_id=node_id,
             domains=domains,
             visit_count=1,
             last_visited=now,
@@ -375,23 +402,53 @@ def delete_session(runtime: Runtime, session_id: str) -> None:
 
 
 def _gather_evidence(
-    con: Connection, loci: LociSpace, limit: int, resonance: Resonance, residue: Residue | None
+    con: Connection,
+    loci: LociSpace,
+    limit: int,
+    resonance: Resonance,
+    residue: Residue | None,
+    also: Sequence[str] = (),
 ) -> Evidence:
-    """A resonance's latest residues, the loci they reached and those loci's corpus nodes."""
-    ids = [i for i in resonance.supporting_residue_ids if residue is None or i != residue.id][-limit:]
+    """A resonance's latest residues (and the residues ``also`` named, first), the loci they went from and to,
+    those loci's corpus nodes and the raw chunks behind each node (the node itself, or the chunks it was
+    derived from).
+    """
+    supporting = [i for i in resonance.supporting_residue_ids if residue is None or i != residue.id][-limit:]
+    ids = list(dict.fromkeys([*also, *supporting]))
     residues = store.get_residues(con, ids)
     if residue is not None:
         residues.append(residue)
-    residues = residues[-limit:]
-    wanted = [r.to_locus_id for r in residues]
+    residues = residues[-(limit + len(also)) :]
+    wanted = [i for r in residues for i in (r.from_locus_id, r.to_locus_id) if i]
     found = {i: loci.loci[i] for i in wanted if i in loci.loci}
     found.update({x.id: x for x in store.get_loci(con, [i for i in wanted if i not in found], with_vectors=False)})
     nodes = store.node_summaries(con, [x.node_id for x in found.values() if x.node_id])
-    return Evidence(residues, found, nodes)
+    parents = store.node_summaries(
+        con, [p for n in nodes.values() if n["type"] != "raw_chunk" for p in n["parent_ids"]]
+    )
+    chunks: dict[str, list[dict[str, Any]]] = {}
+    for node_id, node in nodes.items():
+        behind = [(node_id, node)] if node["type"] == "raw_chunk" else [(p, parents.get(p)) for p in node["parent_ids"]]
+        chunks[node_id] = [
+            {**summary, "id": chunk_id}
+            for chunk_id, summary in behind
+            if summary is not None and _source_chunk(summary, node)
+        ]
+    return Evidence(residues, found, nodes, chunks)
 
 
-def _crystal_matrix(con: Connection) -> np.ndarray:
-    return store.crystal_vectors(con)[1]
+def _source_chunk(candidate: dict[str, Any], node: dict[str, Any]) -> bool:
+    """Whether ``candidate`` is a raw chunk of the source ``node`` stands for: its own document's (a synthesis
+    also derives from the passages it was read against, which are other sources), or any parent chunk of a node
+    with no document (a dream, a fusion).
+    """
+    if candidate.get("type") != "raw_chunk":
+        return False
+    return node.get("document_id") is None or candidate.get("document_id") == node.get("document_id")
+
+
+def _known_crystals(con: Connection) -> crystals.KnownCrystals:
+    return crystals.KnownCrystals(store.crystal_vectors(con)[1], frozenset(store.crystal_pairs(con)))
 
 
 def _read_inputs(
@@ -424,6 +481,7 @@ def _read_inputs(
         else np.zeros((0, runtime.db.embedding_dim), np.float32),
         visited_domains=set(loci.visited_domains),
         pending=loci.loci.get(session.pending_locus_id) if session.pending_locus_id else None,
+        crystal_steps=list(memory.crystal_steps),
         updates=updates,
         already_exhausted=runtime.gateway.model_for("cloud")[1] == "cloud"
         and any(
@@ -454,7 +512,8 @@ def _callbacks(runtime: Runtime, inputs: StepInputs, tuning: WanderTuning) -> St
         node_text=node_text,
         evidence=lambda resonance, residue: read(lambda con: _gather_evidence(con, loci, limit, resonance, residue)),
         last_attempt=lambda resonance_id: read(lambda con: store.last_crystal_attempt(con, resonance_id)),
-        crystal_vectors=lambda: read(_crystal_matrix),
+        known_crystals=lambda: read(_known_crystals),
+        related=lambda a, b: selection.pair_relatedness(inputs.corpus, a, b, tuning),
     )
 
 
@@ -579,6 +638,8 @@ def _remember(memory: SessionMemory, plan: StepPlan) -> None:
     loci.loci[plan.visited.id] = plan.visited
     loci.mark_visited(plan.visited)
     memory.recent = [*memory.recent, plan.trace][-_RECENT_STEPS:]
+    if plan.crystal is not None:
+        memory.crystal_steps.append(plan.trace.step_number)
     if plan.residue is not None:
         memory.hot.append((plan.trace.step_number, plan.residue))
     for warm in plan.warm:
@@ -710,8 +771,11 @@ def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING
             return r.status == "confirmed", float(r.embedding @ at) * r.current_strength(now)
 
         resonance = max(reach, key=bearing)
-        evidence = _gather_evidence(con, loci, tuning.crystal_evidence, resonance, None)
-        existing = _crystal_matrix(con)
+        # a person asks here and now: the walk's latest encounters count as well as the resonance's own
+        recent = [r for _, r in _session_memory(runtime, con, session, tuning).hot][-tuning.crystal_evidence :]
+        evidence = _gather_evidence(con, loci, tuning.crystal_evidence, resonance, None, also=[r.id for r in recent])
+        existing = _known_crystals(con)
+        corpus = corpus_space(runtime, con)
     spending = Spending(runtime.gateway, session, tuning)
     attempt = crystals.crystallize(  # think, with the file free
         resonance,
@@ -721,7 +785,8 @@ def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING
         spending=spending,
         embed=runtime.embedder.embed,
         existing=existing,
-        tuning=tuning,
+        related=lambda a, b: selection.pair_relatedness(corpus, a, b, tuning),
+        tuning=tuning,  # a person asked: any grounded pair will do, however weak its bridge
     )
     by_tier = spending.usage.by_tier
     with runtime.db.transaction() as tx:  # write, if the session is still there
@@ -912,12 +977,12 @@ def crystal_evidence(runtime: Runtime, crystal_id: str) -> CrystalEvidence:
         loci = store.get_loci(con, [*by_type.get("locus", []), *(r.to_locus_id for r in residues)], with_vectors=False)
         node_ids = [*by_type.get("node", []), *(locus.node_id for locus in loci if locus.node_id)]
         nodes = corpus_store.get_nodes(con, node_ids, with_vectors=False)
-        parents = [p for n in nodes if n.type != "raw_chunk" for p in n.parent_ids]
+        documents = {p: n.document_id for n in nodes if n.type != "raw_chunk" for p in n.parent_ids}
         chunks = [n for n in nodes if n.type == "raw_chunk"]
-        chunks += [
+        chunks += [  # the chunks of the source a derived node stands for, not what it was read against
             n
-            for n in corpus_store.get_nodes(con, parents, with_vectors=False)
-            if n.type == "raw_chunk" and n.id not in {c.id for c in chunks}
+            for n in corpus_store.get_nodes(con, list(documents), with_vectors=False)
+            if n.type == "raw_chunk" and n.id not in {c.id for c in chunks} and documents[n.id] in (None, n.document_id)
         ]
         return CrystalEvidence(crystal, residues, loci, nodes, chunks)
 

@@ -8,7 +8,7 @@ moves (see ``service``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,55 @@ def _coded(values: Sequence[str | None]) -> tuple[np.ndarray, list[str]]:
     return np.asarray([code[v] if v else NO_DOMAIN for v in values], dtype=np.int32), names
 
 
+def _sources(
+    ids: Sequence[str],
+    documents: Sequence[str | None],
+    entities: Sequence[str | None],
+    relations: Sequence[tuple[str, str, str]],
+) -> tuple[np.ndarray, dict[int, dict[int, set[str]]], dict[int, frozenset[str]]]:
+    """Each row's source (its document, or the node itself when it has none) as an integer code, the types of
+    the relations that link each pair of sources, and each source's entities.
+
+    Why sources, not nodes: a document is one note, whichever of its chunks, syntheses or insights the walk
+    stands on, so what links any of them links the note.
+    """
+    code: dict[str, int] = {}
+    by_node: dict[str, int] = {}
+    for node_id, document in zip(ids, documents, strict=True):
+        key = f"d:{document}" if document else f"n:{node_id}"
+        by_node[str(node_id)] = code.setdefault(key, len(code))
+    links: dict[int, dict[int, set[str]]] = {}
+    for source, target, kind in relations:
+        a, b = by_node.get(source), by_node.get(target)
+        if a is not None and b is not None and a != b:
+            links.setdefault(a, {}).setdefault(b, set()).add(kind)
+            links.setdefault(b, {}).setdefault(a, set()).add(kind)
+    named: dict[int, set[str]] = {}
+    for node_id, entity in zip(ids, entities, strict=True):
+        if entity and entity.strip():
+            named.setdefault(by_node[str(node_id)], set()).add(entity.strip().lower())
+    sources = np.asarray([by_node[str(i)] for i in ids], dtype=np.int64)
+    return sources, links, {k: frozenset(v) for k, v in named.items()}
+
+
+def _source_vectors(
+    sources: np.ndarray, vectors: np.ndarray, type_codes: np.ndarray, type_names: list[str]
+) -> np.ndarray:
+    """One unit vector per source: the mean of its raw chunks (of all its nodes when it has none)."""
+    count = int(sources.max()) + 1 if len(sources) else 0
+    if count == 0:
+        return np.zeros((0, vectors.shape[1] if vectors.ndim == 2 else 0), dtype=np.float32)
+    chunk = type_names.index("raw_chunk") if "raw_chunk" in type_names else NO_DOMAIN
+    is_chunk = type_codes == chunk
+    has_chunk = np.zeros(count, dtype=bool)
+    has_chunk[sources[is_chunk]] = True
+    use = is_chunk | ~has_chunk[sources]
+    sums = np.zeros((count, vectors.shape[1]), dtype=np.float32)
+    np.add.at(sums, sources[use], vectors[use])
+    norms = np.linalg.norm(sums, axis=1, keepdims=True)
+    return sums / np.where(norms > 0, norms, 1.0)
+
+
 @dataclass
 class CorpusSpace:
     """Embedded latest nodes: vectors in a :class:`VectorIndex`, domains and types as integer codes per row,
@@ -51,10 +100,17 @@ class CorpusSpace:
     domain_names: list[str]
     importance: np.ndarray
     confidence: np.ndarray
-    marker: tuple[int, int] = (0, 0)
+    marker: tuple[int, ...] = (0, 0)
     texts: list[str] = field(default_factory=list)
     type_codes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     type_names: list[str] = field(default_factory=list)
+    titles: list[str | None] = field(default_factory=list)
+    entities: list[str | None] = field(default_factory=list)
+    sources: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    links: dict[int, dict[int, set[str]]] = field(default_factory=dict)  # source → source → relation types
+    source_entities: dict[int, frozenset[str]] = field(default_factory=dict)
+    source_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    _bridge_lines: dict[float, float] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(
@@ -65,18 +121,26 @@ class CorpusSpace:
         domains: Sequence[str | None],
         importance: np.ndarray,
         confidence: np.ndarray,
-        marker: tuple[int, int] = (0, 0),
+        marker: tuple[int, ...] = (0, 0),
         texts: Sequence[str] | None = None,
         types: Sequence[str | None] | None = None,
+        titles: Sequence[str | None] | None = None,
+        entities: Sequence[str | None] | None = None,
+        documents: Sequence[str | None] | None = None,
+        relations: Sequence[tuple[str, str, str]] = (),
     ) -> CorpusSpace:
         """The space of the corpus columns the store read (one row per node), domains coded as integers so a
-        step can mask by domain without comparing strings.
+        step can mask by domain without comparing strings, and the links between sources (see :meth:`linked`).
         """
-        index = VectorIndex(dim, capacity=max(1, len(ids)))
+        n = len(ids)
+        index = VectorIndex(dim, capacity=max(1, n))
         if ids:
             index.add(ids, vectors)
         domain_codes, domain_names = _coded(domains)
-        type_codes, type_names = _coded(types if types is not None else [None] * len(ids))
+        type_codes, type_names = _coded(types if types is not None else [None] * n)
+        nothing: list[str | None] = [None] * n
+        entity_list = list(entities) if entities is not None else nothing
+        sources, links, source_entities = _sources(ids, documents or nothing, entity_list, relations)
         return cls(
             index,
             domain_codes,
@@ -84,9 +148,15 @@ class CorpusSpace:
             np.asarray(importance, dtype=np.float32).reshape(-1),
             np.asarray(confidence, dtype=np.float32).reshape(-1),
             marker,
-            list(texts) if texts is not None else [""] * len(ids),
+            list(texts) if texts is not None else [""] * n,
             type_codes,
             type_names,
+            list(titles) if titles is not None else nothing,
+            entity_list,
+            sources,
+            links,
+            source_entities,
+            _source_vectors(sources, np.asarray(vectors, dtype=np.float32), type_codes, type_names),
         )
 
     def __len__(self) -> int:
@@ -117,17 +187,81 @@ class CorpusSpace:
                     "text": self.texts[row],
                     "type": None if code == NO_DOMAIN else self.type_names[code],
                     "domain": self.domain(row),
+                    "title": self.titles[row] if row < len(self.titles) else None,
+                    "entity": self.entities[row] if row < len(self.entities) else None,
                 }
         return found
+
+    @property
+    def is_chunk(self) -> np.ndarray:
+        """Which rows are raw chunks (the text as read, not derived from it)."""
+        if "raw_chunk" not in self.type_names:
+            return np.zeros(len(self.type_codes), dtype=bool)
+        return self.type_codes == self.type_names.index("raw_chunk")
+
+    def source_similarity(self, row: int, others: np.ndarray) -> np.ndarray:
+        """The cosine of ``row``'s source to each of ``others``'s: what two notes have in common, whichever of
+        their chunks, syntheses or insights the walk stands on.
+        """
+        if not len(self.source_vectors):
+            return cosines(self.index.matrix[others], self.index.matrix[row])
+        return cosines(self.source_vectors[self.sources[others]], self.source_vectors[self.sources[row]])
+
+    def bridge_line(self, quantile: float, samples: int = 20_000) -> float:
+        """The cosine that only the top ``1 - quantile`` of pairs of sources in different domains reach,
+        estimated from a fixed sample of such pairs.
+
+        Why a quantile of this corpus and not a fixed cosine: what counts as close depends on the embedding
+        model and on how dense the corpus is; a bridge is strong when few pairs across domains are as close.
+        """
+        if quantile in self._bridge_lines:
+            return self._bridge_lines[quantile]
+        line = 1.0
+        if len(self.source_vectors) > 1:
+            domains = np.full(len(self.source_vectors), NO_DOMAIN, dtype=np.int64)
+            domains[self.sources] = self.domain_codes
+            rng = np.random.default_rng(0)
+            a = rng.integers(0, len(domains), samples)
+            b = rng.integers(0, len(domains), samples)
+            keep = (domains[a] != domains[b]) & (domains[a] != NO_DOMAIN) & (domains[b] != NO_DOMAIN)
+            if keep.any():
+                sims = np.einsum("ij,ij->i", self.source_vectors[a[keep]], self.source_vectors[b[keep]])
+                line = float(np.quantile(sims, quantile))
+        self._bridge_lines[quantile] = line
+        return line
+
+    def linked(self, row: int, others: np.ndarray, weights: Mapping[str, float]) -> np.ndarray:
+        """How strongly the graph links ``row``'s source to each of ``others``'s: the largest weight of a type of
+        relation between nodes of the two (an UPDATES, a MENTIONS, an EXTENDS …), 0 when none does.
+        """
+        if not len(self.sources):
+            return np.zeros(len(others), dtype=np.float32)
+        near = self.links.get(int(self.sources[row]), {})
+        return np.asarray(
+            [max((weights.get(k, 0.0) for k in near.get(int(s), ())), default=0.0) for s in self.sources[others]],
+            dtype=np.float32,
+        )
+
+    def shared_entities(self, row: int, others: np.ndarray) -> np.ndarray:
+        """How many entities each of ``others``'s source shares with ``row``'s (what reading extracted)."""
+        if not len(self.sources):
+            return np.zeros(len(others), dtype=np.float32)
+        mine = self.source_entities.get(int(self.sources[row]), frozenset())
+        if not mine:
+            return np.zeros(len(others), dtype=np.float32)
+        return np.asarray(
+            [len(mine & self.source_entities.get(int(s), frozenset())) for s in self.sources[others]],
+            dtype=np.float32,
+        )
 
 
 @dataclass
 class LociSpace:
     """One session's loci.
 
-    ``free`` indexes the loci that are not corpus nodes (seed, analogies, injected): loci drawn from nodes are
-    found through the corpus index and mapped back by ``by_node``. ``visited`` indexes the loci already
-    visited, for novelty, and ``visited_domains`` gathers their domains.
+    Loci drawn from nodes are found through the corpus index and mapped back by ``by_node``; those that are
+    no node (the seed, injected concepts) by their concept. ``visited`` indexes the loci already visited, for
+    novelty, and ``visited_domains`` gathers their domains.
     """
 
     dim: int
@@ -135,12 +269,10 @@ class LociSpace:
     by_node: dict[str, str] = field(default_factory=dict)
     by_concept: dict[str, str] = field(default_factory=dict)
     marker: tuple[int, int] = (0, 0)
-    free: VectorIndex = field(init=False)
     visited: VectorIndex = field(init=False)
     visited_domains: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.free = VectorIndex(self.dim, capacity=64)
         self.visited = VectorIndex(self.dim, capacity=64)
 
     @classmethod
@@ -156,8 +288,7 @@ class LociSpace:
             self.loci[locus.id] = locus
             if locus.node_id:
                 self.by_node[locus.node_id] = locus.id
-            elif locus.embedding is not None:
-                self.free.add([locus.id], locus.embedding[None, :])
+            else:
                 self.by_concept.setdefault(locus.concept.strip().lower(), locus.id)
             self.mark_visited(locus)
 
@@ -176,8 +307,8 @@ class LociSpace:
         return None if locus_id is None else self.loci[locus_id]
 
     def locus_for_concept(self, concept: str) -> Locus | None:
-        """The session's free locus with this concept (case-insensitive), so an analogy proposed twice is one
-        locus.
+        """The session's locus that is no node with this concept (case-insensitive), so a concept injected twice
+        is one locus.
         """
         locus_id = self.by_concept.get(concept.strip().lower())
         return None if locus_id is None else self.loci[locus_id]

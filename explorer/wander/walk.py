@@ -39,6 +39,7 @@ from explorer.wander import crystal as crystals
 from explorer.wander.config import WanderTuning
 from explorer.wander.dwell import dwell, residue_from
 from explorer.wander.guards import Spending, budget_warnings, checkpoint_due, circuit_reason
+from explorer.wander.naming import locus_name
 from explorer.wander.resonance import ResonanceOutcome, check_resonances
 from explorer.wander.space import CorpusSpace, LociSpace
 
@@ -78,6 +79,7 @@ class StepInputs:
     failed_paths: np.ndarray  # warm failed-path vectors, to steer away from
     visited_domains: set[str]
     pending: Locus | None = None  # a locus a person asked to visit next
+    crystal_steps: list[int] = field(default_factory=list)  # steps at which this walk formed a crystal
     updates: list[str] = field(default_factory=list)  # nodes linked to here by UPDATES relations
     already_exhausted: bool = False  # the budget ran out in an earlier step (warned then)
 
@@ -92,7 +94,8 @@ class StepCallbacks:
     node_text: adjacency.NodeText
     evidence: Callable[[Resonance, Residue], crystals.Evidence]
     last_attempt: Callable[[str], int | None]  # a resonance's occurrences when it last tried to crystallize
-    crystal_vectors: Callable[[], np.ndarray]
+    known_crystals: Callable[[], crystals.KnownCrystals]
+    related: crystals.Related  # evidence that two stored nodes are related
 
 
 @dataclass
@@ -115,14 +118,29 @@ class StepPlan:
 
 
 def _fill_concepts(candidates: list[Adjacency], node_text: adjacency.NodeText) -> None:
+    """Name the candidates that are new to the session after their nodes (see :mod:`explorer.wander.naming`)."""
     missing = [c.node_id for c in candidates if c.node_id and not c.concept]
     if not missing:
         return
     found = node_text(missing)
     for c in candidates:
         if c.node_id in found and not c.concept:
-            c.concept = found[c.node_id]["text"]
+            c.concept = locus_name(found[c.node_id])
             c.abstraction_level = NODE_ABSTRACTION.get(found[c.node_id]["type"], 0.5)
+
+
+def _node_text(corpus: CorpusSpace, locus: Locus | Adjacency) -> str | None:
+    """The text of the node a locus stands on (None for the seed or an injected concept)."""
+    row = corpus.row(locus.node_id) if locus.node_id else None
+    return corpus.texts[row] if row is not None and row < len(corpus.texts) else None
+
+
+def _not_recent(candidates: list[Adjacency], recent: set[str]) -> list[Adjacency]:
+    """The candidates that are not among the loci visited just before (all of them when every one is): a walk
+    that goes back to where it just was is going round in circles.
+    """
+    fresh = [c for c in candidates if not (c.locus_id and c.locus_id in recent)]
+    return fresh or candidates
 
 
 def _vector(locus: Locus) -> np.ndarray:
@@ -204,10 +222,10 @@ def _backtrack(
 ) -> tuple[Adjacency, str]:
     """Nowhere inside the fence to go from here: go back to an unexplored locus inside it, or to the seed."""
     session, here = inputs.session, inputs.here
-    recent = [
+    recent = [  # unexplored loci on stored nodes: a backtrack goes somewhere the knowledge base holds
         locus
         for locus in inputs.loci.loci.values()
-        if locus.visit_count == 0 and locus.id != here.id and locus.embedding is not None
+        if locus.visit_count == 0 and locus.id != here.id and locus.embedding is not None and locus.node_id
     ]
     unexplored = [
         _as_adjacency(locus, s.here_vector, locus.strategy, "an unexplored branch")
@@ -217,7 +235,10 @@ def _backtrack(
     if unexplored:
         selection.score(unexplored, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
         pick = selection.softmax_select(
-            unexplored, session.temperature, step_rng(session.random_seed, session.step_count + 1, 4)
+            unexplored,
+            session.temperature,
+            step_rng(session.random_seed, session.step_count + 1, 4),
+            tuning.score_sharpness,
         )
         return unexplored[pick], (
             f"no adjacency inside the fence ({fenced_out} out of scope): "
@@ -249,7 +270,9 @@ def take_step(
         if inputs.path
         else np.zeros((0, len(_vector(here))), np.float32)
     )
-    s = adjacency.Surroundings(here, inputs.corpus, inputs.loci, path_vectors, tuning)
+    s = adjacency.Surroundings(
+        here, inputs.corpus, inputs.loci, path_vectors, tuning, here_text=_node_text(inputs.corpus, here)
+    )
 
     # 1-4: adjacencies, scope, score, choice (or the locus a person asked for)
     fenced_out = 0
@@ -262,6 +285,7 @@ def take_step(
         considered = len(found)
         candidates = [c for c in found if scope.rejection(c, session, tuning) is None]
         fenced_out = considered - len(candidates)
+        candidates = _not_recent(candidates, {locus.id for locus in inputs.path})
         events.append(
             (
                 "wander.adjacencies.found",
@@ -278,7 +302,11 @@ def take_step(
         )
         if candidates:
             selection.score(candidates, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
-            pick = selection.softmax_select(candidates, session.temperature, step_rng(session.random_seed, number, 3))
+            line = selection.strong_bridge_line(inputs.corpus, tuning)
+            candidates = [c for c in candidates if not selection.weak_bridge(c, here.domains, line)] or candidates
+            pick = selection.softmax_select(
+                candidates, session.temperature, step_rng(session.random_seed, number, 3), tuning.score_sharpness
+            )
             chosen = candidates[pick]
             reason = f"{chosen.strategy.replace('_', ' ')}: score {chosen.score:.2f}, p={chosen.probability:.2f}" + (
                 f" ({chosen.note})" if chosen.note else ""
@@ -330,7 +358,7 @@ def take_step(
         (r for r in inputs.resonances if r.status != "invalidated"), key=lambda r: -r.current_strength(now)
     )[: tuning.active_resonances]
     trace_id = new_id()
-    answer = dwell(here, chosen, recent_themes, active, spending)
+    answer = dwell(here, chosen, recent_themes, active, spending, s.here_text, _node_text(inputs.corpus, chosen))
     dwelling = answer.value if answer.ok else None
     residue = None
     if dwelling is not None:
@@ -402,7 +430,7 @@ def take_step(
 
     # 7: crystallize
     formed = None
-    if residue is not None:
+    if residue is not None and crystals.crystal_allowed(number, inputs.crystal_steps, tuning):
         resonance = crystals.pick_resonance(outcome.touched, residue.interestingness, calls.last_attempt, tuning)
         if resonance is not None:
             attempt = crystals.crystallize(
@@ -412,12 +440,14 @@ def take_step(
                 session_id=session.id,
                 spending=spending,
                 embed=calls.embed,
-                existing=calls.crystal_vectors(),
+                existing=calls.known_crystals(),
+                related=calls.related,
                 tuning=tuning,
+                min_relatedness=selection.strong_bridge_line(inputs.corpus, tuning),
             )
             formed = attempt.crystal
             events += attempt.events
-            if formed is None and not attempt.reason.startswith("near-duplicate"):
+            if formed is None and not attempt.reason.startswith(crystals.DECLINED):
                 s.failures.append(attempt.reason)
 
     # 8: trace and session state
@@ -433,6 +463,7 @@ def take_step(
             "novelty": round(chosen.novelty, 4),
             "bridge_potential": round(chosen.bridge_potential, 4),
             "uncertainty": round(chosen.uncertainty, 4),
+            "relatedness": round(chosen.relatedness, 4),
             "attractor_pull": round(chosen.attractor_pull, 4),
             "score": round(chosen.score, 4),
             "probability": round(chosen.probability, 4),

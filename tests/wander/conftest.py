@@ -52,4 +52,7 @@ def mock_runtime(corpus_copy: Path, make_runtime) -> Runtime:
 
 def new_session(runtime: Runtime, seed_concept: str = SEED, random_seed: int = 1, **config: Any) -> Session:
     config.setdefault("human_checkpoint_frequency", 0)
+    # The hashing embedder knows only shared words: a short seed is far from every chunk, and a walk only goes to
+    # stored nodes, so the fence is wide unless a test draws it.
+    config.setdefault("max_drift_distance", 1.5)
     return service.create_session(runtime, SessionConfig(seed_concept=seed_concept, random_seed=random_seed, **config))

@@ -17,6 +17,8 @@ from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, Se
 from .conftest import SEED, mock_json, new_session
 
 TUNING = WanderTuning()
+# Crystals sooner than a reviewer would get them (every step, any bridge), for tests about what happens to them.
+CRYSTALS_SOON = replace(TUNING, crystal_every=1, bridge_quantile=0.0)
 
 
 def subjects(runtime, session_id: str) -> list[str]:
@@ -211,7 +213,7 @@ def test_broken_model_output_is_counted_and_trips_the_breaker(corpus_copy, make_
 
 @pytest.mark.minilm
 def test_a_loop_trips_the_breaker(mock_runtime) -> None:
-    tuning = replace(TUNING, loop_window=4, loop_distinct=3)
+    tuning = TUNING  # a ping-pong trips it at once, not only a long window of few loci
     s = new_session(mock_runtime)
     steps = []
     for concept in ("tail call elimination", "the walrus operator") * 2:
@@ -364,7 +366,7 @@ def test_validation_can_refuse_a_crystal(corpus_copy, make_runtime) -> None:
         completion_kwargs={"mock_response": mock_json(valid=False, notes="the evidence says otherwise")},
     )
     s = new_session(rt)
-    results = [service.step(rt, s.id) for _ in range(4)]
+    results = [service.step(rt, s.id, CRYSTALS_SOON) for _ in range(6)]
     assert any("rejected by validation: the evidence says otherwise" in f for r in results for f in r.failures)
     assert service.list_crystals(rt, session_id=s.id) == []
 
@@ -374,7 +376,7 @@ def test_delete_cascades_but_crystals_stay(mock_runtime) -> None:
     s = new_session(rt)
     keep = new_session(rt)
     service.run(rt, keep.id, 2)
-    service.run(rt, s.id, 4)
+    service.run(rt, s.id, 4, tuning=CRYSTALS_SOON)
     crystals = service.list_crystals(rt, session_id=s.id)
     assert crystals
     service.delete_session(rt, s.id)

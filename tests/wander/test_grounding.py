@@ -1,0 +1,284 @@
+"""Issue 11's rules for Wander: loci stand on stored nodes and are named after them, the ranking rewards evidence
+of relatedness, the breaker catches short cycles, and crystals are few, grounded, unique and say what they connect.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from explorer.records.wander import Adjacency, Locus, Residue, Session
+from explorer.store import corpus as corpus_store
+from explorer.store import events as event_log
+from explorer.wander import adjacency, selection, service
+from explorer.wander.config import WanderTuning
+from explorer.wander.crystal import Evidence, KnownCrystals, bridge, crystal_allowed, crystallize
+from explorer.wander.guards import Spending
+from explorer.wander.naming import locus_name
+from explorer.wander.space import CorpusSpace, LociSpace
+
+from .conftest import new_session
+
+TUNING = WanderTuning()
+
+
+# -- names ---------------------------------------------------------------------------
+
+
+def test_loci_are_named_after_their_nodes() -> None:
+    chunk = {
+        "type": "raw_chunk",
+        "title": ".plan",
+        "text": '<operating system> On Unix systems, the ".plan" file in a home directory is displayed when the '
+        "user is fingered. It is used for humour.",
+    }
+    assert locus_name(chunk) == '.plan: On Unix systems, the ".plan" file in a home directory is displayed …'
+    repeated = {"type": "raw_chunk", "title": "1tbs", "text": "1TBS Allman style <programming> Rules for code."}
+    assert locus_name(repeated) == "1tbs: Allman style Rules for code"
+    insight = {"type": "entity_insight", "title": "tcp/ip", "entity": "TCP", "text": "First note on TCP: …"}
+    assert locus_name(insight) == "TCP, in tcp/ip"
+    synthesis = {"type": "synthesis", "title": "app", "text": "On note, the new passage echoes what is known: …"}
+    assert locus_name(synthesis) == "app (synthesis)"
+    cut = {
+        "type": "raw_chunk",
+        "title": "A book is the work of a mind,...",
+        "text": "A book is the work of a mind, but paper is cheap.",
+    }
+    assert locus_name(cut) == "A book is the work of a mind,...: but paper is cheap"
+    dream = {"type": "rem_dream", "title": None, "text": "```python\nx = 1\n``` What do **caches** and memory share?"}
+    assert locus_name(dream) == "What do caches and memory share?"
+    for name in map(locus_name, (chunk, repeated, insight, synthesis, dream)):
+        assert not any(stutter in name for stutter in ("seen as", "First note", "<", "```", "**"))
+
+
+def test_a_walk_stands_only_on_stored_nodes_or_on_what_a_person_gave(corpus_runtime) -> None:
+    rt = corpus_runtime
+    s = new_session(rt)
+    service.run(rt, s.id, 8)
+    service.inject(rt, s.id, "tail call elimination")
+    service.run(rt, s.id, 4)
+    view = service.session_view(rt, s.id)
+    loci = {locus.id: locus for locus in view.loci}
+    visited = [loci[t.to_locus_id] for t in view.trace]
+    assert all(locus.node_id or locus.strategy in ("seed", "injected") for locus in visited)
+    assert sum(locus.strategy == "injected" for locus in visited) == 1
+    with rt.db.connect() as con:
+        from explorer.store.wander import node_summaries
+
+        nodes = node_summaries(con, [locus.node_id for locus in view.loci if locus.node_id])
+    assert all(locus.concept == locus_name(nodes[locus.node_id]) for locus in view.loci if locus.node_id)
+    # and it never went straight back to where it had just been
+    targets = [t.to_locus_id for t in view.trace]
+    assert all(targets[i] != targets[i - 2] for i in range(2, len(targets)) if view.trace[i].strategy != "injected")
+
+
+def test_a_seed_naming_a_note_starts_on_that_note(corpus_runtime) -> None:
+    rt = corpus_runtime
+    with rt.db.connect() as con:
+        document = corpus_store.list_documents(con)[0]
+        chunks = [
+            n
+            for n in corpus_store.list_nodes(con, with_vectors=True)
+            if n.document_id == document.id and n.type == "raw_chunk"
+        ]
+    s = new_session(rt, seed_concept=f"  {document.title.upper()} ")
+    (seed,) = service.session_view(rt, s.id).loci
+    assert seed.source_type == "SEED" and seed.node_id in {c.id for c in chunks}
+    node = next(c for c in chunks if c.id == seed.node_id)
+    assert seed.domains == [node.domain] and np.allclose(s.seed_embedding, node.embedding, atol=1e-5)
+    first = service.step(rt, s.id)
+    assert first.from_locus.node_id == node.id and first.to_locus.node_id
+
+
+def test_a_ping_pong_trips_the_breaker(mock_runtime) -> None:
+    s = new_session(mock_runtime)
+    steps = []
+    for concept in ("tail call elimination", "the walrus operator") * 2:
+        service.inject(mock_runtime, s.id, concept)
+        steps.append(service.step(mock_runtime, s.id))
+    assert [r.status for r in steps] == ["active", "active", "active", "paused"]
+    assert steps[-1].status_reason == "circuit breaker: loop, the last 4 steps went round the same 2 loci 2 times"
+
+
+# -- ranking -------------------------------------------------------------------------
+
+
+def tiny_space(relations: list[tuple[str, str, str]], entities: list[str | None] | None = None) -> CorpusSpace:
+    """Four one-chunk notes: here (a) and three others as close to it as each other, b and c in another
+    domain, d in here's.
+    """
+    here = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    other = np.array([0.6, 0.8, 0.0], dtype=np.float32)
+    return CorpusSpace.build(
+        3,
+        ["a", "b", "c", "d"],
+        np.vstack([here, other, other, other]),
+        ["os", "hardware", "hardware", "os"],
+        np.full(4, 0.5),
+        np.ones(4),
+        types=["raw_chunk"] * 4,
+        titles=["A", "B", "C", "D"],
+        entities=entities,
+        documents=["da", "db", "dc", "dd"],
+        relations=relations,
+    )
+
+
+def candidates_in(corpus: CorpusSpace) -> tuple[list[Adjacency], adjacency.Surroundings]:
+    here = Locus("s", "A", corpus.index.vector("a"), "ADJACENT", node_id="a", domains=["os"], visit_count=1)
+    s = adjacency.Surroundings(here, corpus, LociSpace.build(3, [here]), np.zeros((0, 3), np.float32), TUNING)
+    found = [s.from_node(corpus.row(i), "cross_domain" if i != "d" else "distance_band", "ADJACENT") for i in "bcd"]
+    return found, s
+
+
+def test_ranking_rewards_evidence_of_relatedness_not_distance() -> None:
+    corpus = tiny_space([("a", "b", "MENTIONS"), ("c", "a", "DERIVES")], entities=[None, None, None, None])
+    found, s = candidates_in(corpus)
+    selection.score(found, s, Session(name="s", seed_concept="A"), {"os"}, np.zeros((0, 3), np.float32), TUNING)
+    b, c, d = found
+    assert {round(x.similarity, 4) for x in found} == {0.6}  # equally far: only the evidence tells them apart
+    assert b.relatedness == pytest.approx(0.6 + TUNING.r_linked)  # a note that names another is linked to it
+    assert c.relatedness == pytest.approx(0.6)  # provenance (DERIVES) claims nothing about relatedness
+    assert b.score > c.score and b.bridge_potential > c.bridge_potential > d.bridge_potential
+    # a bridge across domains needs evidence: over the line it stays, under it it goes
+    line = b.relatedness - 0.01
+    assert not selection.weak_bridge(b, ["os"], line) and selection.weak_bridge(c, ["os"], line)
+    assert not selection.weak_bridge(d, ["os"], 1.0)  # a step inside the domain claims no bridge
+    # the graph's claims are candidates of their own: b comes first among the bridges, saying why
+    bridges = adjacency.cross_domain(s)
+    assert bridges[0].node_id == "b" and "MENTIONS" in (bridges[0].note or "")
+
+
+def test_shared_entities_count_as_evidence() -> None:
+    corpus = tiny_space([], entities=[None, None, None, None])
+    named = tiny_space([], entities=["unix", "unix", None, None])
+    plain = corpus.source_similarity(0, np.asarray([1]))[0]
+    assert selection.pair_relatedness(corpus, "a", "b", TUNING) == pytest.approx(plain)
+    assert selection.pair_relatedness(named, "a", "b", TUNING) == pytest.approx(
+        plain + TUNING.r_entities / TUNING.entities_for_full
+    )
+
+
+# -- crystals --------------------------------------------------------------------------
+
+
+def test_crystals_come_at_most_once_every_so_many_steps() -> None:
+    every = TUNING.crystal_every
+    assert [n for n in range(1, 50) if crystal_allowed(n, [], TUNING)][0] == every
+    assert not crystal_allowed(every + 3, [every], TUNING) and crystal_allowed(2 * every, [every], TUNING)
+    assert not crystal_allowed(100, [98], TUNING)
+    # however long the drought, never more than one per `every` steps over the walk
+    assert not crystal_allowed(3 * every, [every, 2 * every, 2 * every + 1], TUNING)
+
+
+def locus(node_id: str | None, domain: str) -> Locus:
+    return Locus("s", f"note {node_id}", None, "ADJACENT", node_id=node_id, domains=[domain])
+
+
+def evidence_of(encounters: list[tuple[Locus, Locus]], documents: dict[str, str]) -> Evidence:
+    residues = [
+        Residue("s", "t", to_locus_id=b.id, from_locus_id=a.id, connection=f"{a.concept} meets {b.concept}")
+        for a, b in encounters
+    ]
+    loci = {x.id: x for pair in encounters for x in pair}
+    nodes = {x.node_id: {"domain": x.domains[0], "text": x.concept} for x in loci.values() if x.node_id}
+    chunks = {
+        n: [{"id": f"chunk-{n}", "document_id": documents[n], "title": n.upper(), "text": f"text of {n}"}]
+        for n in nodes
+    }
+    return Evidence(residues, loci, nodes, chunks)
+
+
+def test_a_crystal_bridges_two_sources_and_is_refused_when_it_cannot(runtime) -> None:
+    a, b, c, d = locus("a", "os"), locus("b", "hardware"), locus("c", "os"), locus("d", "os")
+    seed = locus(None, "os")
+    strength = {frozenset("ab"): 0.7, frozenset("ac"): 0.9, frozenset("cd"): 0.95}
+
+    def related(x: str, y: str) -> float:
+        return strength.get(frozenset((x, y)), 0.0)
+
+    ev = evidence_of([(seed, a), (a, b), (a, c), (c, d)], {"a": "d1", "b": "d2", "c": "d3", "d": "d3"})
+    chosen = bridge(ev, related, 0.5)
+    # across domains first (a-b), though a-c is more related; c-d share a document; the seed is no source
+    assert chosen is not None and {e.node_id for e in chosen.ends} == {"a", "b"}
+    assert bridge(ev, related, 0.8).ends[1].node_id == "c"  # a weak bridge gives way to a strong pair within
+    session = Session(name="s", seed_concept="x")
+    spending = Spending(runtime.gateway, session, TUNING)
+
+    def attempt(evidence: Evidence, known: KnownCrystals, line: float = 0.5):
+        return crystallize(
+            replace_resonance(),
+            a,
+            evidence,
+            session_id=session.id,
+            spending=spending,
+            embed=runtime.embedder.embed,
+            existing=known,
+            related=related,
+            tuning=TUNING,
+            min_relatedness=line,
+        )
+
+    empty = KnownCrystals(np.zeros((0, 0), np.float32))
+    alone = evidence_of([(seed, c), (c, d)], {"c": "d3", "d": "d3"})
+    assert attempt(alone, empty).reason.startswith("ungrounded")
+    assert attempt(ev, KnownCrystals(np.zeros((0, 0), np.float32), frozenset({frozenset({"d1", "d2"})}))).reason == (
+        "near-duplicate: a crystal already connects note a (os) and note b (hardware)"
+    )
+    assert attempt(evidence_of([(a, b)], {"a": "d1", "b": "d2"}), empty, 0.75).reason.startswith("weak bridge")
+    assert spending.usage.tokens == 0 and not spending.models  # refused before any model was asked
+    formed = attempt(ev, empty)
+    assert formed.crystal is not None, formed.reason
+    crystal = formed.crystal
+    assert [e["node_id"] for e in crystal.connects] == ["a", "b"]
+    assert {e["document_id"] for e in crystal.connects} == {"d1", "d2"}
+    chunks = [e for e in crystal.supporting_evidence if e["type"] == "node"]
+    assert {e["id"] for e in chunks} == {"chunk-a", "chunk-b"}  # the evidence is the two sources, nothing else
+    again = attempt(ev, KnownCrystals(crystal.embedding[None, :]))
+    assert again.crystal is None and again.reason.startswith("near-duplicate of an existing crystal")
+
+
+def replace_resonance():
+    from explorer.records.wander import Resonance
+
+    return Resonance(["notes"], None, status="confirmed", occurrences=3)
+
+
+def test_a_walk_forms_few_grounded_crystals_that_name_what_they_connect(corpus_runtime) -> None:
+    rt = corpus_runtime
+    tuning = replace(  # the hashing embedder's themes match little: let resonances form and crystallize sooner
+        TUNING,
+        crystal_every=4,
+        bridge_quantile=0.5,
+        confirm_occurrences=2,
+        confirm_strength=1.5,
+        crystal_new_support=1,
+        resonance_match=0.3,
+        crystal_min_interest=0.0,
+    )
+    s = new_session(rt, random_seed=5)
+    service.run(rt, s.id, 24, tuning=tuning)
+    crystals = service.list_crystals(rt, session_id=s.id)
+    with rt.db.connect() as con:
+        steps = [
+            e.payload["step_number"]
+            for e in event_log.list_events(con, session_id=s.id, subject_prefix="wander.step.completed")
+            if e.payload.get("crystal_id")
+        ]
+    assert crystals, "24 steps formed no crystal"
+    assert len(steps) == len(crystals) <= 24 // tuning.crystal_every
+    assert all(later - earlier >= tuning.crystal_every for earlier, later in itertools.pairwise(steps))
+    pairs = set()
+    for crystal in crystals:
+        assert len(crystal.connects) == 2 and all(e["name"] and e["node_id"] for e in crystal.connects)
+        documents = frozenset(e["document_id"] for e in crystal.connects)
+        assert len(documents) == 2 and documents not in pairs
+        pairs.add(documents)
+        chunks = service.crystal_evidence(rt, crystal.id).chunks
+        assert {c.document_id for c in chunks} == set(documents) and all(c.type == "raw_chunk" for c in chunks)
+    vectors = np.vstack([c.embedding for c in service.session_view(rt, s.id).crystals])
+    sims = np.triu(vectors @ vectors.T, 1)
+    assert (sims < TUNING.duplicate_crystal).all()
