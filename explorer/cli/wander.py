@@ -138,6 +138,12 @@ def resonance_json(r: Resonance) -> dict[str, Any]:
     }
 
 
+def connects(c: Crystal) -> str:
+    """What a crystal connects, as one line ("" for a crystal formed before crystals named it)."""
+    ends = [f"{e.get('name')} ({e.get('domain') or 'no domain'})" for e in c.connects]
+    return f"connects {' and '.join(ends)}" if ends else ""
+
+
 def crystal_json(c: Crystal) -> dict[str, Any]:
     """A crystal as the CLI prints it, with its review state and who reviewed it."""
     return {
@@ -151,6 +157,7 @@ def crystal_json(c: Crystal) -> dict[str, Any]:
         "source_resonance_id": c.source_resonance_id,
         "source_locus_id": c.source_locus_id,
         "supporting_evidence": c.supporting_evidence,
+        "connects": c.connects,
         "validated_by": c.validated_by,
         "validation_notes": c.validation_notes,
         "review_state": c.review_state.value,
@@ -281,6 +288,8 @@ def show(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
         typer.echo(f"  resonance {r.status:<9} ×{r.occurrences} {r.current_strength():.2f}  {', '.join(r.themes)}")
     for c in view.crystals:
         typer.echo(f"  crystal {c.id} ({c.confidence:.2f}, {c.status}): {shorten(c.insight, 30)}")
+        if c.connects:
+            typer.echo(f"    {connects(c)}")
 
 
 @app.command()
@@ -349,6 +358,7 @@ def step(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
         typer.echo(f"  themes: {', '.join(result.residue.themes)}")
     if result.crystal:
         typer.echo(f"  crystal: {result.crystal.insight}")
+        typer.echo(f"  {connects(result.crystal)}")
     for failure in result.failures:
         typer.echo(f"  warning: {failure}", err=True)
     if result.status != "active":
@@ -464,6 +474,8 @@ def crystals(
         return
     for c in found:
         typer.echo(f"{c.id} ({c.confidence:.2f}, {c.review_state}): {shorten(c.insight, 30)}")
+        if c.connects:
+            typer.echo(f"  {connects(c)}")
 
 
 @app.command()
@@ -489,6 +501,8 @@ def evidence(
         )
         return
     typer.echo(found.crystal.insight)
+    if found.crystal.connects:
+        typer.echo(connects(found.crystal))
     for n in found.chunks:
         typer.echo(f"  chunk {n.id}: {shorten(n.text, 25)}")
 
