@@ -63,11 +63,11 @@ class KnownNodes:
         self.first_chunk: dict[str, str] = {}
         self._entity_rows: dict[str, list[int]] = {}
 
-    def add_titles(self, titles: dict[str, str]) -> None:
-        """Make documents (id → title) linkable by name; only those whose first chunk is known."""
-        for document_id, title in titles.items():
-            if document_id in self.first_chunk:
-                self.mentions.add_title(document_id, title)
+    def add_names(self, document_id: str, names: Sequence[str]) -> None:
+        """Make a document linkable by its title and aliases, once its first chunk is known."""
+        if document_id in self.first_chunk:
+            for name in names:
+                self.mentions.add_title(document_id, name)
 
     def add(self, nodes: list[Node]) -> None:
         """Make new nodes findable, so later chunks (of this document or the next) build on them."""
@@ -76,7 +76,7 @@ class KnownNodes:
             return
         for node, _ in embedded:
             if node.type == "raw_chunk" and node.document_id:
-                self.mentions.add_text(node.id, node.text)
+                self.mentions.add_text(node.id, node.text, node.document_id)
                 if node.chunk_index == 0:
                     self.first_chunk[node.document_id] = node.id
         start = len(self.index)
@@ -231,7 +231,22 @@ def _link_mentions(
                 result.relations.append(
                     Relation(earlier, chunks[0].id, "MENTIONS", created_by="reading", description=title)
                 )
-        known.add_titles({document_id: title})
+        known.add_names(document_id, [title])
+
+
+def alias_links(known: KnownNodes, document_id: str, alias: str, names: Sequence[str]) -> list[Relation]:
+    """MENTIONS relations for a document's new alias: from every known chunk that names the alias (none of the
+    document's own, none that already names it by another of its ``names``) to its first chunk.
+    """
+    first = known.first_chunk.get(document_id)
+    if first is None:
+        return []
+    linked = {c for name in names for c in known.mentions.naming(document_id, name)}
+    return [
+        Relation(chunk, first, "MENTIONS", created_by="reading", description=alias)
+        for chunk in known.mentions.naming(document_id, alias)
+        if chunk not in linked and known.mentions.document_of(chunk) != document_id
+    ]
 
 
 def _implant_fields(neighbours: list[tuple[str, float]], chunk: Node, known: KnownNodes) -> dict[str, Any]:

@@ -17,7 +17,14 @@ from pathlib import Path
 
 from explorer.providers.budget import Budget
 from explorer.reading.chunker import chunk_text
-from explorer.reading.cycle import DEFAULT_READING, DocumentText, KnownNodes, ReadingConfig, read_documents
+from explorer.reading.cycle import (
+    DEFAULT_READING,
+    DocumentText,
+    KnownNodes,
+    ReadingConfig,
+    alias_links,
+    read_documents,
+)
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
 from explorer.records import Document, Progress
 from explorer.runtime import Runtime
@@ -35,6 +42,7 @@ class IngestReport:
     chunks_added: int = 0
     syntheses_added: int = 0
     entity_insights_added: int = 0
+    aliases_added: int = 0  # the same text found under another title: kept as a name of the document
     spent_cents: float = 0.0
     budget_exhausted: bool = False  # model calls were refused: the budget could not cover them
     errors: list[dict] = field(default_factory=list)
@@ -63,7 +71,8 @@ def load_known(runtime: Runtime) -> KnownNodes:
     known = KnownNodes(runtime.db.embedding_dim)
     with runtime.db.connect() as con:
         known.add(corpus.list_nodes(con, with_vectors=True))
-        known.add_titles({d.id: d.title for d in corpus.list_documents(con)})
+        for document in corpus.list_documents(con):
+            known.add_names(document.id, document.names)
     return known
 
 
@@ -123,6 +132,7 @@ def ingest_sources(
     chunked = [(source, chunk_text(source.text, config.chunk_words)) for source in sources]  # cut once
     _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks])
     seen: set[str] = set()
+    other_titles: dict[str, list[str]] = {}  # content hash → the titles a text read once was found under again
     batch: list[_Pending] = []
     for position, (source, chunks) in enumerate(chunked):
         if progress:
@@ -130,6 +140,7 @@ def ingest_sources(
         digest = content_hash(source)
         if digest in seen or _already_read(runtime, digest):
             report.documents_skipped += 1
+            other_titles.setdefault(digest, []).append(source.title)
             continue
         seen.add(digest)
         batch.append(_Pending(source, chunks, _document(source, digest)))
@@ -138,6 +149,7 @@ def ingest_sources(
             batch = []
     if batch:
         known = _ingest_batch(runtime, batch, known, config, report, budget)
+    _add_aliases(runtime, other_titles, known, report)
     report.spent_cents = round(report.spent_cents + budget.spent_cents - before, 6)
     report.budget_exhausted = report.budget_exhausted or budget.exhausted
     runtime.flush()
@@ -217,6 +229,30 @@ def _ingest_batch(
         for failure in result.failures:
             report.add_error(LoadError(pending.source.path, failure, pending.source.line))
     return known
+
+
+def _add_aliases(runtime: Runtime, other_titles: dict[str, list[str]], known: KnownNodes, report: IngestReport) -> None:
+    """Keep each new title of a text already read as an alias of its document, linked from every chunk that
+    names it (all are known by now, so the backlinks are complete).
+    """
+    if not other_titles:
+        return
+    with runtime.db.connect() as con:
+        by_hash = {d.content_hash: d for d in corpus.list_documents(con)}
+    for digest, titles in other_titles.items():
+        document = by_hash.get(digest)
+        if document is None:
+            continue  # its reading failed: reported already
+        new = [t for t in dict.fromkeys(titles) if t not in document.names]
+        relations = []
+        for alias in new:
+            relations += alias_links(known, document.id, alias, document.names)
+            known.add_names(document.id, [alias])
+        with runtime.db.transaction() as con:
+            for alias in new:
+                corpus.add_alias(con, document.id, alias)
+            corpus.insert_relations(con, relations)
+        report.aliases_added += len(new)
 
 
 def _embed_in_batches(runtime: Runtime, texts: list[str]) -> None:

@@ -50,6 +50,7 @@ class MentionIndex:
         self._titles: dict[str, list[tuple[list[str], str, str]]] = {}  # first token → (tokens, title, document)
         self._postings: dict[str, set[str]] = {}  # token → chunk ids
         self._texts: dict[str, str] = {}
+        self._documents: dict[str, str | None] = {}
 
     def add_title(self, document_id: str, title: str) -> None:
         """Make a document's title linkable from the texts read after it."""
@@ -58,9 +59,10 @@ class MentionIndex:
             return
         self._titles.setdefault(words[0], []).append((words, title, document_id))
 
-    def add_text(self, chunk_id: str, text: str) -> None:
-        """Make a chunk findable by the titles of documents read after it."""
+    def add_text(self, chunk_id: str, text: str, document_id: str | None = None) -> None:
+        """Make a chunk (of ``document_id``) findable by the titles of documents read after it."""
         self._texts[chunk_id] = text
+        self._documents[chunk_id] = document_id
         for token, _, _ in tokens(text):
             self._postings.setdefault(token, set()).add(chunk_id)
             self._postings.setdefault(_singular(token), set()).add(chunk_id)
@@ -76,6 +78,10 @@ class MentionIndex:
                     if end is not None and document_id != exclude:
                         found.append(Mention(document_id, title, start, end))
         return _longest(found)
+
+    def document_of(self, chunk_id: str) -> str | None:
+        """The document a known chunk belongs to."""
+        return self._documents.get(chunk_id)
 
     def naming(self, document_id: str, title: str) -> list[str]:
         """The known chunks whose text names ``title`` (found through the postings, then checked exactly)."""

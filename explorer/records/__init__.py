@@ -49,7 +49,13 @@ class Document:
     year: int | None = None
     domain: str | None = None
     word_count: int = 0
+    aliases: tuple[str, ...] = ()  # other titles the same text was found under
     id: str = field(default_factory=new_id)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every title the document goes by: its own, then its aliases."""
+        return (self.title, *self.aliases)
 
 
 @dataclass

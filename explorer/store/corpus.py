@@ -54,21 +54,31 @@ def find_document_by_hash(con: Connection, content_hash: str) -> str | None:
 def insert_document(con: Connection, doc: Document) -> None:
     """Remember a source text, so its chunks can name where they came from."""
     con.execute(
-        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [doc.id, doc.content_hash, doc.title, doc.source, doc.path, doc.year, doc.domain, doc.word_count],
+        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count, aliases) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [doc.id, doc.content_hash, doc.title, doc.source, doc.path, doc.year, doc.domain, doc.word_count]
+        + [list(doc.aliases)],
+    )
+
+
+def add_alias(con: Connection, document_id: str, alias: str) -> None:
+    """Record another title of a document (the same text found under another name), once."""
+    con.execute(
+        "UPDATE documents SET aliases = list_append(aliases, ?) "
+        "WHERE id = ? AND title <> ? AND NOT list_contains(aliases, ?)",
+        [alias, document_id, alias, alias],
     )
 
 
 def list_documents(con: Connection) -> list[Document]:
     """Every source text of the corpus, oldest year first, for the corpus overview."""
     rows = con.execute(
-        "SELECT title, content_hash, source, path, year, domain, word_count, id FROM documents "
+        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, id FROM documents "
         "ORDER BY year NULLS LAST, title"
     ).fetchall()
     return [
-        Document(title, content_hash, source, path, year, domain, word_count, id=str(doc_id))
-        for title, content_hash, source, path, year, domain, word_count, doc_id in rows
+        Document(title, content_hash, source, path, year, domain, word_count, tuple(aliases), id=str(doc_id))
+        for title, content_hash, source, path, year, domain, word_count, aliases, doc_id in rows
     ]
 
 

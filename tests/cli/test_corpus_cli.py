@@ -26,6 +26,7 @@ def test_ingest_json_contract_and_stats(tmp_path: Path) -> None:
         "chunks_added",
         "syntheses_added",
         "entity_insights_added",
+        "aliases_added",
         "spent_cents",
         "budget_exhausted",
         "errors",

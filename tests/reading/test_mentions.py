@@ -61,3 +61,31 @@ def test_ingest_links_mentions_both_ways(runtime: Runtime, tmp_path: Path) -> No
     # Scheduler names Kernel (read before it) and CPU (read after it): a link and a backlink.
     assert pairs == {("Scheduler", "Kernel", "Kernel"), ("Scheduler", "CPU", "CPU")}
     assert all(r.created_by == "reading" for r in mentions)
+
+
+def test_the_same_text_under_another_title_becomes_an_alias_that_mentions_link_to(runtime: Runtime, tmp_path) -> None:
+    text = "The accelerated graphics port is a bus that connects a graphics card to the processor and memory."
+    records = [
+        {"title": "Accelerated Graphics Port", "text": text},
+        {"title": "Video card", "text": "A video card plugs into the AGP slot and draws the screen from its memory."},
+        {"title": "AGP", "text": text},
+    ]
+    path = tmp_path / "synonyms.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records))
+    report = ingest_paths(runtime, [path])
+    assert (report.documents_added, report.documents_skipped, report.aliases_added) == (2, 1, 1)
+    with runtime.db.connect() as con:
+        documents = {d.title: d for d in corpus.list_documents(con)}
+        title_of = {
+            n.id: documents_title
+            for documents_title, d in documents.items()
+            for n in corpus.list_nodes(con)
+            if n.document_id == d.id
+        }
+        mentions = [r for r in corpus.list_relations(con) if r.type == "MENTIONS"]
+    assert documents["Accelerated Graphics Port"].aliases == ("AGP",)
+    assert {(title_of[r.source_id], title_of[r.target_id], r.description) for r in mentions} == {
+        ("Video card", "Accelerated Graphics Port", "AGP")
+    }
+    again = ingest_paths(runtime, [path])
+    assert (again.documents_skipped, again.aliases_added) == (3, 0)  # an alias is kept once
