@@ -116,11 +116,13 @@ def score(mechanism: str, pairs: set[Pair], truth: set[Pair], anchor: list[Pair]
 
 
 class EntryMap:
-    """Which entries a node stands for: its document's, or (for a dream or a fusion) its parents'."""
+    """Which entries a node stands for: its document's (under its title and aliases), or (for a dream or a
+    fusion) its parents'.
+    """
 
     def __init__(self, runtime: Runtime, entries: list[Entry]):
         with runtime.db.connect() as con:
-            titles = {d.id: d.title.lower() for d in corpus.list_documents(con)}
+            titles = {d.id: {name.lower() for name in d.names} for d in corpus.list_documents(con)}
             self.nodes = {n.id: n for n in corpus.list_nodes(con, with_vectors=False)}
             self.relations = corpus.list_relations(con)
         self.titles = titles
@@ -132,7 +134,7 @@ class EntryMap:
         if node is None or depth > 4:
             return set()
         if node.document_id and node.document_id in self.titles:
-            return {self.titles[node.document_id]}
+            return set(self.titles[node.document_id])
         return set().union(*(self.of(p, depth + 1) for p in node.parent_ids)) if node.parent_ids else set()
 
     def cross(self, groups: Iterable[tuple[set[str], set[str]]]) -> set[Pair]:
@@ -144,9 +146,9 @@ class EntryMap:
                     found.add(frozenset((a, b)))
         return found
 
-    def among(self, group: set[str]) -> set[Pair]:
-        """The cross-domain pairs among one group of entries."""
-        return self.cross([(group, group)])
+    def among(self, groups: list[set[str]]) -> set[Pair]:
+        """The cross-domain pairs joining any two of several groups (the entries of each parent, or chunk)."""
+        return self.cross(itertools.combinations(groups, 2))
 
     def relations_by(self, made_by: str, skip: tuple[str, ...] = ()) -> list[Relation]:
         """Relations one mechanism made, leaving out the types in ``skip``."""
@@ -206,9 +208,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict:
     exploration = graph.cross(
         (graph.of(r.source_id), graph.of(r.target_id)) for r in graph.relations_by("rem_exploration")
     )
-    dreams = set().union(
-        *(graph.among(set().union(*(graph.of(p) for p in d.parent_ids))) for d in graph.nodes_of("rem_dream"))
-    )
+    dreams = set().union(*(graph.among([graph.of(p) for p in d.parent_ids]) for d in graph.nodes_of("rem_dream")))
     steps, unmoored, step_count = set(), 0, 0
     crystals = []
     for session_id in sessions:
@@ -229,9 +229,8 @@ def run(args: argparse.Namespace, folder: Path) -> dict:
     grounded = 0
     for crystal in crystals:
         chunks = wander.crystal_evidence(runtime, crystal.id).chunks
-        sources = {graph.of(c.id).pop() for c in chunks if graph.of(c.id)}
         grounded += len({c.document_id for c in chunks}) >= 2
-        evidence_pairs |= graph.among(sources)
+        evidence_pairs |= graph.among([graph.of(c.id) for c in chunks])
     duplicates = _duplicates([c.embedding for c in crystals if c.embedding is not None])
     together = exploration | dreams | steps | evidence_pairs
     scores = [
