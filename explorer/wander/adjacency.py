@@ -155,6 +155,19 @@ def cross_domain(s: Surroundings) -> list[Adjacency]:
     return found
 
 
+def nearest_at_home(s: Surroundings, avoid: set[int]) -> list[Adjacency]:
+    """The nearest nodes in here's own domain (none of the sources in ``avoid``), for a step when every bridge
+    out of here is too weak to cross: staying within a domain claims no connection.
+    """
+    home = ~s.other_domains & (s.corpus.domain_codes != NO_DOMAIN)
+    if avoid and len(s.corpus.sources):
+        home &= ~np.isin(s.corpus.sources, list(avoid))
+    return [
+        s.from_node(int(row), "distance_band", "ADJACENT", "the nearest note in its own domain: no bridge was strong")
+        for row in _top(s.node_sims, s.tuning.bridge_candidates, home)
+    ]
+
+
 def _linked_elsewhere(s: Surroundings, mask: np.ndarray) -> list[tuple[int, str]]:
     """(row, relation types) of the nearest node of each source in another domain that a weighted relation
     links to here's source, strongest links first, at most ``bridge_candidates``.

@@ -85,10 +85,11 @@ class WanderTuning:
     fence_warning: float = 0.95  # share of the drift limit at which the fence is "approached"
     attractor_weight: float = 0.15
     # 3. composite score (wander.md), fed by evidence of relatedness
-    # relatedness = r_cosine·cosine of the sources + r_linked·(sources linked) + r_entities·(shared entities)
-    r_cosine: float = 1.0
-    r_linked: float = 0.1
-    r_entities: float = 0.05
+    # relatedness = kinship of the sources, (cosine + lexical_weight·shared words) / (1 + lexical_weight),
+    # + r_linked·(how strongly a relation links them) + r_entities·(shared entities), at most 1
+    lexical_weight: float = 1.0  # distinctive words count as much as meaning (as explorer.affinity weighs them)
+    r_linked: float = 0.05
+    r_entities: float = 0.025
     # What a relation between two sources says about them: MENTIONS (one names the other) and UPDATES (one
     # revises the other) are claims; EXTENDS is mostly reading's "close to what was known", which the cosine
     # already counts; DERIVES is provenance (a synthesis and what it was read against), no claim at all.
@@ -123,6 +124,7 @@ class WanderTuning:
     crystal_min_interest: float = 0.5
     crystal_evidence: int = 6
     crystal_every: int = 15  # at most one crystal per this many steps of a walk
+    crystal_across_domains: bool = True  # a crystal connects notes of two domains (what a search would not join)
 
     duplicate_crystal: float = 0.9  # cosine to any crystal at which a new insight is a duplicate
     crystal_new_support: int = 3  # residues a resonance must gather before it crystallizes again

@@ -131,18 +131,21 @@ def _end(evidence: Evidence, locus_id: str | None) -> End | None:
     )
 
 
-def bridge(evidence: Evidence, related: Related, min_relatedness: float = 0.0) -> Bridge | None:
+def bridge(evidence: Evidence, related: Related, min_relatedness: float = 0.0, across: bool = False) -> Bridge | None:
     """The encounter among the resonance's that joins two different source documents with the most evidence
-    of being related (a bridge across domains first, among those related at least ``min_relatedness``), or None
-    when none joins two stored sources.
+    of being related (a bridge across domains first, among those related at least ``min_relatedness``; only
+    those with ``across``), or None when none joins two stored sources.
     """
     best: tuple[tuple[bool, float], Bridge] | None = None
     for residue in evidence.residues:
         a, b = _end(evidence, residue.from_locus_id), _end(evidence, residue.to_locus_id)
         if a is None or b is None or a.document_id == b.document_id:
             continue
+        crosses = bool(a.domain and b.domain and a.domain != b.domain)
+        if across and not crosses:
+            continue
         strength = related(a.node_id, b.node_id)
-        key = (strength >= min_relatedness and bool(a.domain and b.domain and a.domain != b.domain), strength)
+        key = (strength >= min_relatedness and crosses, strength)
         if best is None or key > best[0]:
             best = (key, Bridge((a, b), residue, strength))
     return None if best is None else best[1]
@@ -235,9 +238,10 @@ def crystallize(
     def rejected(reason: str) -> CrystalAttempt:
         return CrystalAttempt(None, reason, [("wander.crystal.rejected", {**attempt, "reason": reason})])
 
-    chosen = bridge(evidence, related, min_relatedness)
+    chosen = bridge(evidence, related, min_relatedness, tuning.crystal_across_domains)
     if chosen is None:
-        return rejected("ungrounded: none of the resonance's encounters joins two stored source documents")
+        where = " in different domains" if tuning.crystal_across_domains else ""
+        return rejected(f"ungrounded: none of the resonance's encounters joins two stored source documents{where}")
     if chosen.documents in existing.pairs:
         return rejected(f"near-duplicate: a crystal already connects {chosen.named()}")
     if chosen.relatedness < min_relatedness:

@@ -27,11 +27,16 @@ UNKNOWN_DOMAIN_BRIDGE = 0.3
 
 
 def evidence(corpus: CorpusSpace, row: int, others: np.ndarray, tuning: WanderTuning) -> np.ndarray:
-    """Evidence, in [0, 1], that the node at ``row`` is related to each of ``others`` (rows): the cosine of
-    their sources (a document's chunks together), how strongly a relation between their nodes links them
-    (``link_weights`` by type), and how many entities their sources share.
+    """Evidence, in [0, 1], that the node at ``row`` is related to each of ``others`` (rows): the kinship of
+    their sources (the cosine of a document's chunks together and the distinctive words both use, see
+    :meth:`CorpusSpace.kinship`), how strongly a relation between their nodes links them (``link_weights``
+    by type), and how many entities their sources share.
     """
-    found = tuning.r_cosine * np.maximum(corpus.source_similarity(row, others), 0.0)
+    if len(corpus.sources):
+        kin = corpus.kinship(np.full(len(others), corpus.sources[row]), corpus.sources[others], tuning.lexical_weight)
+    else:
+        kin = corpus.source_similarity(row, others)
+    found = np.maximum(kin, 0.0)
     found += tuning.r_linked * corpus.linked(row, others, dict(tuning.link_weights))
     found += tuning.r_entities * np.minimum(1.0, corpus.shared_entities(row, others) / tuning.entities_for_full)
     return np.clip(found, 0.0, 1.0)
@@ -47,9 +52,9 @@ def pair_relatedness(corpus: CorpusSpace, a: str, b: str, tuning: WanderTuning) 
 
 def strong_bridge_line(corpus: CorpusSpace, tuning: WanderTuning) -> float:
     """The relatedness a step across domains needs: that of the top ``1 - bridge_quantile`` of cross-domain
-    pairs of this corpus by cosine alone (a link or shared entities lift a pair over it).
+    pairs of this corpus by kinship alone (a link or shared entities lift a pair over it).
     """
-    return tuning.r_cosine * corpus.bridge_line(tuning.bridge_quantile)
+    return corpus.bridge_line(tuning.bridge_quantile, tuning.lexical_weight)
 
 
 def relatedness(candidates: list[Adjacency], s: Surroundings, tuning: WanderTuning) -> None:
@@ -59,7 +64,7 @@ def relatedness(candidates: list[Adjacency], s: Surroundings, tuning: WanderTuni
     here_row = s.corpus.row(s.here.node_id) if s.here.node_id else None
     rows = [s.corpus.row(c.node_id) if c.node_id else None for c in candidates]
     for c in candidates:
-        c.relatedness = float(np.clip(tuning.r_cosine * max(0.0, c.similarity), 0.0, 1.0))
+        c.relatedness = float(np.clip(c.similarity, 0.0, 1.0))
     known = [(c, r) for c, r in zip(candidates, rows, strict=True) if r is not None]
     if here_row is None or not known:
         return

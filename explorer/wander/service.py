@@ -786,7 +786,8 @@ def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING
         embed=runtime.embedder.embed,
         existing=existing,
         related=lambda a, b: selection.pair_relatedness(corpus, a, b, tuning),
-        tuning=tuning,  # a person asked: any grounded pair will do, however weak its bridge
+        # a person asked: any grounded pair will do (across domains first), however weak its bridge
+        tuning=replace(tuning, crystal_across_domains=False),
     )
     by_tier = spending.usage.by_tier
     with runtime.db.transaction() as tx:  # write, if the session is still there

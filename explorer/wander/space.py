@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
+from explorer.affinity import Affinity, AffinityConfig
 from explorer.records.wander import Locus
 from explorer.vectors import VectorIndex
 
@@ -85,6 +87,36 @@ def _source_vectors(
     return sums / np.where(norms > 0, norms, 1.0)
 
 
+def _source_terms(
+    sources: np.ndarray,
+    texts: Sequence[str],
+    titles: Sequence[str | None] | None,
+    type_codes: np.ndarray,
+    type_names: list[str],
+) -> sparse.csr_matrix | None:
+    """Unit TF-IDF rows of each source's words: its title, then its raw chunks' texts (all its nodes' when it
+    has none), as :class:`~explorer.affinity.Affinity` weighs them.
+    """
+    count = int(sources.max()) + 1 if len(sources) else 0
+    if count == 0:
+        return None
+    chunk = type_names.index("raw_chunk") if "raw_chunk" in type_names else NO_DOMAIN
+    is_chunk = type_codes == chunk
+    has_chunk = np.zeros(count, dtype=bool)
+    has_chunk[sources[is_chunk]] = True
+    parts: list[list[str]] = [[] for _ in range(count)]
+    for row, source in enumerate(sources):
+        source = int(source)
+        if not parts[source] and titles is not None and titles[row]:
+            parts[source].append(f"{titles[row]}:")
+        if is_chunk[row] or not has_chunk[source]:
+            parts[source].append(texts[row])
+    words = [" ".join(p) for p in parts]  # only the words are wanted: no reference pairs to measure
+    return Affinity(
+        [str(i) for i in range(count)], words, np.zeros((count, 1)), AffinityConfig(reference_pairs=0)
+    ).terms
+
+
 @dataclass
 class CorpusSpace:
     """Embedded latest nodes: vectors in a :class:`VectorIndex`, domains and types as integer codes per row,
@@ -110,7 +142,8 @@ class CorpusSpace:
     links: dict[int, dict[int, set[str]]] = field(default_factory=dict)  # source → source → relation types
     source_entities: dict[int, frozenset[str]] = field(default_factory=dict)
     source_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
-    _bridge_lines: dict[float, float] = field(default_factory=dict, repr=False)
+    source_terms: sparse.csr_matrix | None = None  # unit TF-IDF rows of each source's words (title first)
+    _bridge_lines: dict[tuple[float, float], float] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(
@@ -157,6 +190,7 @@ class CorpusSpace:
             links,
             source_entities,
             _source_vectors(sources, np.asarray(vectors, dtype=np.float32), type_codes, type_names),
+            _source_terms(sources, list(texts) if texts is not None else [""] * n, titles, type_codes, type_names),
         )
 
     def __len__(self) -> int:
@@ -207,15 +241,36 @@ class CorpusSpace:
             return cosines(self.index.matrix[others], self.index.matrix[row])
         return cosines(self.source_vectors[self.sources[others]], self.source_vectors[self.sources[row]])
 
-    def bridge_line(self, quantile: float, samples: int = 20_000) -> float:
-        """The cosine that only the top ``1 - quantile`` of pairs of sources in different domains reach,
-        estimated from a fixed sample of such pairs.
+    def shared_words(self, row: int, others: np.ndarray) -> np.ndarray:
+        """The cosine of the TF-IDF word vectors of ``row``'s source and each of ``others``'s: the distinctive
+        words and names two notes both use, which a sentence embedding blurs (see :mod:`explorer.affinity`).
+        """
+        terms = self.source_terms
+        if terms is None or not terms.shape[1] or not len(self.sources):
+            return np.zeros(len(others), dtype=np.float32)
+        mine = terms[int(self.sources[row])]
+        return np.asarray((terms[self.sources[others]] @ mine.T).toarray(), dtype=np.float32).ravel()
 
-        Why a quantile of this corpus and not a fixed cosine: what counts as close depends on the embedding
+    def kinship(self, a: np.ndarray, b: np.ndarray, lexical_weight: float) -> np.ndarray:
+        """Meaning and words together, ``(cosine + lexical_weight · shared words) / (1 + lexical_weight)``,
+        for pairs of sources (codes ``a[i]``, ``b[i]``): the affinity of two notes, in [0, 1].
+        """
+        meaning = np.einsum("ij,ij->i", self.source_vectors[a], self.source_vectors[b])
+        words = np.zeros(len(a), dtype=np.float32)
+        if self.source_terms is not None and self.source_terms.shape[1]:
+            words = np.asarray(self.source_terms[a].multiply(self.source_terms[b]).sum(axis=1)).ravel()
+        return (meaning + lexical_weight * words) / (1.0 + lexical_weight)
+
+    def bridge_line(self, quantile: float, lexical_weight: float, samples: int = 20_000) -> float:
+        """The kinship (see :meth:`kinship`) that only the top ``1 - quantile`` of pairs of sources in
+        different domains reach, estimated from a fixed sample of such pairs.
+
+        Why a quantile of this corpus and not a fixed value: what counts as close depends on the embedding
         model and on how dense the corpus is; a bridge is strong when few pairs across domains are as close.
         """
-        if quantile in self._bridge_lines:
-            return self._bridge_lines[quantile]
+        key = (quantile, lexical_weight)
+        if key in self._bridge_lines:
+            return self._bridge_lines[key]
         line = 1.0
         if len(self.source_vectors) > 1:
             domains = np.full(len(self.source_vectors), NO_DOMAIN, dtype=np.int64)
@@ -225,9 +280,8 @@ class CorpusSpace:
             b = rng.integers(0, len(domains), samples)
             keep = (domains[a] != domains[b]) & (domains[a] != NO_DOMAIN) & (domains[b] != NO_DOMAIN)
             if keep.any():
-                sims = np.einsum("ij,ij->i", self.source_vectors[a[keep]], self.source_vectors[b[keep]])
-                line = float(np.quantile(sims, quantile))
-        self._bridge_lines[quantile] = line
+                line = float(np.quantile(self.kinship(a[keep], b[keep], lexical_weight), quantile))
+        self._bridge_lines[key] = line
         return line
 
     def linked(self, row: int, others: np.ndarray, weights: Mapping[str, float]) -> np.ndarray:

@@ -135,12 +135,20 @@ def _node_text(corpus: CorpusSpace, locus: Locus | Adjacency) -> str | None:
     return corpus.texts[row] if row is not None and row < len(corpus.texts) else None
 
 
-def _not_recent(candidates: list[Adjacency], recent: set[str]) -> list[Adjacency]:
-    """The candidates that are not among the loci visited just before (all of them when every one is): a walk
-    that goes back to where it just was is going round in circles.
+def _not_recent(candidates: list[Adjacency], path: list[Locus], corpus: CorpusSpace) -> list[Adjacency]:
+    """The candidates that are neither among the loci visited just before nor on the notes they stood on (all of
+    them when every one is): a walk that goes back to where it just was, by the same node or another of the same
+    note, is going round in circles.
     """
-    fresh = [c for c in candidates if not (c.locus_id and c.locus_id in recent)]
+    loci = {locus.id for locus in path}
+    notes = {source for locus in path if (source := _source(corpus, locus)) is not None}
+    fresh = [c for c in candidates if not (c.locus_id in loci or _source(corpus, c) in notes)]
     return fresh or candidates
+
+
+def _source(corpus: CorpusSpace, locus: Locus | Adjacency) -> int | None:
+    row = corpus.row(locus.node_id) if locus.node_id else None
+    return int(corpus.sources[row]) if row is not None and len(corpus.sources) else None
 
 
 def _vector(locus: Locus) -> np.ndarray:
@@ -285,7 +293,7 @@ def take_step(
         considered = len(found)
         candidates = [c for c in found if scope.rejection(c, session, tuning) is None]
         fenced_out = considered - len(candidates)
-        candidates = _not_recent(candidates, {locus.id for locus in inputs.path})
+        candidates = _not_recent(candidates, inputs.path, inputs.corpus)
         events.append(
             (
                 "wander.adjacencies.found",
@@ -303,7 +311,14 @@ def take_step(
         if candidates:
             selection.score(candidates, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
             line = selection.strong_bridge_line(inputs.corpus, tuning)
-            candidates = [c for c in candidates if not selection.weak_bridge(c, here.domains, line)] or candidates
+            strong = [c for c in candidates if not selection.weak_bridge(c, here.domains, line)]
+            if not strong:  # only weak bridges out of here: stay in its domain rather than claim one
+                avoid = {x for locus in inputs.path if (x := _source(inputs.corpus, locus)) is not None}
+                home = [c for c in adjacency.nearest_at_home(s, avoid) if scope.rejection(c, session, tuning) is None]
+                _fill_concepts(home, calls.node_text)
+                selection.score(home, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
+                strong = home
+            candidates = strong or candidates
             pick = selection.softmax_select(
                 candidates, session.temperature, step_rng(session.random_seed, number, 3), tuning.score_sharpness
             )

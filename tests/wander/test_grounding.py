@@ -140,26 +140,45 @@ def test_ranking_rewards_evidence_of_relatedness_not_distance() -> None:
     selection.score(found, s, Session(name="s", seed_concept="A"), {"os"}, np.zeros((0, 3), np.float32), TUNING)
     b, c, d = found
     assert {round(x.similarity, 4) for x in found} == {0.6}  # equally far: only the evidence tells them apart
-    assert b.relatedness == pytest.approx(0.6 + TUNING.r_linked)  # a note that names another is linked to it
-    assert c.relatedness == pytest.approx(0.6)  # provenance (DERIVES) claims nothing about relatedness
+    kin = 0.6 / (1 + TUNING.lexical_weight)  # the notes have no words: their kinship is their meaning alone
+    assert b.relatedness == pytest.approx(kin + TUNING.r_linked)  # a note that names another is linked to it
+    assert c.relatedness == pytest.approx(kin)  # provenance (DERIVES) claims nothing about relatedness
     assert b.score > c.score and b.bridge_potential > c.bridge_potential > d.bridge_potential
     # a bridge across domains needs evidence: over the line it stays, under it it goes
     line = b.relatedness - 0.01
     assert not selection.weak_bridge(b, ["os"], line) and selection.weak_bridge(c, ["os"], line)
     assert not selection.weak_bridge(d, ["os"], 1.0)  # a step inside the domain claims no bridge
+    # with every bridge too weak, the walk stays home: the nearest notes of here's own domain
+    assert [c.node_id for c in adjacency.nearest_at_home(s, set())] == ["d"]
+    assert adjacency.nearest_at_home(s, {int(corpus.sources[corpus.row("d")])}) == []
     # the graph's claims are candidates of their own: b comes first among the bridges, saying why
     bridges = adjacency.cross_domain(s)
     assert bridges[0].node_id == "b" and "MENTIONS" in (bridges[0].note or "")
 
 
-def test_shared_entities_count_as_evidence() -> None:
-    corpus = tiny_space([], entities=[None, None, None, None])
+def test_shared_words_and_entities_count_as_evidence() -> None:
+    plain = tiny_space([], entities=[None, None, None, None])
     named = tiny_space([], entities=["unix", "unix", None, None])
-    plain = corpus.source_similarity(0, np.asarray([1]))[0]
-    assert selection.pair_relatedness(corpus, "a", "b", TUNING) == pytest.approx(plain)
+    meaning = 0.6 / (1 + TUNING.lexical_weight)
+    assert selection.pair_relatedness(plain, "a", "b", TUNING) == pytest.approx(meaning)
     assert selection.pair_relatedness(named, "a", "b", TUNING) == pytest.approx(
-        plain + TUNING.r_entities / TUNING.entities_for_full
+        meaning + TUNING.r_entities / TUNING.entities_for_full
     )
+    here, other = np.array([1.0, 0.0], np.float32), np.array([0.6, 0.8], np.float32)
+    worded = CorpusSpace.build(
+        2,
+        ["a", "b", "c"],
+        np.vstack([here, other, other]),
+        ["os", "hardware", "hardware"],
+        np.full(3, 0.5),
+        np.ones(3),
+        texts=["the finger daemon answers", "finger a user to see the plan", "a bus carries data"],
+        types=["raw_chunk"] * 3,
+        titles=["finger", "plan", "bus"],
+        documents=["da", "db", "dc"],
+    )
+    # as close in meaning, but b uses a's distinctive word: it is the more related
+    assert selection.pair_relatedness(worded, "a", "b", TUNING) > selection.pair_relatedness(worded, "a", "c", TUNING)
 
 
 # -- crystals --------------------------------------------------------------------------
@@ -205,6 +224,8 @@ def test_a_crystal_bridges_two_sources_and_is_refused_when_it_cannot(runtime) ->
     # across domains first (a-b), though a-c is more related; c-d share a document; the seed is no source
     assert chosen is not None and {e.node_id for e in chosen.ends} == {"a", "b"}
     assert bridge(ev, related, 0.8).ends[1].node_id == "c"  # a weak bridge gives way to a strong pair within
+    assert bridge(ev, related, 0.8, across=True).ends[1].node_id == "b"  # unless it must cross domains
+    assert bridge(evidence_of([(a, c)], {"a": "d1", "c": "d3"}), related, across=True) is None
     session = Session(name="s", seed_concept="x")
     spending = Spending(runtime.gateway, session, TUNING)
 

@@ -17,8 +17,9 @@ from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, Se
 from .conftest import SEED, mock_json, new_session
 
 TUNING = WanderTuning()
-# Crystals sooner than a reviewer would get them (every step, any bridge), for tests about what happens to them.
-CRYSTALS_SOON = replace(TUNING, crystal_every=1, bridge_quantile=0.0)
+# Crystals sooner than a reviewer would get them (every step, any bridge, within a domain too), for tests about
+# what happens to them.
+CRYSTALS_SOON = replace(TUNING, crystal_every=1, bridge_quantile=0.0, crystal_across_domains=False)
 
 
 def subjects(runtime, session_id: str) -> list[str]:
@@ -294,7 +295,7 @@ def test_offline_walk_crystallizes_with_evidence_back_to_chunks(corpus_runtime) 
     s = new_session(rt, random_seed=3)
     crystal = None
     for _ in range(30):
-        result = service.step(rt, s.id)
+        result = service.step(rt, s.id, CRYSTALS_SOON)
         if result.crystal:
             crystal = result.crystal
             break
@@ -348,9 +349,9 @@ def test_forced_crystallization_and_duplicates(mock_runtime) -> None:
         service.crystallize(rt, s.id)
     for _ in range(2):
         service.step(rt, s.id, replace(TUNING, confirm_occurrences=10))  # resonances, but none confirmed
-    first = service.crystallize(rt, s.id)
+    first = service.crystallize(rt, s.id, CRYSTALS_SOON)
     assert first.crystal is not None and first.crystal.insight == MOCK_INSIGHT
-    second = service.crystallize(rt, s.id)
+    second = service.crystallize(rt, s.id, CRYSTALS_SOON)
     assert second.crystal is None and second.reason.startswith("near-duplicate")
     assert subjects(rt, s.id).count("wander.crystal.rejected") == 1
 
@@ -376,7 +377,7 @@ def test_delete_cascades_but_crystals_stay(mock_runtime) -> None:
     s = new_session(rt)
     keep = new_session(rt)
     service.run(rt, keep.id, 2)
-    service.run(rt, s.id, 4, tuning=CRYSTALS_SOON)
+    service.run(rt, s.id, 8, tuning=CRYSTALS_SOON)
     crystals = service.list_crystals(rt, session_id=s.id)
     assert crystals
     service.delete_session(rt, s.id)
