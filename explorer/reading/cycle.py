@@ -61,6 +61,7 @@ class KnownNodes:
         self.generation: dict[str, int] = {}
         self.mentions = MentionIndex()
         self.first_chunk: dict[str, str] = {}
+        self.chunks: set[str] = set()  # what was read, as opposed to what was derived from it
         self._entity_rows: dict[str, list[int]] = {}
 
     def add_names(self, document_id: str, names: Sequence[str]) -> None:
@@ -75,6 +76,8 @@ class KnownNodes:
         if not embedded:
             return
         for node, _ in embedded:
+            if node.type == "raw_chunk":
+                self.chunks.add(node.id)
             if node.type == "raw_chunk" and node.document_id:
                 self.mentions.add_text(node.id, node.text, node.document_id)
                 if node.chunk_index == 0:
@@ -182,7 +185,9 @@ def _place_chunks(
     config: ReadingConfig,
     results: dict[str, ReadingResult],
 ) -> list[tuple[Node, list[tuple[str, float]]]]:
-    """Each chunk as a node with its nearest earlier nodes (never itself), linked to the close ones."""
+    """Each chunk as a node with its nearest earlier nodes (never itself), linked to the close ones that were
+    read (a synthesis or an insight is context for the implant, not a source to link: its text mixes several).
+    """
     result = results[document_id]
     placed = []
     vectors = embedder.embed(chunks)
@@ -205,7 +210,7 @@ def _place_chunks(
         result.relations += [
             Relation(chunk.id, other, "EXTENDS", created_by="reading", confidence=round(sim, 4))
             for other, sim in neighbours
-            if sim >= config.relate_min_similarity
+            if sim >= config.relate_min_similarity and other in known.chunks
         ]
         placed.append((chunk, neighbours))
     return placed

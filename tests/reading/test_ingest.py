@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from explorer.reading.cycle import DocumentText, KnownNodes, read_documents
 from explorer.reading.ingest import ingest_paths
+from explorer.records import Node, new_id
 from explorer.runtime import Runtime
 from explorer.store import corpus
 from explorer.store.stats import database_stats
@@ -62,6 +64,9 @@ def test_reading_cycle_builds_nodes_with_provenance(runtime: Runtime, tmp_path: 
     assert insights and all(i.entity and i.parent_ids[0] in {first.id, second.id} for i in insights)
     assert report.entity_insights_added == len(insights)
     assert any(r.type == "EXTENDS" and r.source_id == second.id and r.target_id == first.id for r in relations)
+    # a chunk extends what was read; the first chunk's insights were among its neighbours, and are only context
+    read = {c.id for c in chunks}
+    assert all(r.target_id in read for r in relations if r.type == "EXTENDS")
     assert all(c.embedding is not None and c.embedding.shape == (384,) for c in chunks)
 
 
@@ -156,3 +161,21 @@ def test_implant_nothing_stores_no_synthesis(make_runtime, tmp_path: Path, answe
     assert report.chunks_added == 2 and report.syntheses_added == 0
     # "NOTHING" is no list of entities either: the failure is reported, the chunk kept
     assert any("entity extraction failed" in e["message"] for e in report.errors)
+
+
+def test_a_chunk_extends_what_was_read_not_what_was_derived(runtime: Runtime) -> None:
+    text = "Python 2.0 added a garbage collector that finds reference cycles between container objects."
+    read_before = Node(type="raw_chunk", text=text, embedding=runtime.embedder.embed([text])[0], document_id=new_id())
+    echo = f"{text} It runs now and then."
+    derived = Node(type="synthesis", text=echo, embedding=runtime.embedder.embed([echo])[0], memory_type="derived")
+    known = KnownNodes(runtime.embedder.dim)
+    known.add([read_before, derived])
+    (result,) = read_documents(
+        [DocumentText(new_id(), [f"{text} It can be tuned."])],
+        known=known,
+        embedder=runtime.embedder,
+        gateway=runtime.gateway,
+    )
+    neighbours = {r.target_id for r in result.relations if r.type == "DERIVES"}
+    assert derived.id in neighbours  # the synthesis was close enough to inform the implant …
+    assert [r.target_id for r in result.relations if r.type == "EXTENDS"] == [read_before.id]  # … not to be linked
