@@ -1,5 +1,5 @@
 """A database prepared for the app's pages: the small corpus, the map fitted, and one
-session that walked to a human checkpoint and holds a crystal. Made once per run
+session that walked to a human checkpoint (the first with a crystal) and holds a crystal. Made once per run
 (it costs a few UMAP and wander seconds) and copied for each test: on the hashing embedder,
 or on the real model for a ``minilm`` test, whose walk follows meaning into the corpus.
 """
@@ -37,12 +37,21 @@ def _prepared(corpus: Path, path: Path, embedder: Embedder) -> Path:
             name="Unicode walk",
             random_seed=0,
             human_checkpoint_frequency=CHECKPOINT,
+            max_drift_distance=1.5,  # the hashing embedder puts a short seed far from every chunk
         ),
     )
-    result = wander.run(runtime, session.id, CHECKPOINT + 2)
-    assert result.steps_completed == CHECKPOINT and (result.stopped_reason or "").startswith("paused: checkpoint")
-    if not wander.list_crystals(runtime, session_id=session.id):
-        assert wander.crystallize(runtime, session.id).crystal is not None
+    reasons = []
+    for _ in range(4):  # a crystal must be grounded and validated: walk on, checkpoint by checkpoint, until one is
+        result = wander.run(runtime, session.id, CHECKPOINT + 2)
+        assert result.steps_completed == CHECKPOINT and (result.stopped_reason or "").startswith("paused: checkpoint")
+        if wander.list_crystals(runtime, session_id=session.id):
+            break
+        attempt = wander.crystallize(runtime, session.id)
+        if attempt.crystal is not None:
+            break
+        reasons.append(attempt.reason)
+        wander.resume(runtime, session.id)
+    assert wander.list_crystals(runtime, session_id=session.id), reasons
     runtime.flush()
     return path
 

@@ -1,4 +1,4 @@
-"""While a wander step waits on a slow model (5 s an answer, over real HTTP), the database is free: the
+"""While a wander step waits on a slow model (8 s an answer, over real HTTP), the database is free: the
 command line lists sessions and an app page reruns at once, instead of failing with "database busy".
 """
 
@@ -14,7 +14,7 @@ from explorer.testing.model_server import SERVED_MODEL, ModelServer, Reply
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
 
-LATENCY_S = 5.0
+LATENCY_S = 8.0  # long enough for a command to start and list on a loaded 2-core machine
 
 
 def test_readers_are_not_blocked_while_a_step_thinks(app_db, app_runtime, open_app) -> None:
