@@ -80,6 +80,11 @@ for crystal in crystals[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
             f"{untrusted.md(origin)}"
         )
         untrusted.text(None, crystal.insight)
+        if crystal.connects:
+            bridged = " ↔ ".join(
+                f"{c.get('title') or c.get('name') or '?'} ({c.get('domain') or '—'})" for c in crystal.connects
+            )
+            untrusted.text("connects", bridged)
         if crystal.validated_by or crystal.human_approved_by:
             who = []
             if crystal.validated_by:

@@ -16,6 +16,8 @@ def test_approving_a_crystal_stores_who_when_and_why(open_app, app_runtime, page
     at = open_app("crystals")
     assert "Offline provider" in page_text(at)
     assert crystal.insight in [t.value for t in at.text]
+    assert len(crystal.connects) == 2  # a crystal joins two stored sources, and the page names them
+    assert " ↔ ".join(f"{c['title']} ({c['domain'] or '—'})" for c in crystal.connects) in [t.value for t in at.text]
     at.text_input(key="crystal_reviewer").input("Ada")
     at.text_input(key=f"notes_{crystal.id}").input("holds up against the sources")
     at.button(key=f"approve_{crystal.id}").click().run()
