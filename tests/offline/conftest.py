@@ -215,7 +215,7 @@ def generate(embedder: Embedder, seed: int = 0) -> list[Sample]:
     run = Run(embedder)
     docs = corpus()
     rng.shuffle(docs)
-    read(run, docs[:24])
+    read(run, docs[:14])
     dream(run, rng, dreams=6)
     wander(run, rng, steps=8)
     return run.samples
