@@ -96,7 +96,7 @@ def dream_relation(fields: dict[str, Any], kit: OfflineKit) -> str:
     if not body:
         return "NOTHING"
     pool = [(p, s) for p, text in enumerate(known) for s in source_sentences(text)]
-    pool = [(p, s) for p, s in pool if not any(same(s, q) for q in said)]
+    pool = [(p, s) for p, s in pool if not same(s, synthesis)]  # never quote again what the synthesis says
     if not pool:
         return body
     sims = kit.similarity([synthesis], [s for _, s in pool])[0]

@@ -53,10 +53,19 @@ def quote(sentence: str, words: int = QUOTE_WORDS) -> str:
     return f"“{shorten(sentence.strip().rstrip('.;:,'), words)}”"
 
 
+SAME_RUN = 8  # two sentences sharing this many words in a row are one (quoted, cut, or behind a heading)
+
+
 def same(a: str, b: str) -> bool:
-    """Whether two sentences are one (as quoted, cut or not): the shorter opens the longer."""
-    a, b = (" ".join(x.lower().removesuffix("…").rstrip(" .;:,!?…").split()) for x in (a, b))
-    return bool(a and b) and (a.startswith(b) or b.startswith(a))
+    """Whether two sentences are one: as quoted, cut or not, or one inside the other behind a heading — they
+    share a run of :data:`SAME_RUN` words (all the words of the shorter, when it is shorter than that).
+    """
+    x, y = (re.findall(r"\w+", t.lower()) for t in (a, b))
+    if not x or not y:
+        return False
+    run = min(SAME_RUN, len(x), len(y))
+    runs = {tuple(x[i : i + run]) for i in range(len(x) - run + 1)}
+    return any(tuple(y[i : i + run]) in runs for i in range(len(y) - run + 1))
 
 
 def join(phrases: Sequence[str]) -> str:
