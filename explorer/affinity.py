@@ -17,6 +17,7 @@ Pure: built from texts and vectors the caller passes, no store access.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -51,12 +52,30 @@ class Evidence:
     shared_terms: tuple[str, ...]
 
     def line(self) -> str:
-        """The evidence in one line, as judges are shown it."""
+        """The evidence in one line, as judges are shown it (:meth:`read` reads it back)."""
         terms = ", ".join(self.shared_terms) or "none"
         return (
             f"affinity {self.affinity:.2f} (stronger than {self.percentile:.1f}% of pairs here); "
             f"meaning {self.cosine:.2f}; shared distinctive terms: {terms}"
         )
+
+    @classmethod
+    def read(cls, line: str) -> Evidence | None:
+        """The evidence a :meth:`line` states (its share owed to terms derived), or None when ``line`` is not
+        one: how a judge with no model reads what it was shown.
+        """
+        match = _LINE.search(line)
+        if match is None:
+            return None
+        affinity, percentile, cosine = (float(match.group(i)) for i in (1, 2, 3))
+        terms = tuple(t.strip() for t in match.group(4).split(",") if t.strip() and t.strip() != "none")
+        return cls(affinity, cosine, affinity - cosine, percentile, terms)
+
+
+_LINE = re.compile(
+    r"affinity (-?[\d.]+) \(stronger than ([\d.]+)% of pairs here\); meaning (-?[\d.]+); "
+    r"shared distinctive terms: (.*)"
+)
 
 
 class Affinity:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.affinity import Affinity
+from explorer.affinity import Affinity, Evidence
 
 TEXTS = {
     "finger": "The finger command shows who is logged in and prints their plan file.",
@@ -37,6 +37,10 @@ def test_evidence_names_the_shared_terms_and_a_percentile(embedder) -> None:
     assert {"finger", "plan"} <= set(strong.shared_terms) and weak.shared_terms == ()
     assert strong.percentile > weak.percentile and 0 <= weak.percentile <= strong.percentile <= 100
     assert "shared distinctive terms: " in strong.line() and "finger" in strong.line()
+    read = Evidence.read(strong.line())  # what a judge with no model reads back
+    assert read is not None and read.shared_terms == strong.shared_terms
+    assert (round(read.affinity, 2), read.percentile) == (round(strong.affinity, 2), round(strong.percentile, 1))
+    assert Evidence.read(weak.line()).shared_terms == () and Evidence.read("no evidence here") is None
 
 
 def test_texts_of_stop_words_only_still_have_an_affinity(embedder) -> None:

@@ -13,21 +13,18 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from explorer.affinity import Evidence
 from explorer.offline import answers
 from explorer.offline.kit import OfflineKit, join, quote
 from explorer.prompts import split_passages
 from explorer.prompts.dreaming import NO_CONNECTION
 from explorer.text import keyphrases, prose_sentences
 
-_EVIDENCE = re.compile(
-    r"\[(\d+)\] affinity (-?[\d.]+) \(stronger than ([\d.]+)% of pairs here\); meaning (-?[\d.]+); "
-    r"shared distinctive terms: (.*)"
-)
+_NUMBERED = re.compile(r"^\[(\d+)\] (.*)$", re.MULTILINE)
 # Percentiles at which a link is plausible, from 2 to 5: a link must beat nearly every pair of the base.
 PLAUSIBLE_AT = (98.5, 99.3, 99.7, 99.9)
 # Shares of the affinity owed to shared terms (affinity − meaning) at which a link is useful, from 2 to 5:
@@ -37,28 +34,17 @@ USEFUL_AT = (0.08, 0.15, 0.25, 0.35)
 FAMILIAR_AT = (0.55, 0.65)
 
 
-@dataclass(frozen=True)
-class Measured:
-    """One candidate's evidence as the prompt states it."""
-
-    affinity: float
-    percentile: float
-    cosine: float
-    terms: tuple[str, ...]
-
-
-def measured(block: str) -> dict[int, Measured]:
+def measured(block: str) -> dict[int, Evidence]:
     """The evidence of each candidate by number; empty when the engine measured none."""
     found = {}
-    for match in _EVIDENCE.finditer(block):
-        terms = tuple(t.strip() for t in match.group(5).split(",") if t.strip() and t.strip() != "none")
-        found[int(match.group(1))] = Measured(
-            float(match.group(2)), float(match.group(3)), float(match.group(4)), terms
-        )
+    for match in _NUMBERED.finditer(block):
+        evidence = Evidence.read(match.group(2))
+        if evidence is not None:
+            found[int(match.group(1))] = evidence
     return found
 
 
-def shared_phrases(text: str, others: list[str], top: int = 8) -> list[str]:
+def _shared_phrases(text: str, others: list[str], top: int = 8) -> list[str]:
     """The keyphrases of ``text`` that the other texts also contain."""
     pool = " ".join(others).lower()
     return [p for p in keyphrases(text, top) if p.lower() in pool]
@@ -69,18 +55,18 @@ def _score(value: float) -> int:
     return int(1 + 4 * float(np.clip(value, 0.0, 1.0)) + 0.5)
 
 
-def _on_evidence(evidence: Measured) -> tuple[int, int, int]:
+def _on_evidence(evidence: Evidence) -> tuple[int, int, int]:
     """(novelty, plausibility, usefulness): plausible as the percentile is high, useful as much of the affinity
     comes from shared terms, novel as the meanings are apart.
     """
     plausibility = 1 + sum(evidence.percentile >= p for p in PLAUSIBLE_AT)
-    usefulness = 1 + sum(evidence.affinity - evidence.cosine >= u for u in USEFUL_AT)
+    usefulness = 1 + sum(evidence.lexical >= u for u in USEFUL_AT)
     novelty = 4 - sum(evidence.cosine >= f for f in FAMILIAR_AT)
     return novelty, plausibility, usefulness
 
 
 def _on_similarity(seed: str, text: str, similarity: float) -> tuple[int, int, int]:
-    shared = shared_phrases(seed, [text])
+    shared = _shared_phrases(seed, [text])
     return (
         _score((0.9 - similarity) / 0.6),
         _score((similarity - 0.05) / 0.55),
@@ -88,18 +74,22 @@ def _on_similarity(seed: str, text: str, similarity: float) -> tuple[int, int, i
     )
 
 
-def _reason(kept: bool, evidence: Measured | None, similarity: float) -> str:
+def _reason(kept: bool, evidence: Evidence | None, similarity: float) -> str:
     if evidence is None:
         return f"{'Close' if kept else 'Not close'} enough in meaning (similarity {similarity:.2f})."
-    terms = f"sharing {join([f'“{t}”' for t in evidence.terms[:3]])}" if evidence.terms else "with no term in common"
+    terms = (
+        f"sharing {join([f'“{t}”' for t in evidence.shared_terms[:3]])}"
+        if evidence.shared_terms
+        else "with no term in common"
+    )
     strength = f"stronger than {evidence.percentile:.1f}% of pairs here"
     return f"Kept: {strength}, {terms}." if kept else f"Not kept: only {strength}, {terms}."
 
 
-def _connection(seed: str, text: str, evidence: Measured | None, kit: OfflineKit) -> str:
+def _connection(seed: str, text: str, evidence: Evidence | None, kit: OfflineKit) -> str:
     ours, theirs = prose_sentences(seed) or [seed], prose_sentences(text) or [text]
     i, j, _ = kit.closest_pair(ours, theirs)
-    terms = list(evidence.terms[:2]) if evidence and evidence.terms else shared_phrases(seed, [text])[:2]
+    terms = list(evidence.shared_terms[:2]) if evidence and evidence.shared_terms else _shared_phrases(seed, [text])[:2]
     about = f"Both concern {join(terms)}" if terms else "The two meet"
     return f"{about}: {quote(ours[i], 20)} and {quote(theirs[j], 20)}."
 
