@@ -26,7 +26,7 @@ import numpy as np
 
 from explorer.affinity import Affinity
 from explorer.dreaming.activation import ActivationConfig, gaussian_noise, spread_activation
-from explorer.dreaming.graph import GetRelations, category_of, other_end
+from explorer.dreaming.graph import GetRelations, bridges_from, category_of, other_end, several_categories
 from explorer.prompts import format_passages
 from explorer.prompts.dreaming import REM_JUDGE, JudgeAnswer, Judgement
 from explorer.providers.budget import Budget
@@ -167,24 +167,13 @@ def sample_seeds(
 
 
 def bridge_filter(
-    seed: Node, by_id: dict[str, Node], get_relations: GetRelations, several_categories: bool
+    seed: Node, by_id: dict[str, Node], get_relations: GetRelations, several: bool
 ) -> Callable[[str], bool]:
-    """Which memories may become the seed's new link: current, from another source, of another category when
-    the knowledge base has several, and not already linked to it.
+    """Which memories may become the seed's new link: a bridge (:func:`~explorer.dreaming.graph.bridges_from`,
+    across categories when the knowledge base has ``several``) not already linked to it.
     """
-
-    def allowed(other_id: str) -> bool:
-        other = by_id.get(other_id)
-        return (
-            other is not None
-            and other.is_latest
-            and other.id != seed.id
-            and (other.document_id is None or other.document_id != seed.document_id)
-            and (not several_categories or category_of(other) != category_of(seed))
-            and not directly_related(seed.id, other_id, get_relations)
-        )
-
-    return allowed
+    bridge = bridges_from(seed, by_id, other_category=several)
+    return lambda other_id: bridge(other_id) and not directly_related(seed.id, other_id, get_relations)
 
 
 def bridge_strengths(
@@ -197,7 +186,7 @@ def bridge_strengths(
     """The affinity of each memory's best bridge not yet in the graph, for the ``seed_pool`` heaviest
     (importance × prominence) memories ``affinity`` knows: what makes a memory worth exploring from.
     """
-    several = len({category_of(m) for m in by_id.values()}) > 1
+    several = several_categories(by_id.values())
     pool = sorted((m for m in memories if m.id in affinity), key=lambda m: (-m.importance * m.prominence, m.id))
     strengths = {}
     for memory in pool[: config.seed_pool]:
@@ -338,7 +327,7 @@ def candidates_for(
             if len(found) == config.max_candidates_per_seed:
                 break
         return found
-    several = len({category_of(m) for m in memories.values()}) > 1
+    several = several_categories(memories.values())
     allowed = bridge_filter(seed, memories, get_relations, several)
     reached = {node_id for node_id in scores if node_id in affinity and allowed(node_id)}
     bridges = {p for p, _ in affinity.partners(seed.id, config.max_candidates_per_seed, allowed)}

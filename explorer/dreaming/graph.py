@@ -17,6 +17,31 @@ def category_of(node: Node) -> str:
     return node.category or node.domain or node.type
 
 
+def several_categories(nodes: Iterable[Node]) -> bool:
+    """Whether the nodes span more than one category, so that a bridge means crossing from one to another."""
+    return len({category_of(n) for n in nodes}) > 1
+
+
+def bridges_from(
+    node: Node, by_id: dict[str, Node], *, other_category: bool, other_source: bool = True
+) -> Callable[[str], bool]:
+    """Which memories a bridge from ``node`` may lead to: current ones of ``by_id``, not ``node`` itself, from
+    another source document (when ``other_source``) and of another category (when ``other_category``).
+    """
+
+    def allowed(other_id: str) -> bool:
+        other = by_id.get(other_id)
+        return (
+            other is not None
+            and other.is_latest
+            and other.id != node.id
+            and (not other_source or other.document_id is None or other.document_id != node.document_id)
+            and (not other_category or category_of(other) != category_of(node))
+        )
+
+    return allowed
+
+
 def relations_lookup(relations: Iterable[Relation]) -> GetRelations:
     """A ``get_relations`` callback over relations held in memory (both directions)."""
     by_node: dict[str, list[Relation]] = defaultdict(list)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.affinity import Affinity
-from explorer.dreaming.graph import category_of
+from explorer.dreaming.graph import bridges_from, several_categories
 from explorer.records import Node
 
 
@@ -71,20 +71,11 @@ def sample_triads(
     several) and, when the knowledge base has several categories, from another category than the anchor.
     """
     by_id = {n.id: n for n in pool if n.id in affinity}
-    several = len({category_of(n) for n in by_id.values()}) > 1
+    several = several_categories(by_id.values())
     sources = len({n.document_id for n in by_id.values()}) > 1
 
     def bridges(a: Node) -> Callable[[str], bool]:
-        def allowed(other_id: str) -> bool:
-            other = by_id.get(other_id)
-            return (
-                other is not None
-                and other.id != a.id
-                and (not sources or other.document_id is None or other.document_id != a.document_id)
-                and (not several or category_of(other) != category_of(a))
-            )
-
-        return allowed
+        return bridges_from(a, by_id, other_category=several, other_source=sources)
 
     bridges_of = {a.id: affinity.partners(a.id, config.partners, bridges(a)) for a in anchors if a.id in by_id}
     options = {frozenset((a, p)): (a, p, s) for a, found in bridges_of.items() for p, s in found}
