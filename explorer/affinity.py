@@ -93,7 +93,7 @@ class Affinity:
         self.config = config
         self.row = {node_id: i for i, node_id in enumerate(self.ids)}
         self.vectors = np.asarray(vectors, dtype=np.float32)
-        self.terms, self.vocabulary = _term_vectors(texts)
+        self.terms, self.vocabulary = term_vectors(texts)
         self._reference = self._reference_affinities(np.random.default_rng(seed))
 
     @classmethod
@@ -181,7 +181,7 @@ class Affinity:
         return np.sort(cosine + self.config.lexical_weight * lexical)
 
 
-def _term_vectors(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str]]:
+def term_vectors(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str]]:
     """Unit TF-IDF rows (English stop words left out, sub-linear counts), and the vocabulary by column."""
     vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=1)
     try:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from explorer.affinity import Affinity, AffinityConfig
+from explorer.affinity import term_vectors
 from explorer.records.wander import Locus
 from explorer.vectors import VectorIndex
 
@@ -111,10 +111,7 @@ def _source_terms(
             parts[source].append(f"{titles[row]}:")
         if is_chunk[row] or not has_chunk[source]:
             parts[source].append(texts[row])
-    words = [" ".join(p) for p in parts]  # only the words are wanted: no reference pairs to measure
-    return Affinity(
-        [str(i) for i in range(count)], words, np.zeros((count, 1)), AffinityConfig(reference_pairs=0)
-    ).terms
+    return term_vectors([" ".join(p) for p in parts])[0]
 
 
 @dataclass
