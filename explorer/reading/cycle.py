@@ -154,9 +154,10 @@ def read_documents(
     results = {d.document_id: ReadingResult() for d in documents}
     placed = []
     for d in documents:
-        placed += _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results)
+        own = _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results)
+        placed += own
         if d.title:
-            _link_mentions(d.document_id, d.title, [chunk for chunk, _ in placed[-len(d.chunks) :]], known, results)
+            _link_mentions(d.document_id, d.title, [chunk for chunk, _ in own], known, results)
 
     def ask(request: tuple[Prompt[Any], dict[str, Any]]) -> Answer[Any]:
         prompt, fields = request
