@@ -11,6 +11,7 @@ from the internet.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -30,6 +31,7 @@ R = TypeVar("R")
 CHARS_PER_TOKEN = 3.0  # English averages ~4; fewer characters per token over-estimates, as a bound should
 Tier = Literal["local", "cloud", "offline"]
 OFFLINE_MODEL = "offline/extractive"
+ITEMS_PER_SLOT = 8  # items :meth:`Gateway.map` keeps under way per call slot, so items that chain calls fill every slot
 
 
 class OfflineAnswerer(Protocol):
@@ -138,6 +140,7 @@ class Gateway:
         self.completion_kwargs = completion_kwargs or {}
         self._sleep = sleep
         self._listed_prices: dict[str, tuple[float, float] | None] = {}
+        self._slots = threading.BoundedSemaphore(self.concurrency)
 
     def model_for(self, tier: Tier) -> tuple[str, Tier]:
         """The model a tier resolves to: the tier's own, else the other configured one, else offline."""
@@ -157,17 +160,22 @@ class Gateway:
 
     @property
     def concurrency(self) -> int:
-        """How many calls :meth:`map` keeps in flight: the setting for models, one for the offline provider
-        (it is CPU work in this process, so threads would not help it and would cost its reproducibility).
+        """How many model requests are in flight at most, across every thread that shares this gateway: the
+        setting for models, one for the offline provider (it is CPU work in this process, so threads would not
+        help it and would cost its reproducibility).
         """
         return 1 if self.offline_only else max(1, self.settings.concurrency)
 
     def map(self, work: Callable[[S], R], items: Sequence[S], progress: Progress | None = None) -> list[R]:
-        """``work`` on every item, up to :attr:`concurrency` at once, results in the items' order.
+        """``work`` on every item, items under way together, results in the items' order.
 
-        For independent items whose work waits on models (dreams, judgements, merges). ``work`` must not
-        touch the database, and should turn its own trouble into a result: an exception it lets out is
-        raised here, after the other items are done. ``progress`` is told of each item as it finishes.
+        For independent items whose work waits on models (dreams, judgements, merges). What is bounded is
+        the requests in flight (:attr:`concurrency` slots, taken by each attempt in :meth:`ask`), not the
+        items: an item that chains calls (a dream asks three questions, one after the other) holds no slot
+        while it computes between them, and more items than slots are under way so that the slots stay
+        full. ``work`` must not touch the database, and should turn its own trouble into a result: an
+        exception it lets out is raised here, after the other items are done. ``progress`` is told of each
+        item as it finishes.
         """
         if self.concurrency == 1 or len(items) <= 1:
             results = []
@@ -176,7 +184,7 @@ class Gateway:
                 if progress:
                     progress(done + 1, len(items), f"{done + 1}/{len(items)}")
             return results
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
+        with ThreadPoolExecutor(max_workers=min(self.concurrency * ITEMS_PER_SLOT, len(items))) as pool:
             futures = [pool.submit(work, item) for item in items]
             if progress:
                 for done, _ in enumerate(as_completed(futures)):
@@ -290,19 +298,22 @@ class Gateway:
         return answer
 
     def _attempt(self, call: _Call[T]) -> _Attempt[T]:
-        """One request: reserved, made, read, costed, settled and logged."""
+        """One request, in one of the :attr:`concurrency` slots: reserved, made, read, costed, settled and
+        logged. The reservation is taken in the slot, so calls waiting for one hold none of the budget.
+        """
         worst = self.worst_case_cents(call.prompt, call.fields, call.model)
-        if call.budget is not None and not call.budget.reserve(worst):
-            left = call.budget.remaining_cents
-            return _Attempt(
-                outcome="budget",
-                error=f"budget exhausted: {left:.2f} ¢ left cannot cover a call that may cost {worst:.2f} ¢",
-                retryable=False,
-            )
-        started = time.perf_counter()
-        attempt = self._request(call)
-        if call.budget is not None:
-            call.budget.settle(worst, attempt.cost_cents)
+        with self._slots:
+            if call.budget is not None and not call.budget.reserve(worst):
+                left = call.budget.remaining_cents
+                return _Attempt(
+                    outcome="budget",
+                    error=f"budget exhausted: {left:.2f} ¢ left cannot cover a call that may cost {worst:.2f} ¢",
+                    retryable=False,
+                )
+            started = time.perf_counter()
+            attempt = self._request(call)
+            if call.budget is not None:
+                call.budget.settle(worst, attempt.cost_cents)
         self._record(call, attempt, started)
         return attempt
 

@@ -5,6 +5,7 @@ calls in flight at once.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -98,6 +99,27 @@ def test_map_keeps_calls_in_flight_and_results_in_order(make_runtime, model_serv
     assert time.perf_counter() - started < 8 * 0.5  # not one after another
     assert all(a.ok for a in answers)
     assert [a.value for a in answers] == [f"Echo: {text}" for text in texts]
+
+
+def test_map_bounds_requests_in_flight_not_items_so_chained_calls_fill_every_slot(make_runtime, model_server) -> None:
+    # Each item asks twice with work between (a dream asks three times): no slot is held across that work, so
+    # all four items are under way with two slots. Were items bounded instead, two would wait at the barrier
+    # for two that never start.
+    server = model_server(latency_s=0.2, script=lambda request: Reply(f"Echo: {request.fields['new_info']}"))
+    runtime = served(make_runtime, server, concurrency=2)
+    between = threading.Barrier(4, timeout=20)
+
+    def chained(text: str) -> list[str | None]:
+        first = runtime.gateway.ask(IMPLANT, {"new_info": text, "existing_knowledge": "(none)"})
+        between.wait()
+        second = runtime.gateway.ask(IMPLANT, {"new_info": f"{text} again", "existing_knowledge": "(none)"})
+        return [first.value, second.value]
+
+    texts = [f"Passage {i} says something new." for i in range(4)]
+    results = runtime.gateway.map(chained, texts)
+    assert results == [[f"Echo: {t}", f"Echo: {t} again"] for t in texts]
+    assert server.peak_in_flight == 2  # the setting bounds the requests, whatever the items do
+    assert len(server.requests) == 8
 
 
 @pytest.mark.parametrize(
