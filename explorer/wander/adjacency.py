@@ -281,16 +281,15 @@ def ground_analogies(s: Surroundings, proposals: Sequence[Analogy], vectors: np.
     mask = mask & np.isfinite(s.node_sims)  # never here itself
     if not mask.any():
         return []
-    rows = np.flatnonzero(mask)
     found: list[Adjacency] = []
     taken: set[int] = set()
     for analogy, vector in zip(proposals, vectors, strict=True):
-        sims = cosines(s.corpus.index.matrix[rows], vector)
-        for i in np.argsort(-sims, kind="stable")[:4]:
-            row = int(rows[i])
+        sims = np.where(mask, cosines(s.corpus.index.matrix, vector), -np.inf)  # no copy of the masked rows
+        for row in _top(sims, 4):
+            row = int(row)
             if row in taken:
                 continue
-            if float(sims[i]) >= s.tuning.analogy_grounding:
+            if float(sims[row]) >= s.tuning.analogy_grounding:
                 taken.add(row)
                 why = analogy.rationale or f"analogous to {analogy.concept}"
                 found.append(s.from_node(row, "analogy", "SERENDIPITOUS", why))
