@@ -24,6 +24,7 @@ class Remedy(StrEnum):
     NEW_SESSION = "new_session"  # the session has ended
     OTHER_DATABASE = "other_database"  # the database was made with another embedding model
     FORCE_REVIEW = "force_review"  # the crystal was reviewed already; changing the decision must be explicit
+    CONSOLIDATE = "consolidate"  # nothing has been consolidated yet
 
 
 class ExplorerError(Exception):

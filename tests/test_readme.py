@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 import explorer.cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+EXPERIENCES = Path(__file__).resolve().parent / "data" / "experiences_sample.jsonl"
 SHARED = {"--db"}  # every command takes it; the section's first sentence says so once
 
 
@@ -156,6 +157,11 @@ def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
     out["dream fuse"] = run("dream", "fuse")
     out["dream cycle"] = run("dream", "cycle", "--dreams", "1", "--seed", "1")
     out["dream chrono"] = run("dream", "chrono", str(dated), "--dreams", "1", "--seed", "1")
+    log = tmp_path / "experiences.jsonl"
+    log.write_text(EXPERIENCES.read_text(encoding="utf-8") + "{oops\n", encoding="utf-8")
+    out["consolidate import"] = run("consolidate", "import", str(log))
+    out["consolidate run"] = run("consolidate", "run", "--source", "imported")
+    out["consolidate query"] = run("consolidate", "query", "a cell with a single candidate left")
     shutil.rmtree(tmp_path / "archive")
     return out
 

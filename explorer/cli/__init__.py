@@ -19,7 +19,7 @@ import typer
 from typer._click.exceptions import BadParameter, ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from explorer.cli import corpus, demo, dream, export, projection, wander
+from explorer.cli import consolidate, corpus, demo, dream, export, projection, wander
 from explorer.errors import ExplorerError, Remedy
 
 DEBUG_ENV = "EXPLORER_DEBUG"
@@ -66,6 +66,7 @@ app.command()(export.export)
 app.command(name="map")(projection.map_)
 app.add_typer(dream.app, name="dream")
 app.add_typer(wander.app, name="wander")
+app.add_typer(consolidate.app, name="consolidate")
 
 
 # How the command line says what would fix an engine error (the app phrases the same remedies as pages).
@@ -77,6 +78,7 @@ HINTS: dict[Remedy, str] = {
     Remedy.NEW_SESSION: "start a new session: explorer wander new",
     Remedy.FORCE_REVIEW: "add --force to change the decision",
     Remedy.OTHER_DATABASE: "use another --db, or set EXPLORER_EMBEDDING_MODEL to the model it was built with",
+    Remedy.CONSOLIDATE: "consolidate first: explorer consolidate run",
 }
 
 

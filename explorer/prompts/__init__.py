@@ -22,7 +22,12 @@ T = TypeVar("T")
 
 REGISTRY: dict[str, Prompt[Any]] = {}
 
-PROMPT_MODULES = ("explorer.prompts.reading", "explorer.prompts.wander", "explorer.prompts.dreaming")
+PROMPT_MODULES = (
+    "explorer.prompts.reading",
+    "explorer.prompts.wander",
+    "explorer.prompts.dreaming",
+    "explorer.prompts.consolidation",
+)
 
 # English averages about four characters per token. Six leaves room for long words and a model that overruns
 # its budget a little (some servers ignore max_tokens), and still catches a runaway answer.

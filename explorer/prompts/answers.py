@@ -161,6 +161,33 @@ Label = Annotated[str, BeforeValidator(label)]
 Labels = Annotated[tuple[str, ...], BeforeValidator(labels)]
 
 
+def phrases(max_items: int, max_chars: int) -> Callable[[object], tuple[str, ...]]:
+    """A validator for a list of short texts (conditions, actions): from one to ``max_items`` strings of at most
+    ``max_chars`` each, cleaned, blanks and repeats dropped; a single string is a list of one.
+    """
+
+    def check(value: object) -> tuple[str, ...]:
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list):
+            _refuse(f"a list of texts is needed, not {_kind_of(value)}")
+        one = text(max_chars)
+        kept: dict[str, str] = {}
+        for position, item in enumerate(items):
+            try:
+                cleaned = one(item)
+            except PydanticCustomError as exc:
+                _refuse(f"item {position}: {exc.message()}")
+            if cleaned and cleaned.lower() not in kept:
+                kept[cleaned.lower()] = cleaned
+        if not kept:
+            _refuse("at least one text is needed")
+        if len(kept) > max_items:
+            _refuse(f"{len(kept)} items, over the {max_items} allowed")
+        return tuple(kept.values())
+
+    return check
+
+
 class AnswerModel(BaseModel):
     """Base of the answer models: frozen, extra keys ignored (models add them), keys read in any case."""
 

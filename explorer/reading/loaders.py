@@ -142,7 +142,10 @@ def read_meta(given: dict[str, Any], defaults: dict[str, Any]) -> DocumentMeta:
         raise ValueError("; ".join(error["msg"] for error in exc.errors())) from None
 
 
-def _read_text(path: Path, max_mb: float) -> str:
+def read_text(path: Path, max_mb: float) -> str:
+    """A file's text, refused with a ``ValueError`` that says why when it is too large, binary, not UTF-8 or
+    empty (imports of other kinds of files check the same).
+    """
     size = path.stat().st_size
     if size > max_mb * 1024 * 1024:
         raise ValueError(f"file is {size / 1024 / 1024:.1f} MB, over the {max_mb:g} MB limit")
@@ -215,7 +218,7 @@ def load_file(
     """
     defaults = {"year": year, "domain": domain}
     try:
-        text = _read_text(path, max_mb)
+        text = read_text(path, max_mb)
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
             yield from _jsonl(path, text, defaults)

@@ -1,0 +1,127 @@
+"""``explorer consolidate …``: import experiences, consolidate them into patterns, query what was learnt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from explorer.cli.common import (
+    BudgetOption,
+    DbOption,
+    JsonOption,
+    budget_for,
+    print_json,
+    run_reported,
+    runtime_for,
+    spent_line,
+)
+from explorer.consolidation import service
+from explorer.reading.loaders import DEFAULT_MAX_MB
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Consolidate experiences into verified patterns, an abstraction ladder and their connections.",
+)
+
+
+@app.command(name="import")
+def import_(
+    path: Annotated[Path, typer.Argument(help="A JSON-lines log of experiences.", show_default=False)],
+    max_mb: Annotated[float, typer.Option("--max-mb", min=0.0, help="Refuse files larger than this.")] = DEFAULT_MAX_MB,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Import experiences (moves, strategy applications, insights); bad lines are reported and skipped."""
+    report = service.import_log(runtime_for(db), path, max_mb=max_mb)
+    if as_json:
+        print_json(report.to_json())
+    else:
+        typer.echo(f"{report.experiences_added} experiences imported, {report.experiences_known} already present")
+    for error in report.errors:
+        typer.echo(f"error: {report.path}:{error['line']}: {error['message']}", err=True)
+    if report.errors and not report.experiences_added and not report.experiences_known:
+        raise typer.Exit(1)
+
+
+def _summary(data: dict[str, Any]) -> list[str]:
+    if data["status"] == "skipped":
+        return [f"nothing to consolidate from {data['source']}: no experiences"]
+    check = data["verification"]
+    ratio = f"{data['compression_ratio']:g}:1" if data["compression_ratio"] else "none"
+    lines = [
+        f"{data['experiences']} experiences, {data['triaged']} kept by triage, {len(data['patterns'])} patterns "
+        f"(compression {ratio}), a ladder of {data['ladder_levels']} levels, {data['connections']} connections; "
+        f"pruned {data['pruned_redundant']} redundant and {data['pruned_low_utility']} of low utility",
+        f"verification: {check['status']} (score {check['score']:.2f})" if check else "verification: not run",
+    ]
+    lines += [f"  {p['name']}: {p['description']}" for p in data["patterns"]]
+    return [*lines, spent_line(data["spent_cents"], data["budget_exhausted"])]
+
+
+@app.command()
+def run(
+    source: Annotated[
+        service.Source, typer.Option("--source", help="Whose experiences: wander, dreams, imported or all.")
+    ] = "all",
+    budget_cents: BudgetOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Triage, compress, abstract, integrate and verify the experiences; store what the run makes."""
+    report = run_reported(
+        db,
+        as_json,
+        ("consolidating", "phase"),
+        lambda runtime, progress: service.run_consolidation(
+            runtime, source, budget=budget_for(budget_cents), progress=progress
+        ),
+        lambda report: _summary(report.to_json()),
+    )
+    if not as_json:
+        for line in report.to_json()["warnings"]:
+            typer.echo(f"warning: {line}", err=True)
+
+
+@app.command()
+def query(
+    situation: Annotated[str, typer.Argument(help="The situation to find know-how for.", show_default=False)],
+    limit: Annotated[int, typer.Option("--limit", min=1, max=100, help="Most patterns to return.")] = 5,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The patterns that apply to a situation, and the abstractions above them."""
+    run_id, patterns, abstractions = service.query_knowledge(runtime_for(db), situation, limit=limit)
+    if as_json:
+        print_json(
+            {
+                "run_id": run_id,
+                "patterns": [
+                    {
+                        "id": hit.item.id,
+                        "name": hit.item.name,
+                        "description": hit.item.statement,
+                        "score": hit.score,
+                        "conditions": list(hit.pattern.conditions) if hit.pattern else [],
+                        "actions": list(hit.pattern.actions) if hit.pattern else [],
+                        "status": hit.pattern.status if hit.pattern else None,
+                    }
+                    for hit in patterns
+                ],
+                "abstractions": [
+                    {"id": a.item.id, "level": a.item.level, "name": a.item.name, "statement": a.item.statement}
+                    for a in abstractions
+                ],
+            }
+        )
+        return
+    if not patterns:
+        typer.echo("no pattern applies to this situation")
+    for hit in patterns:
+        typer.echo(f"{hit.score:.2f}  {hit.item.name}: {hit.item.statement}")
+        if hit.pattern:
+            typer.echo(f"      if {'; '.join(hit.pattern.conditions)} → {'; '.join(hit.pattern.actions)}")
+    for above in abstractions:
+        typer.echo(f"level {above.item.level}: {above.item.name}: {above.item.statement}")

@@ -1,0 +1,270 @@
+"""Orchestration shared by the CLI and the app: import experience logs, run a consolidation, query what it made.
+
+A run is read → think → write. The experiences are read in one short connection (the stored ones, and the
+product's activity captured as experiences); the pipeline runs with no connection held while the model
+thinks; then the captured experiences, the run, its patterns, ladder, connections and checks are written in
+one transaction. Stored experiences are never changed, and a run that fails writes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from explorer.consolidation.experiences import from_dreams, from_wander, read_log
+from explorer.consolidation.pipeline import DEFAULT_CONSOLIDATION, Consolidation, ConsolidationConfig, consolidate
+from explorer.dreaming.exploration import CREATED_BY as EXPLORATION
+from explorer.dreaming.service import run_budget
+from explorer.errors import ExplorerError, Remedy
+from explorer.providers.budget import Budget
+from explorer.reading.loaders import DEFAULT_MAX_MB, read_text
+from explorer.records import Progress, new_id
+from explorer.records.consolidation import SOURCES, Experience, LadderItem, Pattern
+from explorer.runtime import Runtime
+from explorer.store import consolidation as store
+from explorer.store import dreaming, events
+from explorer.store import wander as wander_store
+from explorer.store.database import Connection
+
+Source = Literal["wander", "dreams", "imported", "all"]
+Trigger = Literal["manual", "session-complete", "periodic", "threshold"]
+ACTIVITY_LIMIT = 10_000  # dreams and verdicts read per run, newest first
+
+
+class ConsolidationError(ExplorerError):
+    """A consolidation request that cannot be done as asked; the message says why."""
+
+
+def sources_of(source: Source) -> tuple[str, ...]:
+    """The experience sources a ``--source`` choice reads."""
+    if source == "all":
+        return SOURCES
+    if source not in SOURCES:
+        raise ConsolidationError(f"a source must be one of wander, dreams, imported or all, not {source!r}")
+    return (source,)
+
+
+@dataclass
+class ImportReport:
+    """What an import read: experiences added, those already stored, and every line refused."""
+
+    path: str
+    experiences_added: int = 0
+    experiences_known: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)  # {line, message}
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field, as ``--json`` prints it."""
+        return asdict(self)
+
+
+def import_log(runtime: Runtime, path: str | Path, max_mb: float = DEFAULT_MAX_MB) -> ImportReport:
+    """Import a JSON-lines log of experiences; a bad line is reported and skipped, the rest stored."""
+    path = Path(path)
+    try:
+        content = read_text(path, max_mb)
+    except ValueError as exc:
+        raise ConsolidationError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise ConsolidationError(f"{path}: {exc.strerror or exc}") from None
+    log = read_log(content, default_session=path.stem)
+    report = ImportReport(str(path), errors=[{"line": n, "message": m} for n, m in log.errors])
+    with runtime.db.transaction() as con:
+        report.experiences_added = store.insert_experiences(con, log.experiences)
+        report.experiences_known = len({e.id for e in log.experiences}) - report.experiences_added
+        events.emit(con, "consolidation.imported", report.to_json())
+    return report
+
+
+def _activity(con: Connection, sources: Sequence[str]) -> list[Experience]:
+    """The product's activity of these sources as experiences (captured when the run is written)."""
+    found: list[Experience] = []
+    if "wander" in sources:
+        found += from_wander(store.wander_steps(con), wander_store.list_crystals(con))
+    if "dreams" in sources:
+        nodes = dreaming.recent_nodes(con, "rem_dream", ACTIVITY_LIMIT) + dreaming.recent_nodes(
+            con, "fused", ACTIVITY_LIMIT
+        )
+        verdicts = [v for v in dreaming.recent_verdicts(con, ACTIVITY_LIMIT) if v.created_by == EXPLORATION]
+        found += from_dreams(nodes, verdicts)
+    return found
+
+
+def read_experiences(runtime: Runtime, source: Source) -> tuple[list[Experience], list[Experience]]:
+    """Every experience of ``source`` in the order they happened, and those of them not stored yet."""
+    sources = sources_of(source)
+    with runtime.db.connect() as con:
+        stored = store.list_experiences(con, sources)
+        activity = _activity(con, sources)
+    known = {e.id for e in stored}
+    fresh = list({e.id: e for e in activity if e.id not in known}.values())
+    ordered = sorted(
+        [*stored, *fresh], key=lambda e: (e.occurred_at is None, e.occurred_at.timestamp() if e.occurred_at else 0)
+    )
+    return ordered, fresh
+
+
+def _pattern_json(pattern: Pattern) -> dict[str, Any]:
+    return {
+        "id": pattern.id,
+        "name": pattern.name,
+        "type": pattern.type,
+        "description": pattern.description,
+        "conditions": list(pattern.conditions),
+        "actions": list(pattern.actions),
+        "examples": list(pattern.example_ids),
+        "success_rate": pattern.success_rate,
+        "usage_count": pattern.usage_count,
+        "confidence": pattern.confidence,
+        "utility": pattern.utility,
+        "status": pattern.status,
+    }
+
+
+def _item_json(item: LadderItem) -> dict[str, Any]:
+    return {"id": item.id, "name": item.name, "statement": item.statement, "subsumes": list(item.subsumes)}
+
+
+def report_of(run_id: str | None, source: str, trigger: str, result: Consolidation, spent: dict) -> dict[str, Any]:
+    """A run as ``--json`` prints it and the store keeps it."""
+    verification = result.verification
+    status = verification.status if verification else ("raw" if result.experiences else "skipped")
+    triage = result.triage
+    return {
+        "run_id": run_id,
+        "source": source,
+        "trigger": trigger,
+        "status": status,
+        "experiences": result.experiences,
+        "triaged": len(result.triaged),
+        "dropped": {
+            "low_importance": triage.low_importance if triage else 0,
+            "duplicates": triage.duplicates if triage else 0,
+            "excluded": triage.excluded if triage else 0,
+            "over_cap": triage.over_cap if triage else 0,
+        },
+        "clustering": result.clustering,
+        "clusters": result.clusters,
+        "noise": result.noise,
+        "compression_ratio": result.compression_ratio,
+        "patterns": [_pattern_json(p) for p in result.patterns],
+        "ladder_levels": result.ladder.depth,
+        "ladder": [
+            {"level": depth, "items": len(level), "top": [_item_json(i) for i in level] if depth >= 2 else []}
+            for depth, level in enumerate(result.ladder.levels)
+        ],
+        "connections": len(result.connections),
+        "connection_types": {
+            kind: sum(c.relationship == kind for c in result.connections)
+            for kind in sorted({c.relationship for c in result.connections})
+        },
+        "pruned_redundant": result.pruned_redundant,
+        "pruned_low_utility": result.pruned_low_utility,
+        "verification": {
+            "status": verification.status,
+            "score": verification.score,
+            "checks": [
+                {"name": c.name, "passed": c.passed, "score": c.score, "message": c.message}
+                for c in verification.checks
+            ],
+        }
+        if verification
+        else None,
+        "degraded": result.degraded,
+        "warnings": result.warnings,
+        "failures": result.failures,
+        "model_calls": result.usage.calls,
+        **spent,
+        "errors": result.errors,
+        "seconds": result.seconds,
+    }
+
+
+def run_consolidation(
+    runtime: Runtime,
+    source: Source = "all",
+    trigger: Trigger = "manual",
+    budget: Budget | None = None,
+    progress: Progress | None = None,
+    config: ConsolidationConfig = DEFAULT_CONSOLIDATION,
+    sleep: Callable[[float], None] = time.sleep,
+) -> RunReport:
+    """Consolidate the experiences of ``source`` and store what the run made; its report.
+
+    With no experiences nothing is stored and the report's status is ``skipped``.
+    """
+    experiences, captured = read_experiences(runtime, source)
+    budget = budget or run_budget(runtime)
+    before = budget.spent_cents
+    result = consolidate(experiences, runtime.embedder, runtime.gateway, config, budget, progress, sleep)
+    spent = {"spent_cents": round(budget.spent_cents - before, 6), "budget_exhausted": budget.exhausted}
+    if not experiences:
+        return RunReport(report_of(None, source, trigger, result, spent))
+    run_id = new_id()
+    report = report_of(run_id, source, trigger, result, spent)
+    report["captured"] = len(captured)
+    with runtime.db.transaction() as con:
+        store.insert_experiences(con, captured)
+        store.insert_run(con, run_id, source, trigger, report)
+        checks = result.verification.checks if result.verification else ()
+        store.insert_knowledge(con, run_id, result.patterns, result.ladder.levels, result.connections, checks)
+        events.emit(
+            con, "consolidation.completed", {k: v for k, v in report.items() if k not in ("patterns", "ladder")}
+        )
+    runtime.flush()
+    return RunReport(report)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """A run's report: what ``--json`` prints, the store keeps and the event records (see :func:`report_of`)."""
+
+    data: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain JSON values."""
+        return self.data
+
+
+@dataclass(frozen=True)
+class Applicable:
+    """A pattern or abstraction that applies to a situation, and how well (similarity to its description)."""
+
+    item: LadderItem
+    score: float
+    pattern: Pattern | None = None  # for a pattern: its conditions, actions and numbers
+
+
+def query_knowledge(
+    runtime: Runtime, situation: str, limit: int = 5, min_score: float = 0.1
+) -> tuple[str, list[Applicable], list[Applicable]]:
+    """The newest run's patterns most alike ``situation`` (at least ``min_score``, at most ``limit``), and the
+    abstractions above them, most general last; with the run's id.
+    """
+    if not situation.strip():
+        raise ConsolidationError("a situation to query is needed, not an empty text")
+    with runtime.db.connect() as con:
+        found = store.last_run(con)
+        if found is None:
+            raise ConsolidationError("nothing has been consolidated yet", remedy=Remedy.CONSOLIDATE)
+        run_id = found[0]
+        patterns = {p.id: p for p in store.run_patterns(con, run_id)}
+        levels = store.run_ladder(con, run_id)
+    query = runtime.embedder.embed([situation])[0]
+    techniques = [i for i in (levels[1] if len(levels) > 1 else []) if i.embedding is not None]
+    scores = [float(np.dot(i.embedding, query)) for i in techniques]  # type: ignore[arg-type]
+    ranked = sorted(zip(techniques, scores, strict=True), key=lambda pair: -pair[1])
+    hits = [Applicable(i, round(s, 4), patterns.get(i.id)) for i, s in ranked[:limit] if s >= min_score]
+    above: list[Applicable] = []
+    reached = {h.item.id for h in hits}
+    for level in levels[2:]:
+        for item in level:
+            if reached & set(item.subsumes) and item.embedding is not None:
+                above.append(Applicable(item, round(float(np.dot(item.embedding, query)), 4)))
+        reached |= {a.item.id for a in above}
+    return run_id, hits, above

@@ -1,0 +1,147 @@
+"""Prompts of consolidation (dreaming-pipeline.md): a cluster's pattern, a rung of the abstraction ladder, how
+two related items relate, and whether two patterns contradict each other.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, StrictBool
+
+from explorer.prompts import Prompt
+from explorer.prompts.answers import AnswerModel, Label, check, json_object, phrases, text
+
+
+def _word(value: object) -> object:
+    """A one-word choice as models write it ("Refinement", " complement."): lower-cased, trimmed."""
+    return value.strip().strip(".").lower() if isinstance(value, str) else value
+
+
+Sentence = Annotated[str, BeforeValidator(text(400, 1))]
+Reason = Annotated[str, BeforeValidator(text(300))]
+Phrases = Annotated[tuple[str, ...], BeforeValidator(phrases(5, 200))]
+
+# -- a cluster's pattern ----------------------------------------------------------------
+
+
+class PatternAnswer(AnswerModel):
+    """The pattern prompt's JSON: a name, a kind, a description, when it applies and what it does."""
+
+    name: Label
+    type: Annotated[Literal["strategy", "technique", "heuristic"], BeforeValidator(_word)] = "strategy"
+    description: Sentence
+    conditions: Phrases
+    actions: Phrases
+
+
+def read_pattern(answer: str) -> PatternAnswer:
+    """The pattern from ``{"name": ..., "description": ..., "conditions": [...], "actions": [...]}``."""
+    value = check(PatternAnswer, json_object(answer))
+    return value if value.name else value.model_copy(update={"name": value.description[:60]})
+
+
+PATTERN = Prompt[PatternAnswer](
+    kind="consolidation_pattern",
+    system="You consolidate experiences into reusable know-how, the way sleep turns a day's episodes into skill.",
+    template=(
+        "These experiences (kind, outcome) were grouped because they are alike:\n{experiences}\n\n"
+        "Strategies they used: {strategies}\nHow they turned out: {outcomes}\n\n"
+        "Extract the pattern they share, using only what the experiences show: a short name, a one-sentence "
+        "description, the conditions under which it applies (IF ...) and the actions it takes (THEN ...), one to "
+        "five of each, and whether it is a strategy, a technique or a heuristic.\n\n"
+        'Reply with JSON only: {{"name": "short name", "type": "strategy", "description": "one sentence", '
+        '"conditions": ["when ..."], "actions": ["do ..."]}}'
+    ),
+    reader=read_pattern,
+    temperature=0.2,
+    max_tokens=500,
+    json_answer=True,
+)
+
+# -- a rung of the ladder ---------------------------------------------------------------
+
+
+class AbstractionAnswer(AnswerModel):
+    """The abstraction prompt's JSON: the general item's name and its statement."""
+
+    name: Label
+    statement: Sentence
+
+
+def read_abstraction(answer: str) -> AbstractionAnswer:
+    """The abstraction from ``{"name": ..., "statement": ...}``."""
+    return check(AbstractionAnswer, json_object(answer))
+
+
+ABSTRACTION = Prompt[AbstractionAnswer](
+    kind="consolidation_abstraction",
+    system="You build an abstraction ladder: from specific know-how to the general principles behind it.",
+    template=(
+        "Each item below is a {lower} distilled from experience:\n{items}\n\n"
+        "Name the {higher} that covers all of them, and state it in one sentence: what they have in common, "
+        "more general than any one of them, not a rewording of one.\n\n"
+        'Reply with JSON only: {{"name": "short name", "statement": "one sentence"}}'
+    ),
+    reader=read_abstraction,
+    temperature=0.3,
+    max_tokens=250,
+    json_answer=True,
+)
+
+# -- how two related items relate ----------------------------------------------------------
+
+
+class RelationAnswer(AnswerModel):
+    """The relation prompt's JSON: one of the four relationships, and why."""
+
+    relationship: Annotated[Literal["prerequisite", "alternative", "refinement", "complement"], BeforeValidator(_word)]
+    reason: Reason = ""
+
+
+def read_relation(answer: str) -> RelationAnswer:
+    """The relationship from ``{"relationship": ..., "reason": ...}``."""
+    return check(RelationAnswer, json_object(answer))
+
+
+RELATION = Prompt[RelationAnswer](
+    kind="consolidation_relation",
+    template=(
+        "Two related items of know-how, distilled from experience:\nA: {first}\nB: {second}\n\n"
+        "How does A relate to B? prerequisite: A must hold or be done before B; alternative: A and B are "
+        "different ways to the same end; refinement: A is a narrower, more specific form of B; complement: "
+        "they work together.\n\n"
+        'Reply with JSON only: {{"relationship": "complement", "reason": "one line"}}'
+    ),
+    reader=read_relation,
+    temperature=0.0,
+    max_tokens=120,
+    json_answer=True,
+)
+
+# -- contradiction ------------------------------------------------------------------------
+
+
+class ContradictionAnswer(AnswerModel):
+    """The contradiction prompt's JSON: whether the two patterns conflict, and why."""
+
+    contradicts: StrictBool
+    reason: Reason = ""
+
+
+def read_contradiction(answer: str) -> ContradictionAnswer:
+    """The verdict from ``{"contradicts": true|false, "reason": ...}``."""
+    return check(ContradictionAnswer, json_object(answer))
+
+
+CONTRADICTION = Prompt[ContradictionAnswer](
+    kind="consolidation_contradiction",
+    template=(
+        "Two patterns distilled from experience apply in similar conditions:\nA: {first}\nB: {second}\n\n"
+        "Do they contradict each other: under the same conditions, do they call for conflicting actions?\n\n"
+        'Reply with JSON only: {{"contradicts": false, "reason": "one line"}}'
+    ),
+    reader=read_contradiction,
+    temperature=0.0,
+    max_tokens=120,
+    json_answer=True,
+)
