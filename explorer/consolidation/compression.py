@@ -4,6 +4,10 @@ The embeddings are reduced to 5 dimensions with UMAP, then clustered with HDBSCA
 cluster); what HDBSCAN calls noise joins no pattern. HDBSCAN on the raw 384-dimensional vectors takes about
 99 s for 10k points, on the reduction 0.8 s (RECIPES.md).
 
+UMAP pulls a lone point into its nearest cluster; a member whose similarity to its cluster's centre, in the
+embeddings themselves, is under ``min_member_similarity`` is made noise again (and a cluster left too small
+dissolves).
+
 Small inputs: UMAP needs more points than its neighbourhood and its dimensions, so under
 ``min_reduced_points`` (12) HDBSCAN clusters the unit embeddings themselves (fast at that size, and Euclidean
 distance between unit vectors orders pairs as cosine does); under ``min_cluster_size`` there is no cluster and
@@ -46,6 +50,7 @@ class CompressionConfig:
     min_reduced_points: int = 12  # under this many, HDBSCAN clusters the embeddings themselves
     min_examples: int = 3
     max_examples: int = 5
+    min_member_similarity: float = 0.2  # a member this far from its cluster's centre, unreduced, is noise
     max_shown: int = 12  # members shown to the model, the most central first
     seed: int = 0  # UMAP's random state: the same experiences give the same clusters
 
@@ -107,8 +112,27 @@ def cluster(vectors: np.ndarray, config: CompressionConfig = DEFAULT_COMPRESSION
         )
         points, method = reducer.fit_transform(points), "umap+hdbscan"
     model = hdbscan.HDBSCAN(min_cluster_size=config.min_cluster_size, min_samples=config.min_samples)
-    labels = model.fit_predict(points)
-    return Clusters(np.asarray(labels), np.asarray(model.probabilities_), method)
+    labels = np.asarray(model.fit_predict(points))
+    return Clusters(outliers_as_noise(labels, vectors, config), np.asarray(model.probabilities_), method)
+
+
+def outliers_as_noise(
+    labels: np.ndarray, vectors: np.ndarray, config: CompressionConfig = DEFAULT_COMPRESSION
+) -> np.ndarray:
+    """``labels`` with members unlike the rest of their cluster in the original space made noise (UMAP pulls a lone
+    point into the nearest cluster), and clusters left under the minimum size dissolved.
+    """
+    labels = labels.copy()
+    for label in set(labels.tolist()) - {-1}:
+        rows = np.flatnonzero(labels == label)
+        others = (
+            vectors[rows].sum(axis=0) - vectors[rows]
+        )  # each member's centre of the rest: it cannot vouch for itself
+        others /= np.maximum(np.linalg.norm(others, axis=1, keepdims=True), 1e-9)
+        labels[rows[(vectors[rows] * others).sum(axis=1) < config.min_member_similarity]] = -1
+        if (labels == label).sum() < config.min_cluster_size:
+            labels[labels == label] = -1
+    return labels
 
 
 def success_rate(members: Sequence[Scored]) -> float | None:
