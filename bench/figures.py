@@ -146,9 +146,10 @@ def figure_figures(sizes: list[int], browser: bool) -> None:
 
 def placement_figures(db: Path, held_out: float = 0.2, k: int = 10) -> None:
     """Fit on most of the corpus, place the rest: by neighbours (ours) and by UMAP's transform."""
-    from explorer.projection import ProjectionConfig, exact_knn, fit_layout, import_umap, place_by_neighbours
+    from explorer.projection import ProjectionConfig, exact_knn, fit_layout, place_by_neighbours
     from explorer.store import Database
     from explorer.store import projection as store
+    from explorer.umap_loader import import_umap
 
     with Database(db, embedding_model="local:all-MiniLM-L6-v2", embedding_dim=384).connect() as con:
         ids, vectors = store.all_node_vectors(con)

@@ -22,24 +22,19 @@ cache, a first fit in a new process costs seconds.
 
 from __future__ import annotations
 
-import functools
-import os
-import threading
 import time
 import warnings
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from platformdirs import user_cache_dir
 
 from explorer.records import Progress
 from explorer.runtime import Runtime
 from explorer.store import events
 from explorer.store import projection as store
 from explorer.store.projection import StoredPoint
+from explorer.umap_loader import import_umap
 
 
 @dataclass(frozen=True)
@@ -122,53 +117,6 @@ def exact_knn(vectors: np.ndarray, k: int, block_bytes: int = 128 << 20) -> tupl
         top[:, 0] = 1.0
         distances[start : start + step] = np.clip(1.0 - top, 0.0, 2.0)
     return indices, distances
-
-
-def _numba_cache_dir() -> str:
-    return os.environ.get("NUMBA_CACHE_DIR") or str(Path(user_cache_dir("dream-explorer")) / "numba")
-
-
-_umap_lock = threading.Lock()
-
-
-def import_umap() -> Any:
-    """``umap``, with its functions compiled through numba's on-disk cache.
-
-    umap-learn does not ask numba to cache, so each new process recompiles
-    (14-30 s before the first fit); asking for it while umap's modules are
-    first imported makes later processes load the compiled code instead.
-    """
-    with _umap_lock:
-        import sys
-
-        if "umap" in sys.modules:
-            return sys.modules["umap"]
-        cache_dir = _numba_cache_dir()
-        os.environ["NUMBA_CACHE_DIR"] = cache_dir
-        import numba
-
-        # numba reads the variable at its import, which may have happened already. Its config module sets its
-        # attributes at run time from the environment (globals()), so a type checker cannot see them: Any.
-        numba_config: Any = numba.config
-        numba_config.CACHE_DIR = cache_dir
-        original = numba.njit, numba.jit
-
-        def cached(decorator: Callable[..., Any]) -> Callable[..., Any]:
-            @functools.wraps(decorator)
-            def wrapper(*args: Any, **kwargs: Any) -> Any:
-                kwargs.setdefault("cache", True)
-                return decorator(*args, **kwargs)
-
-            return wrapper
-
-        numba.njit, numba.jit = cached(original[0]), cached(original[1])
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                import umap
-        finally:
-            numba.njit, numba.jit = original
-        return umap
 
 
 def fit_layout(vectors: np.ndarray, config: ProjectionConfig = ProjectionConfig()) -> np.ndarray:
