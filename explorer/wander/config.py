@@ -131,7 +131,6 @@ class WanderTuning:
     # 9. memory
     hot_memory_limit: int = 20
     hot_memory_keep: int = 5
-    theme_cluster_similarity: float = 0.7
     failed_path_interest: float = 0.3
     warm_ttl_days: float = 30.0
     # guard rails

@@ -2,7 +2,8 @@
 
 Hot memory is the session's residues not yet compressed. When it holds more
 than ``hot_memory_limit``, all but the newest ``hot_memory_keep`` become warm
-rows: one ``theme_cluster`` per group of similar themes that recurred, one
+rows: one ``theme_cluster`` per density cluster of the themes the residues name (HDBSCAN over every
+mention, so a theme named again and again is dense, and a theme near none of the others is noise, left out), one
 ``failed_path`` per run of consecutive dull encounters (the walk is later steered
 away from them), and one ``summary`` whose ``through_step`` marks what is compressed.
 """
@@ -16,11 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from explorer.clustering import ClusterConfig, density_clusters
 from explorer.records.wander import ClusterType, Locus, Residue, WarmMemory
 from explorer.text import shorten
 from explorer.wander.config import WanderTuning
 
 Embed = Callable[[Sequence[str]], np.ndarray]
+# Two mentions make a theme; a walk compresses a few dozen, which HDBSCAN clusters at once without a reduction.
+THEME_CLUSTERS = ClusterConfig(min_cluster_size=2, reduce_from=None)
 
 
 def _unit(matrix: np.ndarray) -> np.ndarray | None:
@@ -31,22 +35,11 @@ def _unit(matrix: np.ndarray) -> np.ndarray | None:
     return mean / norm if norm else None
 
 
-def theme_clusters(themes: Sequence[str], vectors: np.ndarray, threshold: float) -> list[list[int]]:
-    """Greedy clusters of theme indices: each theme joins the first cluster whose centroid is close enough."""
-    clusters: list[list[int]] = []
-    centroids: list[np.ndarray] = []
-    for i in range(len(themes)):
-        sims = [float(c @ vectors[i]) for c in centroids]
-        best = int(np.argmax(sims)) if sims else -1
-        if best >= 0 and sims[best] >= threshold:
-            clusters[best].append(i)
-            centroid = _unit(vectors[clusters[best]])
-            if centroid is not None:  # opposite themes can cancel out; the old centroid then stands
-                centroids[best] = centroid
-        else:
-            clusters.append([i])
-            centroids.append(vectors[i])
-    return clusters
+def theme_clusters(mentions: np.ndarray) -> list[list[int]]:
+    """Density clusters of theme mentions (a row of vectors per mention, so a theme named by several residues
+    weighs as often as it is named): the rows of each cluster; noise belongs to none.
+    """
+    return density_clusters(mentions, THEME_CLUSTERS).groups
 
 
 def compress(
@@ -79,17 +72,20 @@ def compress(
             )
         )
 
-    counts = Counter(t for _, r in old for t in dict.fromkeys(x.lower() for x in r.themes))
-    themes = [t for t, _ in counts.most_common()]
+    named = [(r.id, t) for _, r in old for t in dict.fromkeys(x.lower() for x in r.themes)]  # one per mention
+    themes = [t for t, _ in Counter(t for _, t in named).most_common()]
     if themes:
         vectors = embed(themes)
-        for members in theme_clusters(themes, vectors, tuning.theme_cluster_similarity):
-            residues = [r.id for _, r in old if {x.lower() for x in r.themes} & {themes[i] for i in members}]
+        index = {t: i for i, t in enumerate(themes)}
+        of_mention = [index[t] for _, t in named]
+        for members in theme_clusters(vectors[of_mention]):
+            cluster = sorted({of_mention[m] for m in members})  # most named first
+            residues = list(dict.fromkeys(named[m][0] for m in members))
             if len(residues) >= 2:
                 warm(
                     "theme_cluster",
-                    {"themes": [themes[i] for i in members], "residue_ids": residues, "count": len(residues)},
-                    _unit(vectors[members]),
+                    {"themes": [themes[i] for i in cluster], "residue_ids": residues, "count": len(residues)},
+                    _unit(vectors[cluster]),
                 )
 
     run: list[tuple[int, Residue]] = []

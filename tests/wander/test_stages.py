@@ -320,6 +320,18 @@ def test_hot_memory_compresses_to_warm(runtime) -> None:
     assert all(w.expires_at > utcnow() for w in warm)
 
 
+def test_theme_clusters_are_dense_and_leave_one_off_themes_out(runtime) -> None:
+    # Each mention is a point: two themes named again and again are two dense clusters, never one, and a theme
+    # named once, near none of the others, is noise.
+    recurring = ["garbage collection"] * 4 + ["lemon cake"] * 4
+    one_off = ["the jazz rhythm section", "statute of limitations", "orbital photon lens"]
+    mentions = recurring + one_off
+    groups = memory.theme_clusters(runtime.embedder.embed(mentions))
+    named = [{mentions[m] for m in group} for group in groups]
+    assert sorted(map(sorted, named)) == [["garbage collection"], ["lemon cake"]]
+    assert memory.theme_clusters(runtime.embedder.embed(["alone"])) == []
+
+
 # -- guard rails -------------------------------------------------------------------
 
 
