@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.consolidation.asking import Tally, ask_each
 from explorer.consolidation.triage import Scored
 from explorer.prompts import format_passages
 from explorer.prompts.consolidation import PATTERN, PatternAnswer
 from explorer.providers.budget import Budget
-from explorer.providers.gateway import Gateway, Usage
+from explorer.providers.gateway import Gateway
 from explorer.records import Progress
 from explorer.records.consolidation import Pattern
 
@@ -78,7 +79,7 @@ class Clusters:
 
 
 @dataclass
-class CompressionResult:
+class CompressionResult(Tally):
     """The patterns (in cluster order), the rows of each pattern's cluster, and what was left out or failed."""
 
     patterns: list[Pattern] = field(default_factory=list)
@@ -86,9 +87,6 @@ class CompressionResult:
     method: str = "none"
     clusters: int = 0
     noise: int = 0
-    failures: int = 0
-    errors: list[str] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
 
 
 def cluster(vectors: np.ndarray, config: CompressionConfig = DEFAULT_COMPRESSION) -> Clusters:
@@ -173,34 +171,23 @@ def pattern_fields(members: Sequence[Scored]) -> dict[str, str]:
     }
 
 
-def extract_pattern(
-    members: Sequence[Scored],
-    strengths: Sequence[float],
-    gateway: Gateway,
-    budget: Budget | None = None,
-    config: CompressionConfig = DEFAULT_COMPRESSION,
-) -> tuple[Pattern | None, Usage, str | None]:
-    """The pattern of one cluster (``members`` the most central first), the calls it took, or why it failed."""
-    usage = Usage()
-    answer = gateway.ask(PATTERN, pattern_fields(members[: config.max_shown]), purpose="consolidation", budget=budget)
-    usage.add(answer)
-    value: PatternAnswer | None = answer.value
-    if value is None or not answer.ok:
-        return None, usage, answer.error or "no pattern in the answer"
+def make_pattern(
+    answer: PatternAnswer, members: Sequence[Scored], strengths: Sequence[float], config: CompressionConfig
+) -> Pattern:
+    """The pattern of one cluster (``members`` the most central first): the model's words, the cluster's numbers."""
     shown = members[: max(config.min_examples, min(config.max_examples, len(members)))]
-    pattern = Pattern(
-        name=value.name,
-        type=value.type,
-        description=value.description,
-        conditions=value.conditions,
-        actions=value.actions,
+    return Pattern(
+        name=answer.name,
+        type=answer.type,
+        description=answer.description,
+        conditions=answer.conditions,
+        actions=answer.actions,
         example_ids=tuple(m.experience.id for m in shown),
         member_ids=tuple(m.experience.id for m in members),
         success_rate=success_rate(members),
         usage_count=sum(len(m.represents) for m in members),
         confidence=confidence(strengths),
     )
-    return pattern, usage, None
 
 
 def compress(
@@ -217,21 +204,20 @@ def compress(
     found = cluster(vectors, config)
     groups = [central(rows, vectors) for rows in found.groups]
     result = CompressionResult(method=found.method, clusters=len(groups), noise=found.noise)
-    drafts = gateway.map(
-        lambda rows: extract_pattern(
-            [kept[r] for r in rows], [float(found.strengths[r]) for r in rows], gateway, budget, config
-        ),
-        groups,
+    asked = ask_each(
+        gateway,
+        PATTERN,
+        [pattern_fields([kept[r] for r in rows[: config.max_shown]]) for rows in groups],
+        [f"cluster {n} ({len(rows)} experiences)" for n, rows in enumerate(groups, 1)],
+        budget,
         progress,
     )
-    for number, (rows, (pattern, usage, error)) in enumerate(zip(groups, drafts, strict=True), 1):
-        result.usage.merge(usage)
-        if pattern is None:
-            result.failures += 1
-            result.errors.append(f"cluster {number} ({len(rows)} experiences): {error}")
-            continue
-        result.patterns.append(pattern)
-        result.members.append(sorted(rows))
+    result.count(asked)
+    for rows, answer in zip(groups, asked.values, strict=True):
+        if answer is not None:
+            strengths = [float(found.strengths[r]) for r in rows]
+            result.patterns.append(make_pattern(answer, [kept[r] for r in rows], strengths, config))
+            result.members.append(sorted(rows))
     return result
 
 

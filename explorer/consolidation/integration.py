@@ -21,10 +21,11 @@ from itertools import combinations
 
 import numpy as np
 
+from explorer.consolidation.asking import Tally, ask_each
 from explorer.consolidation.ladder import Ladder
-from explorer.prompts.consolidation import RELATION, RelationAnswer
+from explorer.prompts.consolidation import RELATION
 from explorer.providers.budget import Budget
-from explorer.providers.gateway import Gateway, Usage
+from explorer.providers.gateway import Gateway
 from explorer.records import Progress
 from explorer.records.consolidation import Connection, LadderItem, Pattern
 
@@ -44,7 +45,7 @@ DEFAULT_INTEGRATION = IntegrationConfig()
 
 
 @dataclass
-class IntegrationResult:
+class IntegrationResult(Tally):
     """The pruned ladder and patterns, the connections found, and what was pruned or failed."""
 
     ladder: Ladder
@@ -52,9 +53,6 @@ class IntegrationResult:
     connections: list[Connection] = field(default_factory=list)
     pruned_redundant: int = 0
     pruned_low_utility: int = 0
-    failures: int = 0
-    errors: list[str] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
 
 
 def utility(pattern: Pattern) -> float:
@@ -148,18 +146,6 @@ def prune(ladder: Ladder, patterns: Sequence[Pattern], config: IntegrationConfig
     return IntegrationResult(pruned, kept, pruned_redundant=len(absorbed), pruned_low_utility=len(low))
 
 
-def relate(
-    first: LadderItem, second: LadderItem, gateway: Gateway, budget: Budget | None = None
-) -> tuple[RelationAnswer | None, Usage, str | None]:
-    """How ``first`` relates to ``second``, as the model says, or why it did not."""
-    usage = Usage()
-    answer = gateway.ask(RELATION, {"first": first.text, "second": second.text}, purpose="consolidation", budget=budget)
-    usage.add(answer)
-    if answer.value is None or not answer.ok:
-        return None, usage, answer.error or "no relationship in the answer"
-    return answer.value, usage, None
-
-
 def integrate(
     ladder: Ladder,
     patterns: Sequence[Pattern],
@@ -178,15 +164,19 @@ def integrate(
         for a, b in combinations(level, 2)
         if (similarity := _similarity(a, b)) >= config.cross_connect
     ]
-    answers = gateway.map(lambda pair: relate(pair[0], pair[1], gateway, budget), pairs, progress)
-    for (a, b, similarity), (value, usage, error) in zip(pairs, answers, strict=True):
-        result.usage.merge(usage)
-        if value is None:
-            result.failures += 1
-            result.errors.append(f"connection {a.name!r} – {b.name!r}: {error}")
-            continue
-        shared = sorted(result.ladder.instances_under(a) & result.ladder.instances_under(b))
-        result.connections.append(
-            Connection(a.id, b.id, value.relationship, round(similarity, 4), a.level, tuple(shared), value.reason)
-        )
+    asked = ask_each(
+        gateway,
+        RELATION,
+        [{"first": a.text, "second": b.text} for a, b, _ in pairs],
+        [f"connection {a.name!r} – {b.name!r}" for a, b, _ in pairs],
+        budget,
+        progress,
+    )
+    result.count(asked)
+    for (a, b, similarity), answer in zip(pairs, asked.values, strict=True):
+        if answer is not None:
+            shared = sorted(result.ladder.instances_under(a) & result.ladder.instances_under(b))
+            result.connections.append(
+                Connection(a.id, b.id, answer.relationship, round(similarity, 4), a.level, tuple(shared), answer.reason)
+            )
     return result

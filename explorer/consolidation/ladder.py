@@ -17,15 +17,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 
 import numpy as np
 
+from explorer.consolidation.asking import Tally, ask_each
 from explorer.prompts import format_passages
-from explorer.prompts.consolidation import ABSTRACTION, AbstractionAnswer
+from explorer.prompts.consolidation import ABSTRACTION
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
-from explorer.providers.gateway import Gateway, Usage
+from explorer.providers.gateway import Gateway
 from explorer.records import Progress
 from explorer.records.consolidation import Experience, LadderItem, Pattern
 
@@ -85,14 +85,11 @@ class Ladder:
 
 
 @dataclass
-class LadderResult:
+class LadderResult(Tally):
     """The ladder, and what the abstractions cost or failed."""
 
     ladder: Ladder
-    failures: int = 0
-    errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
 
 
 def base_ladder(patterns: Sequence[Pattern], experiences: Mapping[str, Experience]) -> Ladder:
@@ -131,27 +128,13 @@ def group(items: Sequence[LadderItem], config: LadderConfig = DEFAULT_LADDER) ->
     return list(firsts.values())  # in the order their first item comes
 
 
-def abstract(
-    members: Sequence[LadderItem], level: int, gateway: Gateway, budget: Budget | None = None
-) -> tuple[AbstractionAnswer | None, Usage, str | None]:
-    """The item of ``level`` that covers ``members`` (items one level down), or why there is none."""
-    usage = Usage()
-    fields = {
+def abstraction_fields(members: Sequence[LadderItem], level: int) -> dict[str, str]:
+    """The abstraction prompt's fields: what the items one level down are, what to make of them, and them."""
+    return {
         "lower": ITEM_NAMES[level - 1],
         "higher": ITEM_NAMES[level],
         "items": format_passages([m.text for m in members]),
     }
-    answer = gateway.ask(ABSTRACTION, fields, purpose="consolidation", budget=budget)
-    usage.add(answer)
-    if answer.value is None or not answer.ok:
-        return None, usage, answer.error or "no abstraction in the answer"
-    return answer.value, usage, None
-
-
-def _abstract_group(
-    rows: Sequence[int], below: Sequence[LadderItem], level: int, gateway: Gateway, budget: Budget | None
-) -> tuple[AbstractionAnswer | None, Usage, str | None]:
-    return abstract([below[r] for r in rows], level, gateway, budget)
 
 
 def build_ladder(
@@ -169,17 +152,19 @@ def build_ladder(
     for level in range(2, target_depth(len(patterns), config)):
         below = levels[level - 1]
         groups = group(below, config)
-        answers = gateway.map(
-            partial(_abstract_group, below=below, level=level, gateway=gateway, budget=budget), groups
+        asked = ask_each(
+            gateway,
+            ABSTRACTION,
+            [abstraction_fields([below[r] for r in rows], level) for rows in groups],
+            [f"level {level}, group {n}" for n in range(1, len(groups) + 1)],
+            budget,
         )
-        made: list[LadderItem] = []
-        for number, (rows, (value, usage, error)) in enumerate(zip(groups, answers, strict=True), 1):
-            result.usage.merge(usage)
-            if value is None:
-                result.failures += 1
-                result.errors.append(f"level {level}, group {number}: {error}")
-                continue
-            made.append(LadderItem(level, value.name, value.statement, tuple(below[r].id for r in rows)))
+        result.count(asked)
+        made = [
+            LadderItem(level, answer.name, answer.statement, tuple(below[r].id for r in rows))
+            for rows, answer in zip(groups, asked.values, strict=True)
+            if answer is not None
+        ]
         if progress:
             progress(level, target_depth(len(patterns), config) - 1, LEVEL_NAMES[level])
         if len(made) < len(groups):

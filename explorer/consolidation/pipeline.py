@@ -20,6 +20,7 @@ from typing import Literal, TypeVar
 
 import numpy as np
 
+from explorer.consolidation.asking import Tally
 from explorer.consolidation.compression import DEFAULT_COMPRESSION, CompressionConfig, compress, ratio_warning
 from explorer.consolidation.integration import DEFAULT_INTEGRATION, IntegrationConfig, integrate, utility
 from explorer.consolidation.ladder import DEFAULT_LADDER, Ladder, LadderConfig, base_ladder, build_ladder
@@ -28,7 +29,7 @@ from explorer.consolidation.verification import DEFAULT_VERIFICATION, Verificati
 from explorer.errors import ExplorerError
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
-from explorer.providers.gateway import Gateway, Usage
+from explorer.providers.gateway import Gateway
 from explorer.records import Progress
 from explorer.records.consolidation import Connection, Experience, Pattern, Verification
 
@@ -69,7 +70,7 @@ DEFAULT_CONSOLIDATION = ConsolidationConfig()
 
 
 @dataclass
-class Consolidation:
+class Consolidation(Tally):
     """What a run made from its experiences, with what was degraded, warned, failed and spent."""
 
     experiences: int = 0
@@ -87,9 +88,6 @@ class Consolidation:
     verification: Verification | None = None
     degraded: list[str] = field(default_factory=list)  # the policies applied: skip-filtering, use-raw, ...
     warnings: list[str] = field(default_factory=list)
-    failures: int = 0
-    errors: list[str] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
     seconds: dict[str, float] = field(default_factory=dict)  # each phase's wall time, model calls included
 
     @property
@@ -97,24 +95,14 @@ class Consolidation:
         """Experiences in per pattern out (the spec's ratio), ``None`` when there is no pattern."""
         return round(self.experiences / self.extracted, 2) if self.extracted else None
 
-    def absorb(self, failures: int, errors: list[str], usage: Usage) -> None:
-        """Count a phase's failed items and model calls into the run's."""
-        self.failures += failures
-        self.errors += errors
-        self.usage.merge(usage)
-
 
 def attempt(
-    phase: str,
-    work: Callable[[], T],
-    policy: str,
-    config: DegradationConfig,
-    run: Consolidation,
-    sleep: Callable[[float], None],
+    phase: str, work: Callable[[], T], config: DegradationConfig, run: Consolidation, sleep: Callable[[float], None]
 ) -> T | None:
-    """``work()``, tried ``1 + max_retries`` times; ``None`` (the policy noted as applied) when every try
-    raised, or :class:`ConsolidationFailed` when the policy is ``abort``.
+    """``work()``, tried ``1 + max_retries`` times; ``None`` (the phase's policy noted as applied) when every
+    try raised, or :class:`ConsolidationFailed` when the policy is ``abort``.
     """
+    policy = getattr(config, f"on_{phase}_fail")
     started = time.perf_counter()
     problem: Exception | None = None
     try:
@@ -159,29 +147,24 @@ def consolidate(
         run.warnings.append("no experiences: nothing to consolidate")
         return run
 
-    def tell(number: int) -> None:
+    def phase(name: str, work: Callable[[], T]) -> T | None:
         if progress:
-            progress(number, len(PHASES), PHASES[number] if number < len(PHASES) else "done")
+            progress(PHASES.index(name), len(PHASES), name)
+        return attempt(name, work, policies, run, sleep)
 
-    tell(0)
+    def done() -> Consolidation:
+        if progress:
+            progress(len(PHASES), len(PHASES), "done")
+        return run
+
     vectors = embedder.embed([e.text for e in experiences])
-    triaged = attempt(
-        "triage", lambda: triage(experiences, vectors, config.triage), policies.on_triage_fail, policies, run, sleep
-    )
+    triaged = phase("triage", lambda: triage(experiences, vectors, config.triage))
     run.triage = triaged
     run.triaged = triaged.kept if triaged else [Scored(e, 0.0, row, (e.id,)) for row, e in enumerate(experiences)]
-    tell(1)
     kept_vectors = vectors[[s.row for s in run.triaged]] if run.triaged else np.zeros((0, vectors.shape[1]))
-    compressed = attempt(
-        "compression",
-        lambda: compress(run.triaged, kept_vectors, gateway, config.compression, budget),
-        policies.on_compression_fail,
-        policies,
-        run,
-        sleep,
-    )
+    compressed = phase("compression", lambda: compress(run.triaged, kept_vectors, gateway, config.compression, budget))
     if compressed is not None:
-        run.absorb(compressed.failures, compressed.errors, compressed.usage)
+        run.count(compressed)
         run.clustering, run.clusters, run.noise = compressed.method, compressed.clusters, compressed.noise
         run.patterns = _embedded(compressed.patterns, embedder)
         run.extracted = len(run.patterns)
@@ -191,50 +174,27 @@ def consolidate(
     if not run.patterns:
         if compressed is not None:
             run.warnings.append("no pattern: the experiences are kept as they are")
-        tell(len(PHASES))
-        return run
-    tell(2)
+        return done()
     by_id = {s.experience.id: s.experience for s in run.triaged}
-    built = attempt(
-        "abstraction",
-        lambda: build_ladder(run.patterns, by_id, gateway, embedder, config.ladder, budget),
-        policies.on_abstraction_fail,
-        policies,
-        run,
-        sleep,
-    )
+    built = phase("abstraction", lambda: build_ladder(run.patterns, by_id, gateway, embedder, config.ladder, budget))
     if built is not None:
-        run.absorb(built.failures, built.errors, built.usage)
+        run.count(built)
         run.warnings += built.warnings
         run.ladder = built.ladder
         if "minimal ladder" in " ".join(built.warnings):
             run.degraded.append("minimal-ladder")
     else:
         run.ladder = base_ladder(run.patterns, by_id)
-    tell(3)
-    integrated = attempt(
-        "integration",
-        lambda: integrate(run.ladder, run.patterns, gateway, config.integration, budget),
-        policies.on_integration_fail,
-        policies,
-        run,
-        sleep,
-    )
+    integrated = phase("integration", lambda: integrate(run.ladder, run.patterns, gateway, config.integration, budget))
     if integrated is not None:
-        run.absorb(integrated.failures, integrated.errors, integrated.usage)
+        run.count(integrated)
         run.ladder, run.patterns, run.connections = integrated.ladder, integrated.patterns, integrated.connections
         run.pruned_redundant, run.pruned_low_utility = integrated.pruned_redundant, integrated.pruned_low_utility
-    tell(4)
-    checked = attempt(
-        "verification",
-        lambda: verify(run.ladder, run.patterns, embedder, gateway, config.verification, budget),
-        policies.on_verification_fail,
-        policies,
-        run,
-        sleep,
+    checked = phase(
+        "verification", lambda: verify(run.ladder, run.patterns, embedder, gateway, config.verification, budget)
     )
     if checked is not None:
-        run.absorb(checked.failures, checked.errors, checked.usage)
+        run.count(checked)
         run.verification = checked.verification
         if checked.verification.status == "verified":
             run.patterns = [replace(p, status="verified") for p in run.patterns]
@@ -244,5 +204,4 @@ def consolidate(
             run.degraded.append("warn-and-store")
             run.warnings += [f"verification: {e}" for e in checked.verification.errors]
         run.warnings += [f"verification: {w}" for w in checked.verification.warnings]
-    tell(len(PHASES))
-    return run
+    return done()

@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from statistics import median
 
+from explorer.consolidation.asking import Tally, ask_each
 from explorer.consolidation.integration import DEFAULT_INTEGRATION, utility
 from explorer.consolidation.ladder import Ladder
-from explorer.prompts.consolidation import CONTRADICTION, ContradictionAnswer
+from explorer.prompts.consolidation import CONTRADICTION
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
-from explorer.providers.gateway import Answer, Gateway, Usage
+from explorer.providers.gateway import Gateway
 from explorer.records.consolidation import Check, Pattern, Verification, VerificationStatus
 
 
@@ -46,14 +47,11 @@ DEFAULT_VERIFICATION = VerificationConfig()
 
 
 @dataclass
-class VerificationResult:
+class VerificationResult(Tally):
     """The verification, and the model calls the contradiction check took."""
 
     verification: Verification
     contradictions: list[tuple[str, str]] = field(default_factory=list)  # pattern id pairs
-    failures: int = 0
-    errors: list[str] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
 
 
 def _share(good: int, total: int) -> float:
@@ -134,20 +132,19 @@ def non_contradiction(
     alike = vectors @ vectors.T
     pairs = [(a, b) for a, b in combinations(range(len(patterns)), 2) if alike[a, b] >= config.condition_similarity]
 
-    def ask(pair: tuple[int, int]) -> Answer[ContradictionAnswer]:
-        first, second = (patterns[i] for i in pair)
-        fields = {"first": first.text, "second": second.text}
-        return gateway.ask(CONTRADICTION, fields, purpose="consolidation", budget=budget)
-
+    asked = ask_each(
+        gateway,
+        CONTRADICTION,
+        [{"first": patterns[a].text, "second": patterns[b].text} for a, b in pairs],
+        [f"contradiction check {patterns[a].name!r} – {patterns[b].name!r}" for a, b in pairs],
+        budget,
+    )
+    found.count(asked)
     details = []
-    for (a, b), answer in zip(pairs, gateway.map(ask, pairs), strict=True):
-        found.usage.add(answer)
-        if answer.value is None or not answer.ok:
-            found.failures += 1
-            found.errors.append(f"contradiction check {patterns[a].name!r} – {patterns[b].name!r}: {answer.error}")
-        elif answer.value.contradicts:
+    for (a, b), answer in zip(pairs, asked.values, strict=True):
+        if answer is not None and answer.contradicts:
             found.contradictions.append((patterns[a].id, patterns[b].id))
-            details.append(f"patterns {patterns[a].name!r} and {patterns[b].name!r} contradict: {answer.value.reason}")
+            details.append(f"patterns {patterns[a].name!r} and {patterns[b].name!r} contradict: {answer.reason}")
     involved = {i for pair in found.contradictions for i in pair}
     message = f"found {len(details)} contradiction(s)" if details else "no contradictions found"
     score = _share(len(patterns) - len(involved), len(patterns))

@@ -138,6 +138,21 @@ def label(value: object) -> str:
     return name
 
 
+def _each(items: list[object], one: Callable[[object], str]) -> tuple[str, ...]:
+    """The items as ``one`` reads them, blanks and repeats (in any case) dropped; the first bad one refused,
+    named by its position.
+    """
+    seen: dict[str, str] = {}
+    for position, item in enumerate(items):
+        try:
+            name = one(item)
+        except PydanticCustomError as exc:
+            _refuse(f"item {position}: {exc.message()}")
+        if name and name.lower() not in seen:
+            seen[name.lower()] = name
+    return tuple(seen.values())
+
+
 def labels(value: object) -> tuple[str, ...]:
     """Short names from a list (or a comma-separated string), blanks and repeats (in any case) dropped."""
     if value is None:
@@ -146,15 +161,7 @@ def labels(value: object) -> tuple[str, ...]:
         value = value.split(",")
     if not isinstance(value, list):
         _refuse(f"a list of short names is needed, not {_kind_of(value)}")
-    seen: dict[str, str] = {}
-    for position, item in enumerate(value):
-        try:
-            name = label(item)
-        except PydanticCustomError as exc:
-            _refuse(f"item {position}: {exc.message()}")
-        if name and name.lower() not in seen:
-            seen[name.lower()] = name
-    return tuple(seen.values())
+    return _each(value, label)
 
 
 Label = Annotated[str, BeforeValidator(label)]
@@ -170,20 +177,12 @@ def phrases(max_items: int, max_chars: int) -> Callable[[object], tuple[str, ...
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list):
             _refuse(f"a list of texts is needed, not {_kind_of(value)}")
-        one = text(max_chars)
-        kept: dict[str, str] = {}
-        for position, item in enumerate(items):
-            try:
-                cleaned = one(item)
-            except PydanticCustomError as exc:
-                _refuse(f"item {position}: {exc.message()}")
-            if cleaned and cleaned.lower() not in kept:
-                kept[cleaned.lower()] = cleaned
+        kept = _each(items, text(max_chars))
         if not kept:
             _refuse("at least one text is needed")
         if len(kept) > max_items:
             _refuse(f"{len(kept)} items, over the {max_items} allowed")
-        return tuple(kept.values())
+        return kept
 
     return check
 

@@ -4,12 +4,20 @@ two related items relate, and whether two patterns contradict each other.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BeforeValidator, StrictBool
 
 from explorer.prompts import Prompt
 from explorer.prompts.answers import AnswerModel, Label, check, json_object, phrases, text
+
+M = TypeVar("M", bound=AnswerModel)
+
+
+def reads(model: type[M]) -> Callable[[str], M]:
+    """The reader of a JSON answer shaped as ``model``."""
+    return lambda answer: check(model, json_object(answer))
 
 
 def _word(value: object) -> object:
@@ -68,11 +76,6 @@ class AbstractionAnswer(AnswerModel):
     statement: Sentence
 
 
-def read_abstraction(answer: str) -> AbstractionAnswer:
-    """The abstraction from ``{"name": ..., "statement": ...}``."""
-    return check(AbstractionAnswer, json_object(answer))
-
-
 ABSTRACTION = Prompt[AbstractionAnswer](
     kind="consolidation_abstraction",
     system="You build an abstraction ladder: from specific know-how to the general principles behind it.",
@@ -82,7 +85,7 @@ ABSTRACTION = Prompt[AbstractionAnswer](
         "more general than any one of them, not a rewording of one.\n\n"
         'Reply with JSON only: {{"name": "short name", "statement": "one sentence"}}'
     ),
-    reader=read_abstraction,
+    reader=reads(AbstractionAnswer),
     temperature=0.3,
     max_tokens=250,
     json_answer=True,
@@ -98,11 +101,6 @@ class RelationAnswer(AnswerModel):
     reason: Reason = ""
 
 
-def read_relation(answer: str) -> RelationAnswer:
-    """The relationship from ``{"relationship": ..., "reason": ...}``."""
-    return check(RelationAnswer, json_object(answer))
-
-
 RELATION = Prompt[RelationAnswer](
     kind="consolidation_relation",
     template=(
@@ -112,7 +110,7 @@ RELATION = Prompt[RelationAnswer](
         "they work together.\n\n"
         'Reply with JSON only: {{"relationship": "complement", "reason": "one line"}}'
     ),
-    reader=read_relation,
+    reader=reads(RelationAnswer),
     temperature=0.0,
     max_tokens=120,
     json_answer=True,
@@ -128,11 +126,6 @@ class ContradictionAnswer(AnswerModel):
     reason: Reason = ""
 
 
-def read_contradiction(answer: str) -> ContradictionAnswer:
-    """The verdict from ``{"contradicts": true|false, "reason": ...}``."""
-    return check(ContradictionAnswer, json_object(answer))
-
-
 CONTRADICTION = Prompt[ContradictionAnswer](
     kind="consolidation_contradiction",
     template=(
@@ -140,7 +133,7 @@ CONTRADICTION = Prompt[ContradictionAnswer](
         "Do they contradict each other: under the same conditions, do they call for conflicting actions?\n\n"
         'Reply with JSON only: {{"contradicts": false, "reason": "one line"}}'
     ),
-    reader=read_contradiction,
+    reader=reads(ContradictionAnswer),
     temperature=0.0,
     max_tokens=120,
     json_answer=True,
