@@ -18,6 +18,7 @@ from explorer.cli.common import (
     spent_line,
 )
 from explorer.consolidation import service
+from explorer.consolidation.schedule import Trigger
 from explorer.reading.loaders import DEFAULT_MAX_MB
 
 app = typer.Typer(
@@ -47,6 +48,8 @@ def import_(
 
 
 def _summary(data: dict[str, Any]) -> list[str]:
+    if data["status"] == "not_due":
+        return [f"not due ({data['trigger']}): {data['reason']}"]
     if data["status"] == "skipped":
         return [f"nothing to consolidate from {data['source']}: no experiences"]
     check = data["verification"]
@@ -66,6 +69,14 @@ def run(
     source: Annotated[
         service.Source, typer.Option("--source", help="Whose experiences: wander, dreams, imported or all.")
     ] = "all",
+    trigger: Annotated[
+        Trigger,
+        typer.Option(
+            "--trigger",
+            help="Why now: manual and session-complete always run; periodic runs when 30 minutes have passed since "
+            "the last run, threshold when 50 new experiences wait and 10 minutes have passed.",
+        ),
+    ] = "manual",
     budget_cents: BudgetOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -76,7 +87,7 @@ def run(
         as_json,
         ("consolidating", "phase"),
         lambda runtime, progress: service.run_consolidation(
-            runtime, source, budget=budget_for(budget_cents), progress=progress
+            runtime, source, trigger, budget=budget_for(budget_cents), progress=progress
         ),
         lambda report: _summary(report.to_json()),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,8 +19,9 @@ import numpy as np
 
 from explorer.consolidation.experiences import from_dreams, from_wander, read_log
 from explorer.consolidation.pipeline import DEFAULT_CONSOLIDATION, Consolidation, ConsolidationConfig, consolidate
+from explorer.consolidation.schedule import DEFAULT_SCHEDULE, Decision, ScheduleConfig, Trigger, decide
 from explorer.dreaming.exploration import CREATED_BY as EXPLORATION
-from explorer.dreaming.service import run_budget
+from explorer.dreaming.service import run_budget, spent_fields
 from explorer.errors import ExplorerError, Remedy
 from explorer.providers.budget import Budget
 from explorer.reading.loaders import DEFAULT_MAX_MB, read_text
@@ -32,7 +34,6 @@ from explorer.store import wander as wander_store
 from explorer.store.database import Connection
 
 Source = Literal["wander", "dreams", "imported", "all"]
-Trigger = Literal["manual", "session-complete", "periodic", "threshold"]
 ACTIVITY_LIMIT = 10_000  # dreams and verdicts read per run, newest first
 
 
@@ -95,18 +96,32 @@ def _activity(con: Connection, sources: Sequence[str]) -> list[Experience]:
     return found
 
 
-def read_experiences(runtime: Runtime, source: Source) -> tuple[list[Experience], list[Experience]]:
-    """Every experience of ``source`` in the order they happened, and those of them not stored yet."""
+@dataclass(frozen=True)
+class Reading:
+    """What a run reads: every experience of its source in the order they happened, those not stored yet (the
+    activity this run captures), when the last run over the source was, and how many experiences came since.
+    """
+
+    experiences: list[Experience]
+    fresh: list[Experience]
+    last_run: datetime | None
+    new: int
+
+
+def read_experiences(runtime: Runtime, source: Source) -> Reading:
+    """The experiences of ``source``, the stored and the captured now, with what a trigger weighs."""
     sources = sources_of(source)
     with runtime.db.connect() as con:
         stored = store.list_experiences(con, sources)
         activity = _activity(con, sources)
+        last_run = store.last_run_at(con, source)
+        since = store.count_experiences(con, sources, since=last_run)
     known = {e.id for e in stored}
     fresh = list({e.id: e for e in activity if e.id not in known}.values())
     ordered = sorted(
         [*stored, *fresh], key=lambda e: (e.occurred_at is None, e.occurred_at.timestamp() if e.occurred_at else 0)
     )
-    return ordered, fresh
+    return Reading(ordered, fresh, last_run, since + len(fresh))
 
 
 def _pattern_json(pattern: Pattern) -> dict[str, Any]:
@@ -130,15 +145,21 @@ def _item_json(item: LadderItem) -> dict[str, Any]:
     return {"id": item.id, "name": item.name, "statement": item.statement, "subsumes": list(item.subsumes)}
 
 
-def report_of(run_id: str | None, source: str, trigger: str, result: Consolidation, spent: dict) -> dict[str, Any]:
+def report_of(
+    run_id: str | None, source: str, trigger: str, decision: Decision, result: Consolidation, spent: dict
+) -> dict[str, Any]:
     """A run as ``--json`` prints it and the store keeps it."""
     verification = result.verification
-    status = verification.status if verification else ("raw" if result.experiences else "skipped")
+    if not decision.due:
+        status = "not_due"
+    else:
+        status = verification.status if verification else ("raw" if result.experiences else "skipped")
     triage = result.triage
     return {
         "run_id": run_id,
         "source": source,
         "trigger": trigger,
+        "reason": decision.reason,
         "status": status,
         "experiences": result.experiences,
         "triaged": len(result.triaged),
@@ -192,24 +213,30 @@ def run_consolidation(
     budget: Budget | None = None,
     progress: Progress | None = None,
     config: ConsolidationConfig = DEFAULT_CONSOLIDATION,
+    schedule: ScheduleConfig = DEFAULT_SCHEDULE,
+    now: datetime | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> RunReport:
-    """Consolidate the experiences of ``source`` and store what the run made; its report.
-
-    With no experiences nothing is stored and the report's status is ``skipped``.
+    """Consolidate the experiences of ``source`` if ``trigger`` calls for it (as of ``now``) and store what the
+    run makes; its report. Not due: nothing is run or stored, and the report says why (status ``not_due``).
+    With no experiences nothing is stored either (status ``skipped``).
     """
-    experiences, captured = read_experiences(runtime, source)
+    reading = read_experiences(runtime, source)
+    decision = decide(trigger, now or datetime.now(UTC), reading.last_run, reading.new, schedule)
     budget = budget or run_budget(runtime)
     before = budget.spent_cents
-    result = consolidate(experiences, runtime.embedder, runtime.gateway, config, budget, progress, sleep)
-    spent = {"spent_cents": round(budget.spent_cents - before, 6), "budget_exhausted": budget.exhausted}
-    if not experiences:
-        return RunReport(report_of(None, source, trigger, result, spent))
+    if not decision.due:
+        result = Consolidation(experiences=len(reading.experiences))
+        return RunReport(report_of(None, source, trigger, decision, result, spent_fields(before, budget)))
+    result = consolidate(reading.experiences, runtime.embedder, runtime.gateway, config, budget, progress, sleep)
+    spent = spent_fields(before, budget)
+    if not reading.experiences:
+        return RunReport(report_of(None, source, trigger, decision, result, spent))
     run_id = new_id()
-    report = report_of(run_id, source, trigger, result, spent)
-    report["captured"] = len(captured)
+    report = report_of(run_id, source, trigger, decision, result, spent)
+    report["captured"] = len(reading.fresh)
     with runtime.db.transaction() as con:
-        store.insert_experiences(con, captured)
+        store.insert_experiences(con, reading.fresh)
         store.insert_run(con, run_id, source, trigger, report)
         checks = result.verification.checks if result.verification else ()
         store.insert_knowledge(con, run_id, result.patterns, result.ladder.levels, result.connections, checks)

@@ -203,7 +203,7 @@ def run_budget(runtime: Runtime, budget_cents: float | None = None) -> Budget:
     return Budget(runtime.settings.cloud_budget_cents if budget_cents is None else budget_cents)
 
 
-def _spent(before: float, budget: Budget) -> dict[str, Any]:
+def spent_fields(before: float, budget: Budget) -> dict[str, Any]:
     """A report's spending fields: what this run added to the budget, and whether it ran out."""
     return {"spent_cents": round(budget.spent_cents - before, 6), "budget_exhausted": budget.exhausted}
 
@@ -280,7 +280,7 @@ def run_exploration(
         failures=result.failures,
         model_calls=result.usage.calls,
         errors=result.errors,
-        **_spent(before, budget),
+        **spent_fields(before, budget),
     )
     with runtime.db.transaction() as con:
         corpus.insert_relations(con, found)
@@ -315,7 +315,7 @@ def run_fusion(
         failures=result.failures,
         model_calls=result.usage.calls,
         errors=result.errors,
-        **_spent(before, budget),
+        **spent_fields(before, budget),
     )
     with runtime.db.transaction() as con:
         # A source another process superseded meanwhile spoils its cluster: keep the source, drop the fusion.
@@ -386,7 +386,7 @@ def run_rem(
         failures=result.failures,
         model_calls=result.usage.calls,
         errors=result.errors,
-        **_spent(before, budget),
+        **spent_fields(before, budget),
     )
     with runtime.db.transaction() as con:
         corpus.insert_nodes(con, result.nodes)
