@@ -25,6 +25,7 @@ class ClusterConfig:
     """How dense a cluster must be, and when the vectors are reduced first."""
 
     min_cluster_size: int = 3
+    min_samples: int | None = None  # HDBSCAN's density from this neighbour; None: the cluster size (its default)
     components: int = 5  # UMAP's reduction
     neighbours: int = 15  # UMAP's neighbourhood (fewer when there are fewer points)
     reduce_from: int | None = 12  # from this many points on, cluster a UMAP reduction; None: never
@@ -73,6 +74,8 @@ def density_clusters(vectors: np.ndarray, config: ClusterConfig = DEFAULT_CLUSTE
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # duplicate points, a spectral layout it cannot find: it falls back
             points, method = reducer.fit_transform(points), "umap+hdbscan"
-    model = hdbscan.HDBSCAN(min_cluster_size=config.min_cluster_size, min_samples=config.min_cluster_size)
+    model = hdbscan.HDBSCAN(
+        min_cluster_size=config.min_cluster_size, min_samples=config.min_samples or config.min_cluster_size
+    )
     labels = model.fit_predict(points)
     return Clusters(np.asarray(labels), np.asarray(model.probabilities_), method)

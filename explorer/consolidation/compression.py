@@ -1,17 +1,14 @@
 """Phase 3, compression: clusters of similar experiences, one pattern each (dreaming-pipeline.md FR-2.1.3).
 
-The embeddings are reduced to 5 dimensions with UMAP, then clustered with HDBSCAN (at least 3 experiences a
-cluster); what HDBSCAN calls noise joins no pattern. HDBSCAN on the raw 384-dimensional vectors takes about
-99 s for 10k points, on the reduction 0.8 s (RECIPES.md).
+The embeddings are clustered by :func:`explorer.clustering.density_clusters`: reduced to 5 dimensions with
+UMAP, then HDBSCAN (at least 3 experiences a cluster); what HDBSCAN calls noise joins no pattern. UMAP pulls a
+lone point into its nearest cluster, so a member whose similarity to the rest of its cluster, in the embeddings
+themselves, is under ``min_member_similarity`` is made noise again (and a cluster left too small dissolves).
 
-UMAP pulls a lone point into its nearest cluster; a member whose similarity to its cluster's centre, in the
-embeddings themselves, is under ``min_member_similarity`` is made noise again (and a cluster left too small
-dissolves).
-
-Small inputs: UMAP needs more points than its neighbourhood and its dimensions, so under
-``min_reduced_points`` (12) HDBSCAN clusters the unit embeddings themselves (fast at that size, and Euclidean
-distance between unit vectors orders pairs as cosine does); under ``min_cluster_size`` there is no cluster and
-no pattern, and the pipeline keeps the experiences as they are.
+Small inputs: UMAP needs more points than its neighbourhood and its dimensions, so under 12 experiences HDBSCAN
+clusters the unit embeddings themselves (fast at that size, and Euclidean distance between unit vectors orders
+pairs as cosine does); under 3 there is no cluster and no pattern, and the pipeline keeps the experiences as
+they are.
 
 Each cluster's pattern is named and described by the model (conditions, actions); the numbers are the
 cluster's own: its success rate, how often it was used (near-duplicates triage folded into a member count),
@@ -24,10 +21,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from explorer.clustering import ClusterConfig, Clusters, density_clusters
 from explorer.consolidation.asking import Tally, ask_each
 from explorer.consolidation.triage import Scored
 from explorer.prompts import format_passages
@@ -44,38 +42,16 @@ class CompressionConfig:
 
     target_ratio: float = 10.0
     tolerance: float = 0.3  # the ratio may be 30% off its target before a warning
-    min_cluster_size: int = 3
-    min_samples: int = 2  # HDBSCAN's density from the 2nd neighbour: at 3 (its default) small inputs are all noise
-    components: int = 5  # UMAP's reduction
-    neighbours: int = 15  # UMAP's neighbourhood (fewer when there are fewer points)
-    min_reduced_points: int = 12  # under this many, HDBSCAN clusters the embeddings themselves
+    # At least 3 experiences a cluster (the spec); HDBSCAN's density from the 2nd neighbour, since at 3 (its
+    # default) a few dozen experiences are all noise; a UMAP reduction from 12 experiences on.
+    clustering: ClusterConfig = ClusterConfig(min_cluster_size=3, min_samples=2)
+    min_member_similarity: float = 0.2  # a member this far from the rest of its cluster, unreduced, is noise
     min_examples: int = 3
     max_examples: int = 5
-    min_member_similarity: float = 0.2  # a member this far from its cluster's centre, unreduced, is noise
     max_shown: int = 12  # members shown to the model, the most central first
-    seed: int = 0  # UMAP's random state: the same experiences give the same clusters
 
 
 DEFAULT_COMPRESSION = CompressionConfig()
-
-
-@dataclass(frozen=True)
-class Clusters:
-    """HDBSCAN's labels (-1: noise) and membership strengths, and how they were found."""
-
-    labels: np.ndarray
-    strengths: np.ndarray
-    method: str  # "umap+hdbscan", "hdbscan" (small input) or "none" (too few to cluster)
-
-    @property
-    def groups(self) -> list[list[int]]:
-        """The rows of each cluster, clusters in label order."""
-        return [[int(i) for i in np.flatnonzero(self.labels == label)] for label in sorted(set(self.labels) - {-1})]
-
-    @property
-    def noise(self) -> int:
-        """How many rows joined no cluster."""
-        return int((self.labels == -1).sum())
 
 
 @dataclass
@@ -90,28 +66,9 @@ class CompressionResult(Tally):
 
 
 def cluster(vectors: np.ndarray, config: CompressionConfig = DEFAULT_COMPRESSION) -> Clusters:
-    """Density clusters of the rows of ``vectors`` (unit embeddings), on a UMAP reduction when there are enough."""
-    count = len(vectors)
-    if count < config.min_cluster_size:
-        return Clusters(np.full(count, -1), np.zeros(count), "none")
-    import hdbscan  # imported here: with UMAP, seconds at import, and only consolidation needs them
-
-    points, method = np.asarray(vectors, dtype=np.float64), "hdbscan"
-    if count >= config.min_reduced_points:
-        import umap
-
-        reducer = umap.UMAP(
-            n_components=config.components,
-            n_neighbors=min(config.neighbours, count - 1),
-            min_dist=0.0,
-            metric="cosine",
-            random_state=config.seed,
-            n_jobs=1,  # a random state makes UMAP run on one thread anyway; saying so spares its warning
-        )
-        points, method = reducer.fit_transform(points), "umap+hdbscan"
-    model = hdbscan.HDBSCAN(min_cluster_size=config.min_cluster_size, min_samples=config.min_samples)
-    labels = np.asarray(model.fit_predict(points))
-    return Clusters(outliers_as_noise(labels, vectors, config), np.asarray(model.probabilities_), method)
+    """Density clusters of the rows of ``vectors`` (unit embeddings), members unlike the rest of theirs left out."""
+    found = density_clusters(vectors, config.clustering)
+    return replace(found, labels=outliers_as_noise(found.labels, vectors, config))
 
 
 def outliers_as_noise(
@@ -123,12 +80,10 @@ def outliers_as_noise(
     labels = labels.copy()
     for label in set(labels.tolist()) - {-1}:
         rows = np.flatnonzero(labels == label)
-        others = (
-            vectors[rows].sum(axis=0) - vectors[rows]
-        )  # each member's centre of the rest: it cannot vouch for itself
+        others = vectors[rows].sum(axis=0) - vectors[rows]  # each member's centre of the rest, not vouching for itself
         others /= np.maximum(np.linalg.norm(others, axis=1, keepdims=True), 1e-9)
         labels[rows[(vectors[rows] * others).sum(axis=1) < config.min_member_similarity]] = -1
-        if (labels == label).sum() < config.min_cluster_size:
+        if (labels == label).sum() < config.clustering.min_cluster_size:
             labels[labels == label] = -1
     return labels
 

@@ -4,6 +4,7 @@ small inputs that degrade as documented. A malformed model answer fails its clus
 
 from __future__ import annotations
 
+from explorer.clustering import ClusterConfig
 from explorer.consolidation.compression import (
     CompressionConfig,
     cluster,
@@ -47,7 +48,8 @@ def test_small_inputs_degrade_as_documented(embedder) -> None:
     ten = grouped(2, 5)
     found = cluster(vectors(embedder, ten))
     assert found.method == "hdbscan" and len(found.groups) == 2  # under UMAP's minimum: the embeddings themselves
-    big = cluster(vectors(embedder, grouped(3, 4)), CompressionConfig(min_reduced_points=100))
+    unreduced = CompressionConfig(clustering=ClusterConfig(min_samples=2, reduce_from=None))
+    big = cluster(vectors(embedder, grouped(3, 4)), unreduced)
     assert big.method == "hdbscan"
 
 
