@@ -17,6 +17,8 @@ from explorer.records import Node, Verdict
 from explorer.store import consolidation as store
 from explorer.store import corpus, dreaming
 from explorer.testing.model_server import SERVED_MODEL, Reply
+from explorer.wander import service as wander
+from explorer.wander.config import SessionConfig
 
 from .conftest import SAMPLE_LOG
 
@@ -121,3 +123,22 @@ def test_the_knowledge_answers_a_situation(runtime) -> None:
     assert abstractions and all(a.item.level >= 2 for a in abstractions)
     with pytest.raises(ConsolidationError, match="empty"):
         query_knowledge(runtime, "  ")
+
+
+def test_a_real_walk_is_captured_step_by_step(corpus_runtime) -> None:
+    session = wander.create_session(
+        corpus_runtime,
+        SessionConfig(
+            seed_concept="unicode strings", random_seed=1, human_checkpoint_frequency=0, max_drift_distance=1.5
+        ),
+    )
+    wander.run(corpus_runtime, session.id, 4)
+    report = run_consolidation(corpus_runtime, "wander").to_json()
+    with corpus_runtime.db.connect() as con:
+        captured = store.list_experiences(con, ["wander"])
+        steps = store.wander_steps(con)
+    assert len(steps) >= 4 and report["captured"] == len(captured) >= 4
+    moves = [e for e in captured if e.kind == "move"]
+    assert {e.session_id for e in moves} == {session.id}
+    assert sorted(e.metadata["step"] for e in moves) == sorted(s.step_number for s in steps)
+    assert all(e.strategy and e.description for e in moves)
