@@ -4,7 +4,9 @@ Position: the stored UMAP point. Colour: domain. Size: visit count. The trace is
 an ordered path with direction arrows and step numbers; crystals are stars;
 resonances are translucent halos around their supporting loci, sized by strength
 and fading with decay. Dream nodes are diamonds and the links dreaming
-discovered are dashed lines.
+discovered are dashed lines. A consolidation pattern's cluster is a tinted outline (convex hull)
+around its member experiences, placed beside the corpus they resemble; noise is not
+drawn.
 
 Pure: a :class:`MapData` in, a ``go.Figure`` out. Every point carries
 ``customdata = [kind, id]`` so a selection in the app can be looked up.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import html
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +25,7 @@ import plotly.graph_objects as go
 
 from explorer.figures.palette import (
     APPROVED_LINE,
+    CLUSTER_COLOURS,
     CRYSTAL_FILL,
     CRYSTAL_LINE,
     DREAM_LINE,
@@ -34,7 +38,7 @@ from explorer.figures.palette import (
 )
 from explorer.records.wander import ResonanceStatus, ReviewState, SourceType
 
-LAYERS: tuple[str, ...] = ("corpus", "dreams", "links", "halos", "path", "loci", "crystals")
+LAYERS: tuple[str, ...] = ("corpus", "dreams", "links", "clusters", "halos", "path", "loci", "crystals")
 DREAM_TYPES: frozenset[str] = frozenset({"rem_dream", "fused", "pattern", "abstraction"})
 
 
@@ -113,6 +117,19 @@ class MapLink:
     description: str = ""
 
 
+@dataclass(frozen=True)
+class MapCluster:
+    """A consolidation pattern's compression cluster: its member experiences where the map puts them, and their
+    text for the hover.
+    """
+
+    pattern_id: str
+    name: str
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+    texts: tuple[str, ...] = ()
+
+
 @dataclass
 class MapData:
     """Everything one map shows, already placed: the figure code only draws, it never reads the store."""
@@ -123,6 +140,7 @@ class MapData:
     crystals: list[MapCrystal] = field(default_factory=list)
     halos: list[MapHalo] = field(default_factory=list)
     links: list[MapLink] = field(default_factory=list)
+    clusters: list[MapCluster] = field(default_factory=list)
     title: str = "Dream Explorer map"
     subtitle: str | None = None
 
@@ -143,10 +161,16 @@ def session_map(
     scale = (min(width, height) / 1024) if width else 0.85
     colours = domain_colours([*data.nodes.domains, *(locus.domain for locus in data.loci)])
     traces: list[go.BaseTraceType] = []
+    clusters = "clusters" in layers
+    if clusters:
+        traces += _cluster_areas(data.clusters)  # a tint under the corpus, members over it
     if "halos" in layers:
         traces += _halos(data.halos, scale)
     if "corpus" in layers or "dreams" in layers:
         traces += _nodes(data.nodes, colours, scale, webgl, corpus="corpus" in layers, dreams="dreams" in layers)
+    if clusters:
+        traces += _cluster_members(data.clusters, scale)
+
     if "links" in layers:
         traces += _links(data.links, scale)
     path = _path(data.path, scale) if "path" in layers else []
@@ -337,6 +361,108 @@ def _links(links: list[MapLink], scale: float) -> list[go.BaseTraceType]:
             opacity=0.6,
             legendrank=30,
         )
+    ]
+
+
+def outline(x: Sequence[float], y: Sequence[float]) -> tuple[list[float], list[float]]:
+    """The convex hull of the points as a closed polygon (Andrew's monotone chain); fewer than three distinct
+    points, or points on one line, give the segment between the extremes.
+    """
+    points = sorted(set(zip(x, y, strict=True)))
+    if len(points) < 3:
+        return [p[0] for p in points], [p[1] for p in points]
+
+    def half(ordered: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        chain: list[tuple[float, float]] = []
+        for p in ordered:
+            while len(chain) >= 2 and _turn(chain[-2], chain[-1], p) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain[:-1]
+
+    hull = half(points) + half(points[::-1])
+    hull.append(hull[0])
+    return [p[0] for p in hull], [p[1] for p in hull]
+
+
+def _turn(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Positive when o → a → b turns left."""
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def _cluster_rgb(index: int) -> tuple[int, int, int]:
+    return CLUSTER_COLOURS[index % len(CLUSTER_COLOURS)]
+
+
+def _cluster_areas(clusters: list[MapCluster]) -> list[go.BaseTraceType]:
+    """Each cluster's hull, tinted, with the pattern's name on hover (a fill's hover shows its trace's name), and
+    one legend entry that shows or hides every cluster at once.
+    """
+    traces: list[go.BaseTraceType] = []
+    for index, cluster in enumerate(clusters):
+        xs, ys = outline(cluster.x, cluster.y)
+        if len(xs) < 2:
+            continue  # a single place: its member marker is the whole cluster
+        r, g, b = _cluster_rgb(index)
+        traces.append(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                fill="toself",
+                fillcolor=f"rgba({r},{g},{b},0.12)",
+                line=dict(color=f"rgba({r},{g},{b},0.75)", width=1.5),
+                name=f"pattern: {hover_text(cluster.name, 80)}",  # Plotly reads tags in a trace's name too
+                hoveron="fills",
+                hoverlabel=dict(namelength=-1),
+                legendgroup="clusters",
+                showlegend=False,
+            )
+        )
+    if clusters:
+        r, g, b = _cluster_rgb(0)
+        traces.append(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name="pattern cluster",
+                legendgroup="clusters",
+                legendrank=25,
+                marker=dict(
+                    symbol="square",
+                    size=12,
+                    color=f"rgba({r},{g},{b},0.2)",
+                    line=dict(width=1.5, color=f"rgb({r},{g},{b})"),
+                ),
+            )
+        )
+    return traces
+
+
+def _cluster_members(clusters: list[MapCluster], scale: float) -> list[go.BaseTraceType]:
+    """Each cluster's member experiences, in its colour, over the corpus; no customdata: they are not corpus items
+    a selection could look up.
+    """
+    return [
+        go.Scatter(
+            x=list(cluster.x),
+            y=list(cluster.y),
+            mode="markers",
+            name=f"members: {hover_text(cluster.name, 80)}",
+            marker=dict(
+                size=max(5, 8 * scale),
+                color="rgb({},{},{})".format(*_cluster_rgb(index)),
+                line=dict(width=1, color="white"),
+            ),
+            hovertext=[
+                f"<b>pattern</b> {hover_text(cluster.name, 80)}<br>{hover_text(text, 160)}" for text in cluster.texts
+            ],
+            hoverinfo="text",
+            legendgroup="clusters",
+            showlegend=False,
+        )
+        for index, cluster in enumerate(clusters)
     ]
 
 

@@ -47,6 +47,8 @@ APPROVED_LINE = "#2b8a3e"
 HALO_COLOUR = (245, 159, 0)  # amber, drawn with an alpha that fades with decay
 DREAM_LINE = "#7048e8"
 LINK_COLOUR = "#7048e8"
+# A pattern's cluster: dark, saturated colours, apart from the corpus's domain palette they are drawn over.
+CLUSTER_COLOURS = ((12, 133, 153), (201, 42, 42), (95, 61, 196), (43, 138, 62), (232, 89, 12), (134, 46, 156))
 
 
 def domain_colours(domains: Iterable[str | None]) -> dict[str, str]:
