@@ -145,6 +145,17 @@ def make_pattern(
     )
 
 
+def distinct_names(patterns: Sequence[Pattern]) -> list[Pattern]:
+    """The patterns, those that share a name told apart by their first condition ("Backtrack (a cell has no
+    candidate)"): each cluster's pattern is named on its own, and two clusters of one strategy get its name twice.
+    """
+    counts = Counter(p.name.lower() for p in patterns)
+    return [
+        replace(p, name=f"{p.name} ({p.conditions[0]})") if counts[p.name.lower()] > 1 and p.conditions else p
+        for p in patterns
+    ]
+
+
 def compress(
     kept: Sequence[Scored],
     vectors: np.ndarray,
@@ -173,6 +184,7 @@ def compress(
             strengths = [float(found.strengths[r]) for r in rows]
             result.patterns.append(make_pattern(answer, [kept[r] for r in rows], strengths, config))
             result.members.append(sorted(rows))
+    result.patterns = distinct_names(result.patterns)
     return result
 
 

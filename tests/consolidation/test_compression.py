@@ -10,9 +10,11 @@ from explorer.consolidation.compression import (
     cluster,
     compress,
     confidence,
+    distinct_names,
     ratio_warning,
     success_rate,
 )
+from explorer.records.consolidation import Pattern
 from explorer.testing.model_server import SERVED_MODEL, Reply
 
 from .conftest import experience, grouped, scored, vectors
@@ -85,3 +87,21 @@ def test_a_malformed_answer_fails_its_cluster_only(make_runtime, model_server, e
     assert result.clusters == 4 and len(result.patterns) == 3 and result.failures == 1
     assert "backtracking" not in {p.name.lower() for p in result.patterns}
     assert "refused" in result.errors[0] and result.usage.calls == 4
+
+
+def test_patterns_of_one_name_are_told_apart_by_their_conditions() -> None:
+    def named(name: str, condition: str) -> Pattern:
+        return Pattern(name, "strategy", "d", (condition,), ("a",), (), (), 1.0, 3, 0.5)
+
+    found = distinct_names(
+        [
+            named("Backtrack", "a cell has no candidate"),
+            named("backtrack", "a box lacks a digit"),
+            named("Naked single", "one candidate"),
+        ]
+    )
+    assert [p.name for p in found] == [
+        "Backtrack (a cell has no candidate)",
+        "backtrack (a box lacks a digit)",
+        "Naked single",
+    ]
