@@ -1,5 +1,5 @@
 """What the surfaces show, read from the engine: the map's layers, a session's
-resonance history, the corpus overview and a node's provenance.
+resonance history, the corpus overview, a node's provenance and the newest consolidation.
 
 Shared by the app's pages and the session archive, so a picture in the app and
 the one in an archive are drawn from the same data. Read-only: placing new items
@@ -18,11 +18,13 @@ import numpy as np
 from explorer import projection
 from explorer.dreaming import service as dreaming
 from explorer.figures.charts import StrengthPoint
-from explorer.figures.map import MapCrystal, MapData, MapHalo, MapLink, MapLocus, MapStep, NodePoints
+from explorer.figures.map import MapCluster, MapCrystal, MapData, MapHalo, MapLink, MapLocus, MapStep, NodePoints
 from explorer.records import Document, Node
+from explorer.records.consolidation import Experience, LadderItem, Pattern
 from explorer.records.wander import ReviewState, SessionView, utcnow
 from explorer.runtime import Runtime
 from explorer.store import calls, corpus, stats
+from explorer.store import consolidation as knowledge
 from explorer.store import projection as points_store
 from explorer.wander import service as wander
 
@@ -62,10 +64,11 @@ def map_data(
     *,
     view: SessionView | None = None,
     discoveries: int = 300,
+    clusters: bool = False,
     now: datetime | None = None,
 ) -> MapData:
-    """The map's layers: the corpus (and dreams), the links dreaming discovered, and,
-    for a session, its loci, path, crystals and resonance halos.
+    """The map's layers: the corpus (and dreams), the links dreaming discovered, with ``clusters`` the newest
+    consolidation's pattern clusters, and, for a session, its loci, path, crystals and resonance halos.
 
     A view only reads: points not yet on the map are left out until a surface places them
     (:func:`explorer.projection.place_new`), which it does before asking for the view.
@@ -80,6 +83,9 @@ def map_data(
         for d in links
         if ("node", d.seed.id) in at and ("node", d.neighbor.id) in at
     ]
+    if clusters:
+        data.clusters = pattern_clusters(runtime)
+
     if view is None:
         if session_id is None:
             data.title = "Dream Explorer: the corpus"
@@ -251,3 +257,82 @@ def find_nodes(
     filters: dict[str, Any] = {"types": types, "search": search, "domain": domain, "year": year}
     with runtime.db.connect() as con:
         return corpus.count_nodes(con, **filters), corpus.list_nodes(con, **filters, limit=limit, offset=offset)
+
+
+@dataclass(frozen=True)
+class ConsolidationView:
+    """The newest consolidation run that stored knowledge: its report (what the run printed: counts, checks,
+    warnings), its ladder rung by rung from the instances up, its patterns, and their member experiences by id.
+    """
+
+    run_id: str
+    ran_at: datetime
+    report: dict[str, Any]
+    ladder: list[list[LadderItem]]
+    patterns: list[Pattern]
+    experiences: dict[str, Experience]
+
+    def below(self, item: LadderItem) -> list[LadderItem]:
+        """The items one level down that ``item`` subsumes, in its order, so the ladder opens level by level."""
+        if item.level == 0 or item.level > len(self.ladder):
+            return []
+        lower = {i.id: i for i in self.ladder[item.level - 1]}
+        return [lower[i] for i in item.subsumes if i in lower]
+
+    def examples(self, pattern: Pattern) -> list[Experience]:
+        """The pattern's example experiences (the members nearest its cluster's centre)."""
+        return [self.experiences[i] for i in pattern.example_ids if i in self.experiences]
+
+    def members(self, pattern: Pattern) -> list[Experience]:
+        """Every experience of the pattern's cluster."""
+        return [self.experiences[i] for i in pattern.member_ids if i in self.experiences]
+
+
+def latest_consolidation(runtime: Runtime) -> ConsolidationView | None:
+    """The newest run with patterns (the knowledge a query answers from), or None when nothing was consolidated."""
+    with runtime.db.connect() as con:
+        found = knowledge.last_run(con)
+        if found is None:
+            return None
+        run_id, ran_at = found
+        patterns = knowledge.run_patterns(con, run_id)
+        members = knowledge.experiences_by_id(con, [i for p in patterns for i in p.member_ids])
+        return ConsolidationView(
+            run_id,
+            ran_at,
+            knowledge.run_report(con, run_id) or {},
+            knowledge.run_ladder(con, run_id),
+            patterns,
+            members,
+        )
+
+
+def pattern_clusters(runtime: Runtime, view: ConsolidationView | None = None) -> list[MapCluster]:
+    """The newest run's pattern clusters on the map: each member experience placed beside the fitted corpus
+    points its embedding is nearest (as new nodes are, without refitting or storing a point); none before a fit.
+    """
+    view = view or latest_consolidation(runtime)
+    if view is None:
+        return []
+    with runtime.db.connect() as con:
+        _, anchors, anchor_xy = points_store.fitted_anchors(con)
+    groups = [view.members(p) for p in view.patterns]
+    texts = list(dict.fromkeys(e.text for group in groups for e in group))
+    if not len(anchors) or not texts:
+        return []
+    config = projection.ProjectionConfig()
+    placed = projection.place_by_neighbours(
+        anchors, anchor_xy, runtime.embedder.embed(texts), config.place_k, config.place_temperature
+    )
+    at = dict(zip(texts, placed.tolist(), strict=True))
+    return [
+        MapCluster(
+            pattern.id,
+            pattern.name,
+            tuple(at[e.text][0] for e in group),
+            tuple(at[e.text][1] for e in group),
+            tuple(e.text for e in group),
+        )
+        for pattern, group in zip(view.patterns, groups, strict=True)
+        if group
+    ]

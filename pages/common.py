@@ -27,6 +27,17 @@ OFFLINE_NOTICE = (
     "(see Settings)."
 )
 CURRENT = "current_session"
+# The map's layers as its switches name them (explorer.figures.map.LAYERS).
+LAYER_LABELS = {
+    "corpus": "Corpus",
+    "dreams": "Dreams",
+    "links": "Discovered links",
+    "clusters": "Pattern clusters",
+    "halos": "Resonance halos",
+    "path": "Path",
+    "loci": "Loci",
+    "crystals": "Crystals",
+}
 # What a viewer sees of an error nobody foresaw; its details go to the app's log.
 UNEXPECTED = "This page hit an unexpected error. The details are in the app's log."
 
@@ -39,6 +50,7 @@ HINTS: dict[Remedy, str] = {
     Remedy.NEW_SESSION: "Start a new session on the Sessions page.",
     Remedy.OTHER_DATABASE: "Open another database (EXPLORER_DB) or set EXPLORER_EMBEDDING_MODEL to its model.",
     Remedy.FORCE_REVIEW: "The earlier decision stands; change it from the command line with --force.",
+    Remedy.CONSOLIDATE: "Run a consolidation on the Consolidation page first.",
 }
 
 

@@ -10,16 +10,6 @@ from explorer.views import map_data, node_provenance
 from explorer.wander import service as wander
 from pages import common, untrusted
 
-LAYER_LABELS = {
-    "corpus": "Corpus",
-    "dreams": "Dreams",
-    "links": "Discovered links",
-    "halos": "Resonance halos",
-    "path": "Path",
-    "loci": "Loci",
-    "crystals": "Crystals",
-}
-
 rt = common.runtime()
 st.title("Map")
 common.offline_notice(rt)
@@ -43,14 +33,19 @@ if not status.fitted:
 
 session = common.pick_session(rt, "map_session", allow_none="(corpus only)")
 layers = st.pills(
-    "Layers", list(LAYERS), default=list(LAYERS), selection_mode="multi", format_func=LAYER_LABELS.get, key="map_layers"
+    "Layers",
+    list(LAYERS),
+    default=list(LAYERS),
+    selection_mode="multi",
+    format_func=common.LAYER_LABELS.get,
+    key="map_layers",
 )
 
 view = wander.session_view(rt, session.id) if session else None
 if session:
     common.checkpoint_banner(session)
 projection.place_new(rt)  # loci and nodes made since the last visit join the map first
-data = map_data(rt, session.id if session else None, view=view)
+data = map_data(rt, session.id if session else None, view=view, clusters="clusters" in (layers or []))
 figure = session_map(data, layers=set(layers or []), height=760)
 event = st.plotly_chart(
     figure,
@@ -63,7 +58,11 @@ event = st.plotly_chart(
 caption = f"Map version {status.version}: {status.fitted_nodes} nodes fitted, {status.placed_nodes} placed since."
 if status.stale:
     caption += " Many nodes arrived after the fit: a refit would draw the map around them."
-st.caption(caption + " Colour: domain · size: visits · ◆ dream node · ★ crystal · halo: resonance (fades with decay).")
+st.caption(
+    caption + " Colour: domain · size: visits · ◆ dream node · ★ crystal · halo: resonance (fades with decay) · "
+    "tinted outline: a consolidation pattern's experiences, placed beside the corpus they resemble."
+)
+
 with st.expander("Refit the map", icon=":material/refresh:"):
     st.caption("Fits UMAP again over every node. Every point moves, the version goes up; sessions keep their data.")
     if st.button("Refit now", key="refit"):

@@ -230,3 +230,14 @@ def run_report(con: Connection, run_id: str) -> dict[str, Any] | None:
     if row is None:
         return None
     return json.loads(row[0]) if isinstance(row[0], str) else row[0]
+
+
+def experiences_by_id(con: Connection, ids: Sequence[str]) -> dict[str, Experience]:
+    """The stored experiences of these ids (a pattern's examples and members), by id; unknown ids are left out."""
+    if not ids:
+        return {}
+    rows = con.execute(
+        f"SELECT {_EXPERIENCE_COLUMNS} FROM experiences WHERE id IN (SELECT unnest(?::UUID[]))",
+        [list(dict.fromkeys(ids))],
+    ).fetchall()
+    return {e.id: e for e in map(_experience, rows)}

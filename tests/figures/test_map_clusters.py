@@ -47,7 +47,7 @@ def test_each_pattern_has_a_tinted_hull_around_its_members_and_its_name_on_hover
     assert square.fillcolor.startswith("rgba(") and square.fillcolor != hulls[1].fillcolor
     members = [t for t in figure.data if t.mode == "markers" and (t.name or "").startswith("members: ")]
     assert [len(t.x) for t in members] == [5, 3]
-    assert "<b>pattern</b> Naked &lt;b&gt;single&lt;/b&gt;<br>cell &lt;i&gt;one&lt;/i&gt;" == members[0].hovertext[0]
+    assert members[0].hovertext[0] == "<b>pattern</b> Naked &lt;b&gt;single&lt;/b&gt;<br>cell &lt;i&gt;one&lt;/i&gt;"
     assert all(t.customdata is None for t in cluster_traces(figure))  # not corpus items: a selection skips them
     legend = [t for t in cluster_traces(figure) if t.showlegend is not False]
     assert [t.name for t in legend] == ["pattern cluster"]  # one entry shows or hides them all
