@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Literal
 
 Trigger = Literal["manual", "session-complete", "periodic", "threshold"]
-TRIGGERS: tuple[str, ...] = ("manual", "session-complete", "periodic", "threshold")
 
 
 @dataclass(frozen=True)

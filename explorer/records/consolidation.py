@@ -26,10 +26,6 @@ PatternStatus = Literal["unverified", "verified", "invalidated"]
 RelationshipType = Literal["prerequisite", "alternative", "refinement", "complement"]
 VerificationStatus = Literal["verified", "warnings", "failed"]
 
-EXPERIENCE_KINDS: tuple[str, ...] = ("move", "strategy", "insight")
-OUTCOMES: tuple[str, ...] = ("success", "failure", "progress")
-INSIGHT_TYPES: tuple[str, ...] = ("breakthrough", "pattern", "error")
-IMPACTS: tuple[str, ...] = ("high", "medium", "low")
 SOURCES: tuple[str, ...] = ("wander", "dreams", "imported")
 RELATIONSHIPS: tuple[str, ...] = ("prerequisite", "alternative", "refinement", "complement")
 
