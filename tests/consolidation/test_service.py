@@ -13,6 +13,7 @@ from explorer.consolidation import service
 from explorer.consolidation.service import ConsolidationError, import_log, query_knowledge, run_consolidation
 from explorer.errors import Remedy
 from explorer.prompts import Prompt
+from explorer.providers.budget import Budget
 from explorer.records import Node, Verdict
 from explorer.store import consolidation as store
 from explorer.store import corpus, dreaming
@@ -142,3 +143,25 @@ def test_a_real_walk_is_captured_step_by_step(corpus_runtime) -> None:
     assert {e.session_id for e in moves} == {session.id}
     assert sorted(e.metadata["step"] for e in moves) == sorted(s.step_number for s in steps)
     assert all(e.strategy and e.description for e in moves)
+
+
+def test_each_pattern_is_found_again_from_its_own_experiences(runtime) -> None:
+    """The spec's retrieval test: what a pattern compressed can be found again through it."""
+    import_log(runtime, SAMPLE_LOG)
+    report = run_consolidation(runtime, "imported").to_json()
+    with runtime.db.connect() as con:
+        experiences = {e.id: e for e in store.list_experiences(con, ["imported"])}
+    for pattern in report["patterns"]:
+        for example in pattern["examples"]:
+            _, hits, _ = query_knowledge(runtime, experiences[example].description, limit=1)
+            assert hits[0].item.id == pattern["id"], (pattern["name"], experiences[example].description)
+
+
+def test_a_budget_that_cannot_cover_a_call_fails_the_items_not_the_run(make_runtime, model_server) -> None:
+    server = model_server()
+    runtime = make_runtime(local_model=SERVED_MODEL, api_base=server.url, prices={SERVED_MODEL: (1000.0, 1000.0)})
+    import_log(runtime, SAMPLE_LOG)
+    report = run_consolidation(runtime, "imported", budget=Budget(0.01)).to_json()
+    assert report["budget_exhausted"] and report["spent_cents"] == 0.0
+    assert report["status"] == "raw" and report["failures"] == report["clusters"] == 3
+    assert all("budget exhausted" in e for e in report["errors"]) and not server.requests
