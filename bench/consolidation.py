@@ -8,9 +8,10 @@ twenty strategies, each met in three situations of its own words (so the log rep
 does), outcomes and durations drawn at random, a breakthrough now and then. They are imported first (capture:
 the time per experience is reported), then consolidated. Texts are embedded by hashing and the model is the
 built-in offline provider, whose time is measured apart: "own" is a phase's time with the model's left out.
-UMAP's first fit in a process (numba compiling, about 12 s) is spent once before measuring and reported apart.
-Peak memory is Python's heap during the run (tracemalloc, numpy included) and the process's peak resident size
-(imports included: about 460 MB before the first run, most of it the libraries).
+UMAP's first fit in a process (1 s from numba's on-disk cache, about 12 s compiling) is spent once before
+measuring and reported apart. Peak memory is Python's heap during the run (tracemalloc, numpy included) and the
+process's peak resident size (imports included: 360-460 MB before the first run, most of it the libraries);
+``--cycles`` consolidates again and again and prints the resident size after each, so a leak would show.
 """
 
 from __future__ import annotations
@@ -111,9 +112,9 @@ def warm_up() -> float:
 def measure(count: int, seed: int, folder: Path) -> dict[str, Any]:
     """One consolidation of ``count`` experiences on a fresh store: capture, each phase, memory."""
     embedder = HashingEmbedder()
-    settings = replace(Settings(), db_path=folder / f"bench-{count}.duckdb", embedding_model=embedder.name)
+    settings = replace(Settings(), db_path=folder / f"bench-{count}-{seed}.duckdb", embedding_model=embedder.name)
     runtime = open_runtime(settings, embedder=embedder)
-    log = folder / f"log-{count}.jsonl"
+    log = folder / f"log-{count}-{seed}.jsonl"
     log.write_text("\n".join(log_lines(count, seed)) + "\n", encoding="utf-8")
     started = time.perf_counter()
     imported = service.import_log(runtime, log)
@@ -151,13 +152,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cycles", type=int, default=1, help="Consolidate each size this many times (leaks show).")
     args = parser.parse_args()
     compile_s = warm_up()
     baseline = resident_mb("VmRSS")
     print(f"UMAP's first fit (numba compiling, once a process): {compile_s:.1f} s; resident after it {baseline:.0f} MB")
+    resident = []
     with tempfile.TemporaryDirectory() as folder:
-        results = [measure(size, args.seed, Path(folder)) for size in args.sizes]
-    for r in results:
+        for cycle in range(args.cycles):
+            results = [measure(size, args.seed + cycle, Path(folder)) for size in args.sizes]
+            resident.append(resident_mb("VmRSS"))
+    if args.cycles > 1:
+        print("resident after each cycle: " + ", ".join(f"{mb:.0f} MB" for mb in resident))
+    for r in results:  # the last cycle's
         print(
             f"\n{r['experiences']} experiences → {r['triaged']} after triage → {r['patterns']} patterns "
             f"(ratio {r['ratio']}:1), {r['levels']} levels, {r['connections']} connections, {r['status']} "
