@@ -116,24 +116,22 @@ def triage(
     """The significant experiences (``vectors``: their unit embeddings, row by row)."""
     result = TriageResult()
     scores = importance(experiences, vectors)
-    keep_all = config.include_breakthroughs
+    protected = {row for row, e in enumerate(experiences) if config.include_breakthroughs and e.breakthrough}
     candidates = []
     for row, experience in enumerate(experiences):
-        protected = keep_all and experience.breakthrough
-        if not protected and not _included(experience, config):
+        if row not in protected and not _included(experience, config):
             result.excluded += 1
-        elif not protected and scores[row] < config.min_importance:
+        elif row not in protected and scores[row] < config.min_importance:
             result.low_importance += 1
         else:
             candidates.append(row)
     # Most important first (breakthroughs before all), so a representative is the best of its near-duplicates.
-    candidates.sort(key=lambda r: (not (keep_all and experiences[r].breakthrough), -scores[r], r))
+    candidates.sort(key=lambda r: (r not in protected, -scores[r], r))
     chosen: list[int] = []
     stands_for: dict[int, list[str]] = {}
     for row in candidates:
-        protected = keep_all and experiences[row].breakthrough
         twin = next((k for k in chosen if float(vectors[row] @ vectors[k]) > config.similarity_threshold), None)
-        if twin is not None and not protected:
+        if twin is not None and row not in protected:
             stands_for[twin].append(experiences[row].id)
             result.duplicates += 1
             continue
@@ -142,7 +140,7 @@ def triage(
     per_session: dict[str, int] = {}
     for row in chosen:  # already most important first
         session = experiences[row].session_id
-        if per_session.get(session, 0) >= config.max_per_session and not experiences[row].breakthrough:
+        if per_session.get(session, 0) >= config.max_per_session and row not in protected:
             result.over_cap += 1
             continue
         per_session[session] = per_session.get(session, 0) + 1
