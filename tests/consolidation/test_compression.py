@@ -105,3 +105,13 @@ def test_patterns_of_one_name_are_told_apart_by_their_conditions() -> None:
         "backtrack (a box lacks a digit)",
         "Naked single",
     ]
+
+
+def test_clusters_are_asked_at_once_and_kept_in_their_order(make_runtime, model_server, runtime, embedder) -> None:
+    server = model_server(latency_s=0.3)
+    concurrent = make_runtime(local_model=SERVED_MODEL, api_base=server.url, concurrency=4)
+    experiences = grouped(4, 4)
+    at_once = compress(scored(experiences), vectors(embedder, experiences), concurrent.gateway)
+    one_by_one = compress(scored(experiences), vectors(embedder, experiences), runtime.gateway)
+    assert server.peak_in_flight >= 2
+    assert [p.name for p in at_once.patterns] == [p.name for p in one_by_one.patterns]
