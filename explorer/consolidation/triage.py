@@ -69,14 +69,19 @@ class TriageResult:
     over_cap: int = 0
 
 
+NOVELTY_BLOCK = 1024  # rows compared at once: 10k experiences take 40 MB of similarities, not 400
+
+
 def novelty(vectors: np.ndarray) -> np.ndarray:
     """Each row's 1 minus its closest similarity to an earlier row (the first row: 1)."""
-    if not len(vectors):
-        return np.zeros(0, dtype=np.float32)
-    sims = vectors @ vectors.T
-    earlier = np.tril(np.ones_like(sims, dtype=bool), k=-1)
-    closest = np.where(earlier, sims, -np.inf).max(axis=1)
-    return np.clip(1.0 - np.where(np.isfinite(closest), closest, 0.0), 0.0, 1.0)
+    closest = np.zeros(len(vectors), dtype=np.float32)
+    for start in range(0, len(vectors), NOVELTY_BLOCK):
+        rows = vectors[start : start + NOVELTY_BLOCK]
+        sims = rows @ vectors[: start + len(rows)].T
+        earlier = np.arange(start + len(rows))[None, :] < np.arange(start, start + len(rows))[:, None]
+        best = np.where(earlier, sims, -np.inf).max(axis=1)
+        closest[start : start + len(rows)] = np.where(np.isfinite(best), best, 0.0)
+    return np.clip(1.0 - closest, 0.0, 1.0)
 
 
 def efficiency(experience: Experience, typical: float | None) -> float:
@@ -128,13 +133,15 @@ def triage(
     # Most important first (breakthroughs before all), so a representative is the best of its near-duplicates.
     candidates.sort(key=lambda r: (r not in protected, -scores[r], r))
     chosen: list[int] = []
+    kept_vectors = np.zeros((len(candidates), vectors.shape[1] if vectors.ndim == 2 else 0), dtype=np.float32)
     stands_for: dict[int, list[str]] = {}
     for row in candidates:
-        twin = next((k for k in chosen if float(vectors[row] @ vectors[k]) > config.similarity_threshold), None)
-        if twin is not None and row not in protected:
-            stands_for[twin].append(experiences[row].id)
+        alike = np.flatnonzero(kept_vectors[: len(chosen)] @ vectors[row] > config.similarity_threshold)
+        if len(alike) and row not in protected:
+            stands_for[chosen[int(alike[0])]].append(experiences[row].id)
             result.duplicates += 1
             continue
+        kept_vectors[len(chosen)] = vectors[row]
         chosen.append(row)
         stands_for[row] = [experiences[row].id]
     per_session: dict[str, int] = {}
