@@ -145,6 +145,15 @@ def _item_json(item: LadderItem) -> dict[str, Any]:
     return {"id": item.id, "name": item.name, "statement": item.statement, "subsumes": list(item.subsumes)}
 
 
+def pattern_quality(patterns: Sequence[Pattern]) -> float | None:
+    """The spec's pattern quality: the success rate of the patterns, weighted by use (error-recovery patterns,
+    which have none, left out); ``None`` when no pattern has one. The spec aims at 0.7.
+    """
+    rated = [(p.success_rate, p.usage_count) for p in patterns if p.success_rate is not None]
+    uses = sum(n for _, n in rated)
+    return round(sum(rate * n for rate, n in rated) / uses, 4) if uses else None
+
+
 def report_of(
     run_id: str | None, source: str, trigger: str, decision: Decision, result: Consolidation, spent: dict
 ) -> dict[str, Any]:
@@ -173,6 +182,7 @@ def report_of(
         "clusters": result.clusters,
         "noise": result.noise,
         "compression_ratio": result.compression_ratio,
+        "pattern_quality": pattern_quality(result.patterns),
         "patterns": [_pattern_json(p) for p in result.patterns],
         "ladder_levels": result.ladder.depth,
         "ladder": [

@@ -51,6 +51,7 @@ def test_a_run_stores_its_knowledge_in_one_go_with_the_file_free_while_the_model
     assert report["status"] == "verified" and report["experiences"] == 15
     assert report["dropped"]["low_importance"] >= 1  # the scans that repeat themselves
     assert len(report["patterns"]) == 3 and report["ladder_levels"] == 4
+    assert report["pattern_quality"] == 0.875  # naked and hidden singles; backtracking recovers from errors
     stored = counts(runtime)
     assert stored["consolidation_runs"] == 1 and stored["consolidation_patterns"] == 3
     assert stored["consolidation_checks"] == 5 and stored["experiences"] == 15
