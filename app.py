@@ -32,6 +32,7 @@ PAGES = [
     st.Page("pages/resonances.py", title="Resonances", icon=":material/graphic_eq:"),
     st.Page("pages/trace.py", title="Trace", icon=":material/timeline:"),
     st.Page("pages/dreams.py", title="Dreams", icon=":material/bedtime:"),
+    st.Page("pages/consolidation.py", title="Consolidation", icon=":material/neurology:"),
     st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
 ]
 page = st.navigation(PAGES)

@@ -20,14 +20,14 @@ from explorer.store import corpus
 from explorer.store import dreaming as dreaming_store
 from pages.common import UNEXPECTED
 
-MODEL_PAGES = ("sessions", "map", "crystals", "resonances", "trace", "dreams")
+MODEL_PAGES = ("sessions", "map", "crystals", "resonances", "trace", "dreams", "consolidation")
 
 
 def test_navigation_lists_every_page_and_each_renders(open_app, page_text) -> None:
     at = open_app("corpus")
     # the session paused at its checkpoint is announced in the shared sidebar
     assert any("Unicode walk** waits for review at step 3" in w.value for w in at.sidebar.warning)
-    for name in ("corpus", "sessions", "map", "crystals", "resonances", "trace", "dreams", "settings"):
+    for name in ("corpus", "sessions", "map", "crystals", "resonances", "trace", "dreams", "consolidation", "settings"):
         at.switch_page(f"pages/{name}.py").run()
         assert not at.exception, (name, [e.value for e in at.exception])
         assert at.title[0].value == name.capitalize()
