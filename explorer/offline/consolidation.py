@@ -82,16 +82,18 @@ def pattern(fields: dict[str, Any], kit: OfflineKit) -> str:
 
 @answers("consolidation_abstraction")
 def abstraction(fields: dict[str, Any], kit: OfflineKit) -> str:
-    """What the items share, named by the keyphrase their names (else their statements) share and stated by
-    their central sentence; a single item keeps its name.
+    """What the items share, named by the words all their names have (else the keyphrase their statements
+    share) and stated by their central sentence; a single item keeps its name.
     """
     items = [i for i in split_passages(str(fields["items"])) if i.strip()]
     names = [i.split(": ", 1)[0] for i in items if ": " in i]
     statements = [i.split(": ", 1)[-1] for i in items]
-    if len(names) == 1:
-        name = names[0]
+    first = names[0].split() if names else []
+    common = [w for w in first if all(w.lower() in n.lower().split() for n in names[1:])]
+    if len(names) == 1 or common:
+        name = " ".join(common) if common else names[0]
     else:
-        shared = _shared(names, 1) or _shared(statements, 1)
+        shared = _shared(statements, 1)
         name = shared[0] if shared else join(names[:2]) or topic(" ".join(statements)) or "what these share"
     central = _central(kit, statements)
     if len(names) < 2:
