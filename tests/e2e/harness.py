@@ -29,7 +29,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-PAGES = ("corpus", "sessions", "map", "crystals", "resonances", "trace", "dreams", "settings")
+PAGES = ("corpus", "sessions", "map", "crystals", "resonances", "trace", "dreams", "consolidation", "settings")
 
 
 def free_port() -> int:

@@ -1,13 +1,16 @@
 """Hostile text in a real browser: documents full of Markdown images, links, raw HTML and bare URLs pointing at a
 local HTTP server, read by the engine and answered by the (extractive) offline provider, so that residues,
-crystals, dreams and a session's name carry them too. Every page, with its expanders open and a session, crystal,
-step and dream selected, must show that text literally: no live link to the server, no image from it, and not a
-single request reaching it. And the app the tests start (like ``explorer demo``) serves this machine only.
+crystals, dreams, a session's name and consolidated experiences carry them too. Every page, with its expanders
+open and a session, crystal, step and dream selected, must show that text literally: no live link to the server,
+no image from it, and not a single request reaching it. And the app the tests start (like ``explorer demo``)
+serves this machine only.
 """
 
 from __future__ import annotations
 
 import http.server
+import json
+import random
 import socket
 import threading
 from collections.abc import Iterator
@@ -17,6 +20,7 @@ from pathlib import Path
 import harness
 import pytest
 
+from explorer.consolidation.service import import_log, run_consolidation
 from explorer.dreaming import service as dreaming
 from explorer.projection import update_projection
 from explorer.providers.embeddings import HashingEmbedder
@@ -122,7 +126,32 @@ def hostile_db(trap: Trap, tmp_path_factory: pytest.TempPathFactory) -> Path:
                 )
             ],
         )
+    import_log(runtime, garden_log(base, folder / "garden.jsonl"))
+    assert run_consolidation(runtime, "imported").to_json()["patterns"]
     runtime.flush()
+    return path
+
+
+def garden_log(base: str, path: Path) -> Path:
+    """An experience log of three gardening strategies, four alike moves each, every one carrying an image."""
+    words = {
+        "pruning": ["prune", "rose", "stem", "cut", "bud", "shear", "thorn", "branch", "blade", "spring"],
+        "watering": ["water", "fern", "soak", "root", "can", "morning", "hose", "drip", "puddle", "thirst"],
+        "mulching": ["mulch", "moss", "bark", "layer", "soil", "cover", "straw", "compost", "chips", "warmth"],
+    }
+    rng = random.Random(0)
+    lines = [
+        {
+            "kind": "move",
+            "outcome": "success",
+            "strategy": name,
+            "session_id": f"garden-{step}",
+            "description": f"{' '.join(rng.sample(pool, 5))} step{step}{name[:3]} ![p]({base}/{name}.png)",
+        }
+        for step in range(4)
+        for name, pool in words.items()
+    ]
+    path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
     return path
 
 
@@ -133,15 +162,26 @@ def hostile_app(hostile_db: Path, tmp_path_factory: pytest.TempPathFactory) -> I
 
 
 def open_every_expander(page) -> None:
+    """Open every expander, tab by tab: a tab's expanders cannot be clicked until the tab is chosen."""
+    tabs = page.get_by_role("tab")
+    for index in range(tabs.count() or 1):
+        if tabs.count():
+            tabs.nth(index).click()
+        open_visible_expanders(page)
+
+
+def open_visible_expanders(page) -> None:
     closed = '[data-testid="stExpander"] details:not([open]) > summary'
     count = f"() => document.querySelectorAll('{closed}').length"
+    visible = page.locator(f"{closed}:visible")
     for _ in range(50):
-        left = page.evaluate(count)
-        if not left:
+        if not visible.count():
             return
-        page.locator(closed).first.click()
+        left = page.evaluate(count)
+        visible.first.click()
         page.wait_for_function(f"n => ({count})() < n", arg=left, timeout=10_000)
     raise AssertionError("expanders keep closing")
+
 
 
 def choose(page, label: str, option_text: str) -> None:
@@ -174,6 +214,7 @@ def test_hostile_model_and_document_text_is_never_a_link_an_image_or_a_request(h
         "crystals",
         "trace",
         "dreams",
+        "consolidation",
     }, shown_on
 
 
