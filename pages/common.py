@@ -7,7 +7,7 @@ Not a page: ``app.py`` lists the pages explicitly with ``st.navigation``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
@@ -123,6 +123,14 @@ def pick_session(rt: Runtime, key: str, *, allow_none: str | None = None, label:
     if chosen is not None:
         st.session_state[CURRENT] = chosen
     return by_id.get(chosen) if chosen else None
+
+
+def layer_switches(layers: Sequence[str], key: str) -> set[str]:
+    """The map's layers as switches, every one on at first; the ones on."""
+    chosen = st.pills(
+        "Layers", list(layers), default=list(layers), selection_mode="multi", format_func=LAYER_LABELS.get, key=key
+    )
+    return set(chosen or [])
 
 
 def waiting_for_review(session: Session) -> bool:

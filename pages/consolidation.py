@@ -172,17 +172,11 @@ def cluster_map(rt: Runtime) -> None:
             icon=":material/scatter_plot:",
         )
         return
-    layers = st.pills(
-        "Layers",
-        list(MAP_LAYERS),
-        default=list(MAP_LAYERS),
-        selection_mode="multi",
-        format_func=common.LAYER_LABELS.get,
-        key="consolidation_layers",
-    )
-    shown = set(layers or [])
+    shown = common.layer_switches(MAP_LAYERS, "consolidation_layers")
+
     projection.place_new(rt)  # nodes made since the last visit join the map first
     data = map_data(rt, discoveries=0, clusters="clusters" in shown)
+    data.title = "Pattern clusters of the newest consolidation"
     st.plotly_chart(session_map(data, layers=shown, height=640), key="consolidation_map", config={"displaylogo": False})
     st.caption(
         "Each pattern's experiences are placed beside the corpus nodes they resemble most, as new nodes are, and "

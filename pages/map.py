@@ -32,21 +32,15 @@ if not status.fitted:
     st.stop()
 
 session = common.pick_session(rt, "map_session", allow_none="(corpus only)")
-layers = st.pills(
-    "Layers",
-    list(LAYERS),
-    default=list(LAYERS),
-    selection_mode="multi",
-    format_func=common.LAYER_LABELS.get,
-    key="map_layers",
-)
+layers = common.layer_switches(LAYERS, "map_layers")
 
 view = wander.session_view(rt, session.id) if session else None
 if session:
     common.checkpoint_banner(session)
 projection.place_new(rt)  # loci and nodes made since the last visit join the map first
-data = map_data(rt, session.id if session else None, view=view, clusters="clusters" in (layers or []))
-figure = session_map(data, layers=set(layers or []), height=760)
+data = map_data(rt, session.id if session else None, view=view, clusters="clusters" in layers)
+figure = session_map(data, layers=layers, height=760)
+
 event = st.plotly_chart(
     figure,
     on_select="rerun",
