@@ -183,7 +183,6 @@ def open_visible_expanders(page) -> None:
     raise AssertionError("expanders keep closing")
 
 
-
 def choose(page, label: str, option_text: str) -> None:
     """Pick the first option of the selectbox ``label`` whose text holds ``option_text``."""
     page.locator('[data-testid="stSelectbox"]').filter(has_text=label).locator("input").click()
