@@ -81,15 +81,23 @@ def summary(view: ConsolidationView) -> None:
     for row in (list(numbers.items())[:5], list(numbers.items())[5:]):
         for column, (label, value) in zip(st.columns(len(row)), row, strict=True):
             column.metric(label, value)
+    st.caption(particulars(view))
+    warnings(report)
+
+
+def particulars(view: ConsolidationView) -> str:
+    """The run's when, whence and how, on one line: triage, clustering, quality, connections and cost."""
+    report = view.report
     kinds = ", ".join(f"{n} {kind}" for kind, n in (report.get("connection_types") or {}).items())
+    quality = report.get("pattern_quality")
     dropped = ", ".join(f"{n} {why.replace('_', ' ')}" for why, n in (report.get("dropped") or {}).items() if n)
-    st.caption(
+    return (
         f"Run {view.run_id[:8]} · {view.ran_at:%Y-%m-%d %H:%M %Z} · source {report['source']} · trigger "
         f"{report['trigger']} · triage dropped {dropped or 'nothing'} · {report['clustering']}: "
-        f"{report['clusters']} clusters, {report['noise']} noise · connections: {kinds or 'none'} · "
+        f"{report['clusters']} clusters, {report['noise']} noise · pattern quality "
+        f"{'—' if quality is None else f'{quality:.2f}'} (aim 0.70) · connections: {kinds or 'none'} · "
         f"{report['model_calls']} model calls · {sum((report.get('seconds') or {}).values()):.1f} s"
     )
-    warnings(report)
 
 
 def instance(view: ConsolidationView, item: LadderItem) -> None:

@@ -41,7 +41,7 @@ def test_an_empty_database_shows_the_same_hint(open_app, page_text, tmp_path, mo
     assert NOTHING_YET in page_text(at) and not at.get("plotly_chart")
 
 
-def test_the_summary_is_the_stored_report(open_app, consolidated) -> None:
+def test_the_summary_is_the_stored_report(open_app, consolidated, page_text) -> None:
     at = open_app("consolidation")
     shown = metrics(at)
     check = consolidated["verification"]
@@ -57,6 +57,8 @@ def test_the_summary_is_the_stored_report(open_app, consolidated) -> None:
         "verification": check["status"],
         "verification score": f"{check['score']:.2f}",
     }
+    assert f"pattern quality {consolidated['pattern_quality']:.2f} (aim 0.70)" in page_text(at)
+    assert all(warning in page_text(at) for warning in consolidated["warnings"])
     assert [t.label for t in at.tabs] == ["Ladder", "Patterns", "Verification", "Cluster map"]
 
 
