@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import projection
+from explorer.consolidation import service as consolidation
 from explorer.export import archive_zip, map_figure, render_png
 from explorer.figures.map import session_map
 from explorer.records.wander import ReviewState
@@ -176,6 +177,26 @@ st.caption(
 )
 
 active = session.status == "active"
+CONSOLIDATED = "consolidated_after_stop"  # what the stop's consolidation said, shown after the rerun
+
+
+def consolidate_after(status: str) -> str | None:
+    """The session-complete trigger: once a session has completed, consolidate the walks' experiences; the line
+    that says what it made (``None`` while the session is open).
+    """
+    with st.spinner("The session completed: consolidating the walks' experiences…"):
+        report = consolidation.after_session(rt, status)
+    if report is None:
+        return None
+    data = report.to_json()
+    if data["status"] == "skipped":
+        return "Session completed; there was nothing to consolidate yet."
+    return (
+        f"Session completed and consolidated: {len(data['patterns'])} pattern(s), a ladder of "
+        f"{data['ladder_levels']} levels, verification {data['status']} (see the Consolidation page)."
+    )
+
+
 c1, c2, c3, c4, c5, c6 = st.columns([1, 1, 1.4, 1, 1, 1])
 step_once = c1.button("Step once", icon=":material/skip_next:", disabled=not active, key="step_once")
 steps = c2.number_input("Steps", 1, 500, 10, key="run_steps", label_visibility="collapsed")
@@ -190,8 +211,10 @@ elif c4.button("Pause", icon=":material/pause:", disabled=not active, key="pause
     wander.pause(rt, session.id)
     st.rerun()
 if c5.button("Stop", icon=":material/stop:", disabled=session.status not in ("active", "paused"), key="stop"):
-    wander.stop(rt, session.id)
+    st.session_state[CONSOLIDATED] = consolidate_after(wander.stop(rt, session.id).status)
     st.rerun()
+if said := st.session_state.pop(CONSOLIDATED, None):
+    st.info(said, icon=":material/hub:")
 with c6.popover("Delete", icon=":material/delete:"):
     st.caption("Deletes the session, its loci, trace, residues and resonances. Its crystals stay (without a session).")
     if st.button("Delete for good", type="primary", key="delete"):
@@ -216,6 +239,8 @@ if step_once or run_n:
     )
     session = wander.get_session(rt, session.id)
     common.checkpoint_banner(session)
+    if said := consolidate_after(session.status):
+        st.info(said, icon=":material/hub:")
 view = wander.session_view(rt, session.id)
 draw(view, counts_box, map_box)
 

@@ -47,7 +47,8 @@ def import_(
         raise typer.Exit(1)
 
 
-def _summary(data: dict[str, Any]) -> list[str]:
+def summary(data: dict[str, Any]) -> list[str]:
+    """A run's report as the lines a person reads (``--json`` prints the report itself)."""
     if data["status"] == "not_due":
         return [f"not due ({data['trigger']}): {data['reason']}"]
     if data["status"] == "skipped":
@@ -89,7 +90,7 @@ def run(
         lambda runtime, progress: service.run_consolidation(
             runtime, source, trigger, budget=budget_for(budget_cents), progress=progress
         ),
-        lambda report: _summary(report.to_json()),
+        lambda report: summary(report.to_json()),
     )
     if not as_json:
         for line in report.to_json()["warnings"]:

@@ -9,6 +9,9 @@ from typing import Annotated, Any
 import typer
 
 from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
+from explorer.cli.consolidate import summary
+from explorer.consolidation import service as consolidation
+from explorer.errors import ExplorerError
 from explorer.records.wander import (
     Crystal,
     CrystalStatus,
@@ -21,6 +24,7 @@ from explorer.records.wander import (
     StepResult,
     Trace,
 )
+from explorer.runtime import Runtime
 from explorer.text import shorten
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
@@ -337,11 +341,44 @@ def stop(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Stop a session (marks it completed)."""
-    _status_command(service.abandon if abandon else service.stop, session_id, db, as_json)
+    """Stop a session (marks it completed, and consolidates the walks' experiences)."""
+    runtime = runtime_for(db)
+    session = (service.abandon if abandon else service.stop)(runtime, session_id)
+    consolidated = consolidate_completed(runtime, session.status, as_json)
+    if as_json:
+        print_json({**session_json(session), **consolidated})
+    else:
+        _say_session(session)
 
 
 # -- wandering ------------------------------------------------------------------------
+
+
+def consolidate_completed(runtime: Runtime, status: str, as_json: bool) -> dict[str, Any]:
+    """The session-complete trigger, after a command that may have completed a session: ``{"consolidation": …}``
+    with the run's id, status and numbers when it ran (nothing for a session still open). The walk stands
+    whatever happens here, so trouble with the consolidation is a warning, not the command's failure.
+    """
+    try:
+        report = consolidation.after_session(runtime, status)
+    except ExplorerError as exc:
+        typer.echo(f"warning: the session completed, but consolidating it failed: {exc}", err=True)
+        return {"consolidation": {"status": "failed", "error": str(exc)}}
+    if report is None:
+        return {}
+    data = report.to_json()
+    if not as_json:
+        typer.echo(f"session completed, consolidated: {summary(data)[0]}")
+    check = data.get("verification") or {}
+    return {
+        "consolidation": {
+            "run_id": data.get("run_id"),
+            "status": data["status"],
+            "patterns": len(data.get("patterns", [])),
+            "ladder_levels": data.get("ladder_levels", 0),
+            "verification_score": check.get("score"),
+        }
+    }
 
 
 @app.command()
@@ -350,8 +387,9 @@ def step(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
     runtime = runtime_for(db)
     result = service.step(runtime, session_id)
     runtime.flush()
+    consolidated = consolidate_completed(runtime, result.status, as_json)
     if as_json:
-        print_json(step_json(result))
+        print_json({**step_json(result), **consolidated})
         return
     typer.echo(f"step {result.step_number} ({result.trace.strategy}): {shorten(result.to_locus.concept, 20)}")
     if result.residue:
@@ -376,13 +414,14 @@ def run(
     runtime = runtime_for(db)
     with progress_callback("wandering", "step", enabled=not as_json) as progress:
         result = service.run(runtime, session_id, steps, progress=progress)
-    if as_json:
-        print_json(result.to_json())
-    else:
+    if not as_json:
         typer.echo(
             f"{result.steps_completed} steps, {result.crystals_formed} crystals"
             + (f"; stopped: {result.stopped_reason}" if result.stopped_reason else "")
         )
+    consolidated = consolidate_completed(runtime, service.get_session(runtime, session_id).status, as_json)
+    if as_json:
+        print_json({**result.to_json(), **consolidated})
 
 
 @app.command()

@@ -257,6 +257,18 @@ def run_consolidation(
     return RunReport(report)
 
 
+def after_session(runtime: Runtime, status: str, budget: Budget | None = None) -> RunReport | None:
+    """The session-complete trigger (the spec's primary one): when a walk has just ended ``completed``, consolidate
+    the product's wander experiences; ``None`` for a session still open or abandoned.
+
+    Every surface that can complete a session (a walk reaching its max steps, a person stopping it) calls this
+    right after, so a completed session is never left unconsolidated.
+    """
+    if status != "completed":
+        return None
+    return run_consolidation(runtime, source="wander", trigger="session-complete", budget=budget)
+
+
 @dataclass(frozen=True)
 class RunReport:
     """A run's report: what ``--json`` prints, the store keeps and the event records (see :func:`report_of`)."""

@@ -65,6 +65,33 @@ def test_session_commands_speak_json(corpus_copy: Path) -> None:
     assert cli("list", "--db", db) == []
 
 
+def test_a_session_that_completes_is_consolidated_once(corpus_copy: Path, runtime) -> None:
+    # The session-complete trigger: the walk that reaches max steps consolidates the walks' experiences, as a
+    # stop does; a walk that goes on (above) does not.
+    from explorer.runtime import open_runtime
+    from explorer.settings import load_settings
+    from explorer.store import consolidation
+
+    db = str(corpus_copy)
+    new = ("new", "--seed-concept", "garbage collection of reference cycles", "--seed", "5", "--db", db)
+    sid = cli(*new, "--max-steps", "2", "--checkpoint-every", "0")["session_id"]
+    ran = cli("run", sid, "--steps", "5", "--db", db)
+    assert ran["steps_completed"] == 2 and ran["stopped_reason"].startswith("completed")
+    first = ran["consolidation"]
+    rt = open_runtime(load_settings().with_db(corpus_copy), embedder=runtime.embedder)
+    with rt.db.connect() as con:
+        report = consolidation.run_report(con, first["run_id"])
+    assert report is not None and report["trigger"] == "session-complete" and report["source"] == "wander"
+    assert report["experiences"] == 2 and first["status"] == report["status"]  # two steps: too few to cluster
+
+    other = cli(*new, "--max-steps", "20")["session_id"]
+    cli("step", other, "--db", db)
+    stopped = cli("stop", other, "--db", db)
+    assert stopped["status"] == "completed" and stopped["consolidation"]["run_id"] not in (None, first["run_id"])
+    text = runner.invoke(app, ["wander", "stop", sid, "--db", db])
+    assert text.exit_code == 1  # a completed session cannot be stopped again: nothing is consolidated twice
+
+
 def test_review_a_crystal(corpus_copy: Path, runtime) -> None:
     from explorer.runtime import open_runtime
     from explorer.settings import load_settings
