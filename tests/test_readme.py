@@ -160,6 +160,7 @@ def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
     log = tmp_path / "experiences.jsonl"
     log.write_text(EXPERIENCES.read_text(encoding="utf-8") + "{oops\n", encoding="utf-8")
     out["consolidate import"] = run("consolidate", "import", str(log))
+    out["consolidate schedule"] = run("consolidate", "schedule", "--source", "imported", "--checks", "1")
     out["consolidate run"] = run("consolidate", "run", "--source", "imported")
     out["consolidate query"] = run("consolidate", "query", "a cell with a single candidate left")
     shutil.rmtree(tmp_path / "archive")

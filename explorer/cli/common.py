@@ -60,9 +60,12 @@ def runtime_for(db: Path | None) -> Runtime:
     return open_runtime(load_settings().with_db(db))
 
 
-def print_json(value: Any) -> None:
-    """One JSON object on stdout, so scripts can read a command's result (dates and ids as text)."""
-    sys.stdout.write(json.dumps(value, indent=2, default=str) + "\n")
+def print_json(value: Any, indent: int | None = 2) -> None:
+    """One JSON object on stdout, so scripts can read a command's result (dates and ids as text); ``indent=None``
+    puts it on one line, for a command that prints one object per event.
+    """
+    sys.stdout.write(json.dumps(value, indent=indent, default=str) + "\n")
+    sys.stdout.flush()
 
 
 @contextmanager

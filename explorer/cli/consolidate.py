@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -95,6 +96,38 @@ def run(
     if not as_json:
         for line in report.to_json()["warnings"]:
             typer.echo(f"warning: {line}", err=True)
+
+
+@app.command()
+def schedule(
+    source: Annotated[
+        service.Source, typer.Option("--source", help="Whose experiences: wander, dreams, imported or all.")
+    ] = "all",
+    every: Annotated[float, typer.Option("--every", min=0.1, help="Seconds between two checks.")] = 60.0,
+    checks: Annotated[
+        int | None, typer.Option("--checks", min=1, help="Stop after this many checks (default: until Ctrl-C).")
+    ] = None,
+    budget_cents: BudgetOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Keep consolidating while it runs: every --every seconds, run when the periodic trigger (30 minutes since
+    the last run) or the threshold trigger (50 new experiences, 10 minutes apart) calls for it.
+    """
+    runtime = runtime_for(db)
+    done = 0
+    while checks is None or done < checks:
+        if done:
+            time.sleep(every)
+        report = service.run_due(runtime, source, budget=budget_for(budget_cents))
+        done += 1
+        if report is None:
+            continue
+        if as_json:
+            print_json(report.to_json(), indent=None)
+        else:
+            data = report.to_json()
+            typer.echo(f"{data['trigger']} ({data['reason']}): {summary(data)[0]}")
 
 
 @app.command()

@@ -257,6 +257,24 @@ def run_consolidation(
     return RunReport(report)
 
 
+def run_due(
+    runtime: Runtime,
+    source: Source = "all",
+    budget: Budget | None = None,
+    schedule: ScheduleConfig = DEFAULT_SCHEDULE,
+    now: datetime | None = None,
+) -> RunReport | None:
+    """One check of the background triggers: a run when the periodic trigger or the threshold trigger calls for
+    one (in that order; the first that is due runs), else ``None``. What ``explorer consolidate schedule`` does at
+    every tick.
+    """
+    for trigger in ("periodic", "threshold"):
+        report = run_consolidation(runtime, source, trigger, budget=budget, schedule=schedule, now=now)
+        if report.to_json()["status"] != "not_due":
+            return report
+    return None
+
+
 def after_session(runtime: Runtime, status: str, budget: Budget | None = None) -> RunReport | None:
     """The session-complete trigger (the spec's primary one): when a walk has just ended ``completed``, consolidate
     the product's wander experiences; ``None`` for a session still open or abandoned.

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from typer.testing import CliRunner
 
+from explorer.cli import app
 from explorer.consolidation.schedule import ScheduleConfig, decide
 from explorer.consolidation.service import import_log, run_consolidation
 from explorer.store import consolidation as store
@@ -60,3 +63,20 @@ def test_the_service_runs_only_when_the_trigger_is_due(runtime) -> None:
     assert again["status"] == "verified" and again["run_id"] != first["run_id"]
     with runtime.db.connect() as con:
         assert con.execute("SELECT count(*) FROM consolidation_runs").fetchone()[0] == 2
+
+
+def test_the_schedule_runs_what_is_due_at_each_check(tmp_path) -> None:
+    # The first check finds no run yet (periodic: due), the next ones nothing new: one run in three checks, a
+    # line of JSON for it.
+    db = str(tmp_path / "explorer.duckdb")
+    runner = CliRunner()
+    assert runner.invoke(app, ["consolidate", "import", str(SAMPLE_LOG), "--db", db]).exit_code == 0
+    args = ["consolidate", "schedule", "--source", "imported", "--every", "0.1", "--checks", "3", "--db", db]
+    ran = runner.invoke(app, [*args, "--json"], catch_exceptions=False)
+    assert ran.exit_code == 0, ran.output
+    (line,) = ran.stdout.splitlines()
+    report = json.loads(line)
+    assert report["trigger"] == "periodic" and report["reason"] == "no run yet" and report["status"] == "verified"
+    quiet = runner.invoke(app, [*args, "--checks", "1"], catch_exceptions=False)
+    assert quiet.exit_code == 0 and quiet.stdout == ""  # nothing new: no run, nothing said
+    assert runner.invoke(app, ["consolidate", "schedule", "--every", "0", "--db", db]).exit_code == 2
