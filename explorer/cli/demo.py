@@ -1,8 +1,9 @@
 """``explorer demo``: the sample corpus in a database, a prepared walk over it, then the app.
 
 The first run ingests the sample corpus, fits the map, walks a seeded session to a
-human checkpoint (resonances formed, crystals waiting for review) and dreams a
-little, so a first-time visitor sees every page with something on it. Each part is
+human checkpoint (resonances formed, crystals waiting for review), dreams a
+little and consolidates what the walk and the night did, so a first-time visitor
+sees every page with something on it. Each part is
 done once: later runs find it in the database and go straight to the app.
 """
 
@@ -19,11 +20,13 @@ import typer
 from platformdirs import user_data_dir
 
 from explorer.cli.common import progress_callback, runtime_for
+from explorer.consolidation import service as consolidation
 from explorer.dreaming import service as dreaming
 from explorer.dreaming.service import DreamingError
 from explorer.projection import place_new, update_projection
 from explorer.reading.ingest import ingest_paths
 from explorer.runtime import Runtime
+from explorer.views import latest_consolidation
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
 
@@ -44,7 +47,7 @@ def _say(message: str) -> None:
 
 
 def prepare_demo(runtime: Runtime) -> dict[str, object]:
-    """Fit the map, walk the demo session to its checkpoint, dream; skip whatever is already there."""
+    """Fit the map, walk the demo session to its checkpoint, dream, consolidate; skip whatever is already there."""
     started = time.perf_counter()
     _say("fitting the map (the first time on a machine, UMAP compiles for a minute or so)…")
     fitted = update_projection(runtime)
@@ -68,6 +71,10 @@ def prepare_demo(runtime: Runtime) -> dict[str, object]:
             _say(f"dreamt {report.dreams_stored} dream(s)")
         except DreamingError as exc:
             _say(f"no dreams: {exc}")
+    if latest_consolidation(runtime) is None:
+        with progress_callback("consolidating", "phase") as progress:
+            ran = consolidation.run_consolidation(runtime, "all", progress=progress).to_json()
+        _say(f"consolidated: {ran['status']}, {len(ran.get('patterns', []))} pattern(s)")
     place_new(runtime)
     return {"session_id": session.id, "fitted": fitted.fitted, "seconds": round(time.perf_counter() - started, 1)}
 

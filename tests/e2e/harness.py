@@ -115,10 +115,11 @@ def screenshots(db: Path, folder: Path, *, width: int = 1400, height: int = 1800
     with streamlit_server(db, log=folder / "streamlit.log") as url, chromium(width, height) as page:
         for name in PAGES:
             open_page(page, url, name)
-            if page.locator('[data-testid="stPlotlyChart"]').count():
-                page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=60_000)
-            if page.locator('[data-testid="stDataFrame"]').count():
-                page.wait_for_selector('[data-testid="stDataFrame"] canvas', timeout=60_000)
+            # what the screenshot shows: charts and tables in a tab not shown are never drawn
+            if page.locator('[data-testid="stPlotlyChart"]:visible').count():
+                page.wait_for_selector('[data-testid="stPlotlyChart"]:visible .main-svg', timeout=60_000)
+            if page.locator('[data-testid="stDataFrame"]:visible').count():
+                page.wait_for_selector('[data-testid="stDataFrame"]:visible canvas', timeout=60_000)
             page.wait_for_timeout(1500)  # WebGL points and fonts
             path = folder / f"{name}.png"
             page.screenshot(path=str(path))
