@@ -131,6 +131,20 @@ def _embedded(patterns: Sequence[Pattern], embedder: Embedder) -> list[Pattern]:
     return [replace(p, embedding=vectors[k], utility=utility(p)) for k, p in enumerate(patterns)]
 
 
+def invalidate_contradicted(patterns: list[Pattern], contradictions: Sequence[tuple[str, str]]) -> list[Pattern]:
+    """Of two patterns that call for conflicting actions in like conditions, the one of lower utility is
+    ``invalidated``: kept, with its evidence, for a person to read, but never offered as know-how (the spec flags
+    contradictions and aims at a contradiction rate under 5%; leaving both valid would answer a query both ways).
+    """
+    by_id = {p.id: p for p in patterns}
+    losers = {
+        min((by_id[a], by_id[b]), key=lambda p: (p.utility, p.id)).id
+        for a, b in contradictions
+        if a in by_id and b in by_id
+    }
+    return [replace(p, status="invalidated") if p.id in losers else p for p in patterns]
+
+
 def consolidate(
     experiences: Sequence[Experience],
     embedder: Embedder,
@@ -204,4 +218,5 @@ def consolidate(
             run.degraded.append("warn-and-store")
             run.warnings += [f"verification: {e}" for e in checked.verification.errors]
         run.warnings += [f"verification: {w}" for w in checked.verification.warnings]
+        run.patterns = invalidate_contradicted(run.patterns, checked.contradictions)
     return done()

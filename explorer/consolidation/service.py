@@ -310,8 +310,8 @@ class Applicable:
 def query_knowledge(
     runtime: Runtime, situation: str, limit: int = 5, min_score: float = 0.1
 ) -> tuple[str, list[Applicable], list[Applicable]]:
-    """The newest run's patterns most alike ``situation`` (at least ``min_score``, at most ``limit``), and the
-    abstractions above them, most general last; with the run's id.
+    """The newest run's patterns most alike ``situation`` (at least ``min_score``, at most ``limit``; an
+    invalidated pattern never), and the abstractions above them, most general last; with the run's id.
     """
     if not situation.strip():
         raise ConsolidationError("a situation to query is needed, not an empty text")
@@ -323,7 +323,10 @@ def query_knowledge(
         patterns = {p.id: p for p in store.run_patterns(con, run_id)}
         levels = store.run_ladder(con, run_id)
     query = runtime.embedder.embed([situation])[0]
-    techniques = [i for i in (levels[1] if len(levels) > 1 else []) if i.embedding is not None]
+    invalidated = {i for i, p in patterns.items() if p.status == "invalidated"}  # contradicted: never offered
+    techniques = [
+        i for i in (levels[1] if len(levels) > 1 else []) if i.embedding is not None and i.id not in invalidated
+    ]
     scores = [float(np.dot(i.embedding, query)) for i in techniques]  # type: ignore[arg-type]
     ranked = sorted(zip(techniques, scores, strict=True), key=lambda pair: -pair[1])
     hits = [Applicable(i, round(s, 4), patterns.get(i.id)) for i, s in ranked[:limit] if s >= min_score]

@@ -125,6 +125,10 @@ def test_the_knowledge_answers_a_situation(runtime) -> None:
     assert abstractions and all(a.item.level >= 2 for a in abstractions)
     with pytest.raises(ConsolidationError, match="empty"):
         query_knowledge(runtime, "  ")
+    with runtime.db.transaction() as con:  # as a run stores a pattern a stronger one contradicted
+        con.execute("UPDATE consolidation_patterns SET status = 'invalidated' WHERE name = 'Naked single'")
+    _, after, _ = query_knowledge(runtime, "a cell with a single candidate left")
+    assert after and "Naked single" not in {hit.item.name for hit in after}
 
 
 def test_a_real_walk_is_captured_step_by_step(corpus_runtime) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from explorer.consolidation.ladder import Ladder
+from explorer.consolidation.pipeline import invalidate_contradicted
 from explorer.consolidation.verification import VerificationConfig, horizontal_coherence, verify
 from explorer.records.consolidation import LadderItem
 
@@ -77,6 +78,10 @@ def test_contradicting_patterns_are_flagged_and_kept(runtime, embedder) -> None:
         VerificationConfig(strict_mode=True),
     )
     assert strict.verification.status == "failed"
+    weaker, stronger = sorted([replace(do, utility=0.3), replace(dont, utility=0.6)], key=lambda p: p.utility)
+    kept = invalidate_contradicted([stronger, weaker], result.contradictions)
+    assert [(p.id, p.status) for p in kept] == [(stronger.id, stronger.status), (weaker.id, "invalidated")]
+    assert invalidate_contradicted([stronger, weaker], []) == [stronger, weaker]
 
 
 def test_low_utility_and_uneven_rungs_warn(runtime, embedder) -> None:
