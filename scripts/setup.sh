@@ -7,11 +7,15 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 PY=${PYTHON:-python3}
 
-if ! command -v chromium >/dev/null 2>&1; then
-    echo "setup: installing Debian's chromium (for PNG export and browser tests)"
+# Debian's chromium (PNG export, browser tests) and nats-server (the event-publishing tests start one on loopback).
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing Debian's ${missing[*]}"
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 if [ ! -x "$VENV/bin/python" ]; then
