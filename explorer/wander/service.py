@@ -942,6 +942,13 @@ def list_loci(
         return store.list_loci(con, session.id, visited=visited, min_interestingness=min_interestingness)
 
 
+def list_trace(runtime: Runtime, session_id: str) -> list[Trace]:
+    """A session's path step by step, oldest first: where each step went, why, and what it cost."""
+    with runtime.db.connect() as con:
+        session = _require_session(con, session_id)
+        return store.list_traces(con, session.id)
+
+
 def get_locus(runtime: Runtime, locus_id: str) -> Locus:
     """One locus with its connections (adjacent_to, bridges_to, contradicts)."""
     with runtime.db.connect() as con:
