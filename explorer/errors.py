@@ -25,6 +25,7 @@ class Remedy(StrEnum):
     OTHER_DATABASE = "other_database"  # the database was made with another embedding model
     FORCE_REVIEW = "force_review"  # the crystal was reviewed already; changing the decision must be explicit
     CONSOLIDATE = "consolidate"  # nothing has been consolidated yet
+    LIST_JOBS = "list_jobs"  # an unknown job id
 
 
 class ExplorerError(Exception):

@@ -51,6 +51,7 @@ HINTS: dict[Remedy, str] = {
     Remedy.OTHER_DATABASE: "Open another database (EXPLORER_DB) or set EXPLORER_EMBEDDING_MODEL to its model.",
     Remedy.FORCE_REVIEW: "The earlier decision stands; change it from the command line with --force.",
     Remedy.CONSOLIDATE: "Run a consolidation on the Consolidation page first.",
+    Remedy.LIST_JOBS: "The jobs panel in the sidebar lists the jobs there are.",
 }
 
 

@@ -20,7 +20,7 @@ import typer
 from typer._click.exceptions import BadParameter, ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from explorer.cli import consolidate, corpus, demo, dream, export, projection, wander
+from explorer.cli import consolidate, corpus, demo, dream, export, jobs, projection, wander
 from explorer.errors import ExplorerError, Remedy
 
 DEBUG_ENV = "EXPLORER_DEBUG"
@@ -68,6 +68,7 @@ app.command(name="map")(projection.map_)
 app.add_typer(dream.app, name="dream")
 app.add_typer(wander.app, name="wander")
 app.add_typer(consolidate.app, name="consolidate")
+app.add_typer(jobs.app, name="jobs")
 
 
 # How the command line says what would fix an engine error (the app phrases the same remedies as pages).
@@ -80,6 +81,7 @@ HINTS: dict[Remedy, str] = {
     Remedy.FORCE_REVIEW: "add --force to change the decision",
     Remedy.OTHER_DATABASE: "use another --db, or set EXPLORER_EMBEDDING_MODEL to the model it was built with",
     Remedy.CONSOLIDATE: "consolidate first: explorer consolidate run",
+    Remedy.LIST_JOBS: "list jobs with: explorer jobs list",
 }
 
 

@@ -1,0 +1,109 @@
+"""``explorer jobs …``: follow, cancel and carry out background jobs (``--background`` on a long command)."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import typer
+
+from explorer import jobs
+from explorer.cli.common import DbOption, JsonOption, print_json, runtime_for
+from explorer.jobs import worker
+from explorer.records.jobs import Job
+from explorer.runtime import Runtime
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Background jobs: long runs a worker process carries out (start one with --background).",
+)
+
+JobArg = Annotated[str, typer.Argument(help="The job's id (from --background or `explorer jobs list`).")]
+BackgroundOption = Annotated[
+    bool,
+    typer.Option(
+        "--background",
+        help="Queue the run as a job for a worker process (started if none runs) and return at once with its id.",
+    ),
+]
+
+
+def submit(runtime: Runtime, kind: str, params: dict[str, Any], as_json: bool) -> None:
+    """What ``--background`` does on every long command: queue the job and print its id."""
+    job = jobs.submit(runtime, kind, params)
+    if as_json:
+        print_json({"job_id": job.id, "kind": job.kind, "status": job.status.value})
+    else:
+        typer.echo(f"job {job.id} queued ({job.kind}); follow it with: explorer jobs show {job.id}")
+
+
+def _line(job: Job) -> str:
+    return f"{job.id}  {job.created_at:%Y-%m-%d %H:%M}  {job.summary}" + (f"  ({job.error})" if job.error else "")
+
+
+@app.command(name="list")
+def list_(
+    status: Annotated[
+        str | None,
+        typer.Option("--status", help="active (queued or running), queued, running, succeeded, failed, cancelled."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=10_000, help="How many, newest first.")] = 20,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List jobs, newest first."""
+    found = jobs.list_jobs(runtime_for(db), status=status, limit=limit)
+    if as_json:
+        print_json([job.to_json() for job in found])
+    elif not found:
+        typer.echo("no jobs")
+    for job in found if not as_json else ():
+        typer.echo(_line(job))
+
+
+@app.command()
+def show(
+    job_id: JobArg,
+    wait: Annotated[bool, typer.Option("--wait", help="Wait until the job has ended, then show it.")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show a job: status, progress, and its result or error once it has ended."""
+    runtime = runtime_for(db)
+    job = jobs.get(runtime, job_id)
+    while wait and not job.status.ended:
+        time.sleep(0.5)
+        job = jobs.get(runtime, job_id)
+    if as_json:
+        print_json(job.to_json())
+        return
+    typer.echo(_line(job))
+    if job.result is not None:
+        print_json(job.result)
+
+
+@app.command()
+def cancel(job_id: JobArg, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Cancel a job: a queued one at once, a running one after the item it is on (what it finished stands)."""
+    job = jobs.cancel(runtime_for(db), job_id)
+    if as_json:
+        print_json(job.to_json())
+    else:
+        typer.echo(f"job {job.id}: " + ("cancelled" if job.status.ended else "will stop after its current item"))
+
+
+@app.command(name="worker")
+def worker_(
+    idle_exit: Annotated[
+        float | None,
+        typer.Option("--idle-exit", min=0.0, help="End after this many seconds with nothing to do (default: never)."),
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Carry out queued jobs (one worker per database; a second one exits at once). Started on demand by
+    --background; run it yourself to keep one waiting.
+    """
+    runtime = runtime_for(db)
+    carried = worker.work(runtime, idle_exit_s=idle_exit)
+    typer.echo(f"worker done: {carried} jobs carried out", err=True)

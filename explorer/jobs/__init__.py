@@ -1,0 +1,101 @@
+"""Background jobs: long runs carried out by a worker process, followed and cancelled by anyone.
+
+Every surface asks for a job the same way (:func:`submit`), reads it (:func:`get`, :func:`list_jobs`) and
+cancels it (:func:`cancel`); :mod:`explorer.jobs.worker` carries it out and :mod:`explorer.jobs.kinds` says
+what each kind of job runs. Reading jobs first ends those whose worker died, so none stays running forever.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from explorer.errors import ExplorerError, Remedy
+from explorer.jobs.kinds import KINDS
+from explorer.jobs.worker import ensure_worker, fail_orphans
+from explorer.records import new_id
+from explorer.records.jobs import Job, JobStatus
+from explorer.runtime import Runtime
+from explorer.store import jobs as store
+from explorer.wander.errors import InvalidRequest
+
+__all__ = ["KINDS", "Job", "JobNotFound", "JobStateError", "JobStatus", "cancel", "get", "list_jobs", "submit"]
+
+
+class JobNotFound(ExplorerError):
+    """A job id that names no job."""
+
+    def __init__(self, job_id: str):
+        super().__init__(f"no job {job_id!r}", remedy=Remedy.LIST_JOBS, subject=job_id)
+
+
+class JobStateError(ExplorerError):
+    """An operation the job's status does not allow (cancelling a job that has ended)."""
+
+
+def _invalid(kind: str, exc: ValidationError) -> InvalidRequest:
+    problem = exc.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"]) or "parameters"
+    return InvalidRequest(f"job {kind}: {where}: {problem['msg']}")
+
+
+def submit(runtime: Runtime, kind: str, params: dict[str, Any] | None = None, *, start_worker: bool = True) -> Job:
+    """Queue a job of ``kind`` (a key of :data:`KINDS`) and make sure a worker will carry it out.
+
+    The parameters are checked now, and so is what the job needs of the database (a walk needs an active
+    session), so a job that cannot run is refused here rather than failing later where nobody looks.
+    """
+    spec = KINDS.get(kind)
+    if spec is None:
+        raise InvalidRequest(f"no kind of job {kind!r}; the kinds are {', '.join(KINDS)}")
+    try:
+        checked = spec.params.model_validate(params or {})
+    except ValidationError as exc:
+        raise _invalid(kind, exc) from exc
+    if spec.check is not None:
+        spec.check(runtime, checked)
+    with runtime.db.transaction() as con:
+        job = store.insert_job(con, new_id(), kind, checked.model_dump(mode="json"))
+    if start_worker:
+        ensure_worker(runtime)
+    return job
+
+
+def get(runtime: Runtime, job_id: str) -> Job:
+    """The job as it stands now."""
+    fail_orphans(runtime)
+    with runtime.db.connect() as con:
+        job = store.get_job(con, job_id)
+    if job is None:
+        raise JobNotFound(job_id)
+    return job
+
+
+def list_jobs(runtime: Runtime, status: str | None = None, limit: int = 50, offset: int = 0) -> list[Job]:
+    """Jobs, newest first; ``status`` narrows them to one status, or ``"active"`` to queued and running ones."""
+    if status == "active":
+        statuses: tuple[str, ...] = (JobStatus.QUEUED, JobStatus.RUNNING)
+    elif status is None:
+        statuses = ()
+    elif status in JobStatus.__members__.values():
+        statuses = (status,)
+    else:
+        raise InvalidRequest(f"no job status {status!r}; say active, or one of {', '.join(JobStatus)}")
+    if limit < 0 or offset < 0:
+        raise InvalidRequest("limit and offset must not be negative")
+    fail_orphans(runtime)
+    with runtime.db.connect() as con:
+        return store.list_jobs(con, statuses, limit, offset)
+
+
+def cancel(runtime: Runtime, job_id: str) -> Job:
+    """Cancel a job: a queued one at once, a running one between two of its items (what it finished stands)."""
+    job = get(runtime, job_id)
+    if job.status.ended:
+        raise JobStateError(f"job {job_id} has already ended ({job.status})", subject=job_id)
+    with runtime.db.transaction() as con:
+        store.request_cancel(con, job_id)
+        changed = store.get_job(con, job_id)
+    assert changed is not None
+    return changed

@@ -1,0 +1,231 @@
+"""The worker: a process of its own that claims queued jobs and carries them out, one at a time.
+
+Why a process, not a thread of the surface: a run started from an app page died with the page's script when the
+person left or refreshed it, and nobody else could follow it. A worker outlives whoever asked; it keeps its
+transactions short (claim, progress between items, end), so the app and the command line stay responsive while
+it works, and the engine's runs already read, think and write in short units of work.
+
+Why one worker per database by default: DuckDB admits one writing process at a time, so a second worker would
+mostly wait for the file. Claiming is one atomic update, so several workers (a pool) would still never take the
+same job; only the automatic start (:func:`ensure_worker`) keeps to one, through a lock file the OS releases when
+the worker dies, however it dies.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import psutil
+from pydantic import ValidationError
+
+from explorer.errors import ExplorerError
+from explorer.jobs.kinds import KINDS
+from explorer.records.jobs import Job, JobStatus
+from explorer.runtime import Runtime
+from explorer.store import jobs as store
+
+PROGRESS_EVERY_S = 0.5  # progress (and the cancel flag) is written and read at most this often
+POLL_S = 1.0  # how often an idle worker looks for queued jobs
+IDLE_EXIT_S = 60.0  # a worker started on demand ends after this long with nothing to do
+
+
+class JobCancelled(BaseException):
+    """Raised through the engine's run from its progress callback when someone cancelled the job. A
+    BaseException, so the per-item isolation of the engine (``except Exception``) does not count it as one
+    item's failure and go on.
+    """
+
+
+class WorkerStopped(BaseException):
+    """The worker process was asked to stop (SIGTERM) in the middle of a job."""
+
+
+def identity(pid: int | None = None) -> str:
+    """``host:pid:start``: names a process uniquely, even after its pid is reused by another."""
+    process = psutil.Process(pid or os.getpid())
+    return f"{socket.gethostname()}:{process.pid}:{process.create_time():.2f}"
+
+
+def is_alive(worker: str) -> bool:
+    """Whether the process a worker identity names is still running. A worker on another host cannot be checked
+    from here and counts as alive.
+    """
+    host, _, rest = worker.partition(":")
+    pid, _, started = rest.partition(":")
+    if host != socket.gethostname():
+        return True
+    try:
+        process = psutil.Process(int(pid))
+        return f"{process.create_time():.2f}" == started and process.status() != psutil.STATUS_ZOMBIE
+    except (psutil.NoSuchProcess, ValueError):
+        return False
+
+
+def fail_orphans(runtime: Runtime) -> int:
+    """End every running job whose worker is gone (killed, crashed, the machine restarted) as failed, saying so;
+    how many. Called whenever jobs are read, so no job stays "running" for a dead worker.
+    """
+    with runtime.db.transaction() as con:
+        running = store.running_workers(con)
+        orphans = {
+            job_id: f"the worker process ({worker.split(':')[1] if worker.count(':') == 2 else 'unknown'}) "
+            "ended without finishing the job (killed or crashed)"
+            for job_id, worker in running
+            if not is_alive(worker)
+        }
+        if orphans:
+            store.fail_orphans(con, orphans)
+    return len(orphans)
+
+
+def _lock_path(runtime: Runtime) -> Path:
+    return Path(f"{runtime.db.path.resolve()}.worker.lock")
+
+
+@contextmanager
+def _worker_lock(runtime: Runtime) -> Iterator[bool]:
+    """Hold the database's worker lock while the block runs; whether it was free."""
+    handle: IO[str] = open(_lock_path(runtime), "a")  # noqa: SIM115 - held for the whole block
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        handle.close()  # closing releases the lock (and so does the process ending, however it ends)
+
+
+def worker_running(runtime: Runtime) -> bool:
+    """Whether a worker holds this database's lock now."""
+    with _worker_lock(runtime) as free:
+        return not free
+
+
+_started: list[subprocess.Popen[bytes]] = []  # workers this process started, reaped once they end
+
+
+def ensure_worker(runtime: Runtime) -> None:
+    """Start a worker for this database in the background unless one runs; it ends once idle for a minute."""
+    _started[:] = [child for child in _started if child.poll() is None]  # a long-lived app must not keep zombies
+    if worker_running(runtime):
+        return
+    log = open(Path(f"{runtime.db.path.resolve()}.worker.log"), "ab")  # noqa: SIM115 - handed to the child
+    with log:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "explorer", "jobs", "worker", "--db", str(runtime.db.path), "--idle-exit",
+             str(IDLE_EXIT_S)],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,  # not the asking process's child in spirit: Ctrl-C there must not stop it
+        )  # fmt: skip
+    _started.append(child)
+
+
+def _progress(runtime: Runtime, job: Job) -> Any:
+    """The progress callback a job's run gets: writes how far it got at most every :data:`PROGRESS_EVERY_S` (and
+    always the last item), and raises :class:`JobCancelled` between items once someone cancelled the job.
+    """
+    last = [0.0]
+
+    def report(done: int, total: int, note: str) -> None:
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_EVERY_S and done < total:
+            return
+        last[0] = now
+        with runtime.db.transaction() as con:
+            cancelled = store.report_progress(con, job.id, done, total, note[:200])
+        if cancelled:
+            raise JobCancelled(f"cancelled after {done} of {total}")
+
+    return report
+
+
+_busy = threading.Event()  # a job is under way in this process: SIGTERM interrupts it
+
+
+def execute(runtime: Runtime, job: Job) -> JobStatus:
+    """Carry out one claimed job and store how it ended: its report, or why it failed or stopped."""
+    kind = KINDS.get(job.kind)
+    status, result, error = JobStatus.FAILED, None, None
+    _busy.set()
+    try:
+        if kind is None:
+            raise ExplorerError(f"this worker does not know jobs of kind {job.kind!r}")
+        params = kind.params.model_validate(job.params)
+        result = kind.run(runtime, params, _progress(runtime, job))
+        status = JobStatus.SUCCEEDED
+    except JobCancelled as exc:
+        status, error = JobStatus.CANCELLED, f"cancelled by request ({exc}); what was done before stands"
+    except WorkerStopped:
+        error = "the worker was stopped (SIGTERM) in the middle of the job; what was done before stands"
+    except (ExplorerError, ValidationError) as exc:
+        error = str(exc).splitlines()[0]
+    except Exception as exc:  # a bug: the job fails with its name, the worker goes on to the next one
+        traceback.print_exc()
+        error = f"internal error: {type(exc).__name__}: {exc}"
+    finally:
+        _busy.clear()
+        runtime.flush()
+    with runtime.db.transaction() as con:
+        store.finish(con, job.id, status, result, error)
+    return status
+
+
+def work(runtime: Runtime, idle_exit_s: float | None = None, max_jobs: int | None = None) -> int:
+    """Claim and carry out queued jobs until idle for ``idle_exit_s`` (None: forever) or ``max_jobs`` are done;
+    how many were carried out. Returns at once (0) when another worker holds this database's lock.
+    """
+    with _worker_lock(runtime) as mine:
+        if not mine:
+            return 0
+        me = identity()
+        stop = _stop_on_sigterm()
+        carried = 0
+        fail_orphans(runtime)
+        idle_since = time.monotonic()
+        while max_jobs is None or carried < max_jobs:
+            with runtime.db.transaction() as con:
+                job = store.claim_next(con, me, tuple(KINDS))
+            if job is None:
+                if stop.is_set() or (idle_exit_s is not None and time.monotonic() - idle_since >= idle_exit_s):
+                    break
+                stop.wait(POLL_S)
+                continue
+            execute(runtime, job)
+            carried += 1
+            idle_since = time.monotonic()
+            if stop.is_set():
+                break
+        return carried
+
+
+def _stop_on_sigterm() -> threading.Event:
+    """SIGTERM ends the job under way as failed ("the worker was stopped") and then the worker; while idle, it
+    sets the returned event, which ends the loop at once.
+    """
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        return stop
+
+    def handle(signum: int, frame: Any) -> None:
+        stop.set()
+        if _busy.is_set():
+            raise WorkerStopped
+
+    signal.signal(signal.SIGTERM, handle)
+    return stop

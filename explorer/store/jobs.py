@@ -1,0 +1,107 @@
+"""The jobs table: queue, claim, progress, cancel and end of long runs (see migration 010)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from explorer.records.jobs import Job, JobStatus
+from explorer.store.database import Connection
+
+_COLUMNS = (
+    'id, kind, params, status, done, total, "current", result, error, cancel_requested, worker, created_at, '
+    "started_at, finished_at, heartbeat_at"
+)
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _job(row: tuple[Any, ...]) -> Job:
+    (id_, kind, params, status, done, total, current, result, error, cancel, worker, created, started, finished,
+     heartbeat) = row  # fmt: skip
+    return Job(
+        str(id_), kind, _json(params) or {}, JobStatus(status), done, total, current, _json(result), error,
+        bool(cancel), worker, created, started, finished, heartbeat,
+    )  # fmt: skip
+
+
+def insert_job(con: Connection, job_id: str, kind: str, params: dict[str, Any]) -> Job:
+    """Queue a job; the stored row."""
+    row = con.execute(
+        f"INSERT INTO jobs (id, kind, params) VALUES (?, ?, ?) RETURNING {_COLUMNS}",
+        [job_id, kind, json.dumps(params, default=str)],
+    ).fetchone()
+    assert row is not None
+    return _job(row)
+
+
+def get_job(con: Connection, job_id: str) -> Job | None:
+    """The job with this id, or None."""
+    row = con.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = TRY_CAST(? AS UUID)", [job_id]).fetchone()
+    return None if row is None else _job(row)
+
+
+def list_jobs(con: Connection, statuses: tuple[str, ...] = (), limit: int = 50, offset: int = 0) -> list[Job]:
+    """Jobs, newest first, narrowed to some statuses."""
+    where = "WHERE list_contains(?, status)" if statuses else ""
+    params: list[object] = [list(statuses)] if statuses else []
+    rows = con.execute(
+        f"SELECT {_COLUMNS} FROM jobs {where} ORDER BY created_at DESC, id LIMIT ? OFFSET ?", [*params, limit, offset]
+    ).fetchall()
+    return [_job(row) for row in rows]
+
+
+def claim_next(con: Connection, worker: str, kinds: tuple[str, ...]) -> Job | None:
+    """Set the oldest queued job of a kind this worker runs running, as this worker's; None when none waits."""
+    row = con.execute(
+        "UPDATE jobs SET status = 'running', worker = ?, started_at = now(), heartbeat_at = now() "
+        "WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND list_contains(?, kind) "
+        f"ORDER BY created_at, id LIMIT 1) RETURNING {_COLUMNS}",
+        [worker, list(kinds)],
+    ).fetchone()
+    return None if row is None else _job(row)
+
+
+def report_progress(con: Connection, job_id: str, done: int, total: int, current: str) -> bool:
+    """Record how far a running job got (and that its worker lives); whether someone asked to cancel it."""
+    row = con.execute(
+        'UPDATE jobs SET done = ?, total = ?, "current" = ?, heartbeat_at = now() WHERE id = ? '
+        "RETURNING cancel_requested",
+        [max(0, done), max(0, total), current, job_id],
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def request_cancel(con: Connection, job_id: str) -> None:
+    """Ask a job to stop: a queued one is cancelled now, a running one by its worker at the next item."""
+    con.execute(
+        "UPDATE jobs SET cancel_requested = true, status = CASE WHEN status = 'queued' THEN 'cancelled' "
+        "ELSE status END, finished_at = CASE WHEN status = 'queued' THEN now() ELSE finished_at END, "
+        "error = CASE WHEN status = 'queued' THEN 'cancelled before it started' ELSE error END WHERE id = ?",
+        [job_id],
+    )
+
+
+def finish(con: Connection, job_id: str, status: JobStatus, result: dict[str, Any] | None, error: str | None) -> None:
+    """End a running job (only a running one: a job that was ended meanwhile keeps how it ended)."""
+    con.execute(
+        "UPDATE jobs SET status = ?, result = ?, error = ?, finished_at = now() WHERE id = ? AND status = 'running'",
+        [status.value, None if result is None else json.dumps(result, default=str), error, job_id],
+    )
+
+
+def running_workers(con: Connection) -> list[tuple[str, str]]:
+    """(job id, worker) of every running job, for the liveness check."""
+    rows = con.execute("SELECT id, worker FROM jobs WHERE status = 'running'").fetchall()
+    return [(str(job_id), worker or "") for job_id, worker in rows]
+
+
+def fail_orphans(con: Connection, orphans: dict[str, str]) -> None:
+    """End running jobs whose worker is gone, each with the reason given."""
+    for job_id, reason in orphans.items():
+        con.execute(
+            "UPDATE jobs SET status = 'failed', error = ?, finished_at = now() WHERE id = ? AND status = 'running'",
+            [reason, job_id],
+        )
