@@ -18,6 +18,7 @@ from explorer.cli.common import (
     runtime_for,
     spent_line,
 )
+from explorer.cli.jobs import BackgroundOption, submit
 from explorer.consolidation import service
 from explorer.consolidation.schedule import Trigger
 from explorer.reading.loaders import DEFAULT_MAX_MB
@@ -80,10 +81,15 @@ def run(
         ),
     ] = "manual",
     budget_cents: BudgetOption = None,
+    background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Triage, compress, abstract, integrate and verify the experiences; store what the run makes."""
+    if background:
+        params = {"source": source, "trigger": trigger, "budget_cents": budget_cents}
+        submit(runtime_for(db), "consolidate.run", params, as_json)
+        return
     report = run_reported(
         db,
         as_json,

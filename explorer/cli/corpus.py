@@ -18,6 +18,7 @@ from explorer.cli.common import (
     runtime_for,
     spent_line,
 )
+from explorer.cli.jobs import BackgroundOption, submit
 from explorer.projection import place_new
 from explorer.reading.ingest import IngestReport, ingest_paths
 from explorer.reading.loaders import DEFAULT_MAX_MB
@@ -38,10 +39,15 @@ def ingest(
     ] = None,
     max_mb: Annotated[float, typer.Option("--max-mb", min=0.0, help="Refuse files larger than this.")] = DEFAULT_MAX_MB,
     budget_cents: BudgetOption = None,
+    background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Read documents into the knowledge base (the READING cycle)."""
+    if background:  # the worker reads the files where they are: give it paths that do not depend on our folder
+        params = {"paths": [str(p.resolve()) for p in paths], "domain": domain, "year": year, "max_mb": max_mb}
+        submit(runtime_for(db), "ingest", {**params, "budget_cents": budget_cents}, as_json)
+        return
 
     def read(runtime: Runtime, progress: Progress) -> IngestReport:
         report = ingest_paths(

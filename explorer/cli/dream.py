@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -17,8 +17,10 @@ from explorer.cli.common import (
     budget_for,
     echo_load_errors,
     run_reported,
+    runtime_for,
     spent_line,
 )
+from explorer.cli.jobs import BackgroundOption, submit
 from explorer.dreaming import service
 from explorer.dreaming.exploration import ExplorationConfig
 from explorer.records import Progress
@@ -61,6 +63,11 @@ def _utc(moment: datetime | None) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
 
 
+def _background(db: DbOption, kind: str, params: dict[str, Any], as_json: bool) -> None:
+    """``--background``: queue the run as a job (options left at their defaults are left to the job's)."""
+    submit(runtime_for(db), kind, {k: v for k, v in params.items() if v is not None}, as_json)
+
+
 def _dream(
     db: DbOption,
     as_json: bool,
@@ -86,10 +93,15 @@ def rem(
     seed: SeedOption = None,
     as_of: AsOfOption = None,
     budget_cents: BudgetOption = None,
+    background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """The REM cycle: dream over three nodes at a time, one from the current year."""
+    if background:
+        params = {"dreams": dreams, "year": year, "seed": seed, "as_of": as_of, "budget_cents": budget_cents}
+        _background(db, "dream.rem", params, as_json)
+        return
     _dream(
         db,
         as_json,
@@ -128,10 +140,15 @@ def explore(
     ] = ExplorationConfig.result_threshold,
     as_of: AsOfOption = None,
     budget_cents: BudgetOption = None,
+    background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """REM exploration: look for new links between distant, fading memories."""
+    if background:
+        params = {"seed": seed, "result_threshold": result_threshold, "as_of": as_of, "budget_cents": budget_cents}
+        _background(db, "dream.explore", params, as_json)
+        return
     config = ExplorationConfig(result_threshold=result_threshold)
     _dream(
         db,
@@ -152,9 +169,16 @@ def explore(
 
 @app.command()
 def fuse(
-    as_of: AsOfOption = None, budget_cents: BudgetOption = None, db: DbOption = None, as_json: JsonOption = False
+    as_of: AsOfOption = None,
+    budget_cents: BudgetOption = None,
+    background: BackgroundOption = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Memory fusion: merge clusters of fading, related memories (sources are kept, superseded)."""
+    if background:
+        _background(db, "dream.fuse", {"as_of": as_of, "budget_cents": budget_cents}, as_json)
+        return
     _dream(
         db,
         as_json,
@@ -178,10 +202,15 @@ def cycle(
     seed: SeedOption = None,
     as_of: AsOfOption = None,
     budget_cents: BudgetOption = None,
+    background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """A whole night: exploration, then fusion, then the REM cycle."""
+    if background:
+        params = {"dreams": dreams, "seed": seed, "as_of": as_of, "budget_cents": budget_cents}
+        _background(db, "dream.cycle", params, as_json)
+        return
 
     def summary(report: service.CycleReport) -> list[str]:
         e, f, r = report.exploration, report.fusion, report.rem

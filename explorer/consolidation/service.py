@@ -297,6 +297,20 @@ class RunReport:
         """The report as plain JSON values."""
         return self.data
 
+    def brief(self) -> dict[str, Any]:
+        """What a command that completed a session adds under ``"consolidation"``: the run's id, status and
+        numbers, not its patterns.
+        """
+        data = self.data
+        check = data.get("verification") or {}
+        return {
+            "run_id": data.get("run_id"),
+            "status": data["status"],
+            "patterns": len(data.get("patterns", [])),
+            "ladder_levels": data.get("ladder_levels", 0),
+            "verification_score": check.get("score"),
+        }
+
 
 @dataclass(frozen=True)
 class Applicable:
