@@ -2,7 +2,11 @@
 
 Field names are the column names of the ``wander_*`` tables, so a record, its
 row, its JSON and its label in the app all use the same word. Embeddings are
-float32 unit vectors (``None`` when a view was loaded without them).
+float32 unit vectors (``None`` when a view was loaded without them). A record's
+``to_json`` is what every surface prints of it (the CLI's ``--json``, the API, the
+MCP tools): no vectors, and timestamps left as datetimes for the surface to write
+as text. Its shape is a TypedDict, so mypy holds the two to each other and the
+surfaces publish it as a schema.
 """
 
 from __future__ import annotations
@@ -11,9 +15,10 @@ import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 import numpy as np
+from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
 
 from explorer.records import Node, new_id
 
@@ -118,6 +123,73 @@ class Session:
         """What the session may still spend on cloud calls; never negative, even after an overrun."""
         return max(0.0, self.cloud_budget_cents - self.cloud_spent_cents)
 
+    def to_json(self) -> SessionJson:
+        """The session as every surface prints it: its configuration, budget, counters and status (no vectors)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "status": self.status,
+            "status_reason": self.status_reason,
+            "pause_kind": self.pause_kind,
+            "seed_concept": self.seed_concept,
+            "attractor": self.attractor,
+            "allowed_domains": self.allowed_domains,
+            "forbidden_domains": self.forbidden_domains,
+            "fence": [{"concept": a.concept, "action": a.action} for a in self.fence],
+            "max_drift_distance": self.max_drift_distance,
+            "max_steps": self.max_steps,
+            "step_count": self.step_count,
+            "cloud_budget_cents": self.cloud_budget_cents,
+            "cloud_spent_cents": self.cloud_spent_cents,
+            "local_calls": self.local_calls,
+            "cloud_calls": self.cloud_calls,
+            "offline_calls": self.offline_calls,
+            "temperature": self.temperature,
+            "human_checkpoint_frequency": self.human_checkpoint_frequency,
+            "random_seed": self.random_seed,
+            "current_locus_id": self.current_locus_id,
+            "created_at": self.created_at,
+            "last_step_at": self.last_step_at,
+            "completed_at": self.completed_at,
+        }
+
+
+class FenceJson(TypedDict):
+    """A fence anchor as surfaces show it (its vector left out)."""
+
+    concept: str
+    action: FenceAction
+
+
+class SessionJson(TypedDict):
+    """A session's JSON form (:meth:`Session.to_json`)."""
+
+    id: str
+    name: str
+    status: SessionStatus
+    status_reason: str | None
+    pause_kind: PauseKind | None
+    seed_concept: str
+    attractor: str | None
+    allowed_domains: list[str] | None
+    forbidden_domains: list[str] | None
+    fence: list[FenceJson]
+    max_drift_distance: float
+    max_steps: int
+    step_count: int
+    cloud_budget_cents: float
+    cloud_spent_cents: float
+    local_calls: int
+    cloud_calls: int
+    offline_calls: int
+    temperature: float
+    human_checkpoint_frequency: int
+    random_seed: int
+    current_locus_id: str | None
+    created_at: datetime | None
+    last_step_at: datetime | None
+    completed_at: datetime | None
+
 
 @dataclass
 class Locus:
@@ -145,6 +217,48 @@ class Locus:
     contradicts: list[dict[str, Any]] = field(default_factory=list)  # [{locus_id, tension_description}]
     id: str = field(default_factory=new_id)
 
+    def to_json(self, connections: bool = False) -> LocusJson:
+        """The locus as surfaces print it, without its vector (384 floats say nothing to a reader); with
+        ``connections``, also the loci it is adjacent to, bridges to and contradicts (a locus's detail).
+        """
+        shown: LocusJson = {
+            "id": self.id,
+            "concept": self.concept,
+            "source_type": self.source_type,
+            "strategy": self.strategy,
+            "node_id": self.node_id,
+            "domains": self.domains,
+            "visit_count": self.visit_count,
+            "interestingness": self.interestingness,
+            "novelty_score": self.novelty_score,
+            "actionability": self.actionability,
+            "uncertainty": self.uncertainty,
+        }
+        if connections:
+            shown["adjacent_to"] = self.adjacent_to
+            shown["bridges_to"] = self.bridges_to
+            shown["contradicts"] = self.contradicts
+        return shown
+
+
+class LocusJson(TypedDict):
+    """A locus's JSON form (:meth:`Locus.to_json`); the connections only in a locus's detail."""
+
+    id: str
+    concept: str
+    source_type: SourceType
+    strategy: Strategy
+    node_id: str | None
+    domains: list[str]
+    visit_count: int
+    interestingness: float
+    novelty_score: float
+    actionability: float
+    uncertainty: float
+    adjacent_to: NotRequired[list[dict[str, Any]]]
+    bridges_to: NotRequired[list[dict[str, Any]]]
+    contradicts: NotRequired[list[dict[str, Any]]]
+
 
 @dataclass
 class Trace:
@@ -165,6 +279,40 @@ class Trace:
     failures: int = 0
     created_at: datetime | None = None
     id: str = field(default_factory=new_id)
+
+    def to_json(self) -> TraceJson:
+        """One step of the path as surfaces print it, with why it went where it went."""
+        return {
+            "step_number": self.step_number,
+            "from_locus_id": self.from_locus_id,
+            "to_locus_id": self.to_locus_id,
+            "strategy": self.strategy,
+            "adjacencies_considered": self.adjacencies_considered,
+            "selection_scores": self.selection_scores,
+            "selection_reason": self.selection_reason,
+            "model_used": self.model_used,
+            "tokens_used": self.tokens_used,
+            "cost_cents": self.cost_cents,
+            "drift": self.drift,
+            "failures": self.failures,
+        }
+
+
+class TraceJson(TypedDict):
+    """A trace's JSON form (:meth:`Trace.to_json`)."""
+
+    step_number: int
+    from_locus_id: str | None
+    to_locus_id: str
+    strategy: Strategy | None
+    adjacencies_considered: int
+    selection_scores: dict[str, Any]
+    selection_reason: str | None
+    model_used: str | None
+    tokens_used: int
+    cost_cents: float
+    drift: float | None
+    failures: int
 
 
 @dataclass
@@ -187,6 +335,40 @@ class Residue:
     model_used: str | None = None
     created_at: datetime | None = None
     id: str = field(default_factory=new_id)
+
+    def to_json(self) -> ResidueJson:
+        """The residue as surfaces print it: the five reflections, its themes and ratings."""
+        return {
+            "id": self.id,
+            "trace_id": self.trace_id,
+            "to_locus_id": self.to_locus_id,
+            "connection": self.connection,
+            "tension": self.tension,
+            "bridge": self.bridge,
+            "surprise": self.surprise,
+            "possibility": self.possibility,
+            "themes": self.themes,
+            "interestingness": self.interestingness,
+            "actionability": self.actionability,
+            "model_used": self.model_used,
+        }
+
+
+class ResidueJson(TypedDict):
+    """A residue's JSON form (:meth:`Residue.to_json`)."""
+
+    id: str
+    trace_id: str
+    to_locus_id: str
+    connection: str | None
+    tension: str | None
+    bridge: str | None
+    surprise: str | None
+    possibility: str | None
+    themes: list[str]
+    interestingness: float | None
+    actionability: float | None
+    model_used: str | None
 
 
 @dataclass
@@ -215,6 +397,34 @@ class Resonance:
             return self.strength
         days = max(0.0, ((now or utcnow()) - self.last_reinforced_at).total_seconds() / 86400.0)
         return self.strength * math.pow(1.0 - self.decay_rate, days)
+
+    def to_json(self) -> ResonanceJson:
+        """The resonance as surfaces print it, with its strength decayed to now beside the stored one."""
+        return {
+            "id": self.id,
+            "session_id": self.session_id,
+            "themes": self.themes,
+            "status": self.status,
+            "occurrences": self.occurrences,
+            "strength": round(self.current_strength(), 4),
+            "stored_strength": self.strength,
+            "last_reinforced_at": self.last_reinforced_at,
+            "supporting_residue_ids": self.supporting_residue_ids,
+        }
+
+
+class ResonanceJson(TypedDict):
+    """A resonance's JSON form (:meth:`Resonance.to_json`); ``strength`` is decayed to now."""
+
+    id: str
+    session_id: str | None
+    themes: list[str]
+    status: ResonanceStatus
+    occurrences: int
+    strength: float
+    stored_strength: float
+    last_reinforced_at: datetime | None
+    supporting_residue_ids: list[str]
 
 
 @dataclass
@@ -253,6 +463,52 @@ class Crystal:
         if self.status == "invalidated":
             return ReviewState.REJECTED
         return ReviewState.APPROVED if self.human_approved else ReviewState.PENDING
+
+    def to_json(self) -> CrystalJson:
+        """The crystal as surfaces print it, with its review state and who reviewed it."""
+        return {
+            "id": self.id,
+            "session_id": self.session_id,
+            "insight": self.insight,
+            "confidence": self.confidence,
+            "actionability": self.actionability,
+            "domains": self.domains,
+            "status": self.status,
+            "source_resonance_id": self.source_resonance_id,
+            "source_locus_id": self.source_locus_id,
+            "supporting_evidence": self.supporting_evidence,
+            "connects": self.connects,
+            "validated_by": self.validated_by,
+            "validation_notes": self.validation_notes,
+            "review_state": self.review_state.value,
+            "human_approved": self.human_approved,
+            "human_approved_at": self.human_approved_at,
+            "human_approved_by": self.human_approved_by,
+            "created_at": self.created_at,
+        }
+
+
+class CrystalJson(TypedDict):
+    """A crystal's JSON form (:meth:`Crystal.to_json`)."""
+
+    id: str
+    session_id: str | None
+    insight: str
+    confidence: float
+    actionability: float
+    domains: list[str]
+    status: CrystalStatus
+    source_resonance_id: str | None
+    source_locus_id: str | None
+    supporting_evidence: list[dict[str, Any]]
+    connects: list[dict[str, Any]]
+    validated_by: str | None
+    validation_notes: str | None
+    review_state: Literal["pending", "approved", "rejected", "archived"]
+    human_approved: bool
+    human_approved_at: datetime | None
+    human_approved_by: str | None
+    created_at: datetime | None
 
 
 @dataclass
@@ -315,6 +571,36 @@ class StepResult:
     status: SessionStatus = "active"
     status_reason: str | None = None
 
+    def to_json(self) -> StepJson:
+        """What the step did, as ``explorer wander step --json`` prints it (wander.md's step result, and more)."""
+        return {
+            "step_number": self.step_number,
+            "from_locus": self.from_locus.to_json() if self.from_locus else None,
+            "to_locus": self.to_locus.to_json(),
+            "trace": self.trace.to_json(),
+            "residue": self.residue.to_json() if self.residue else None,
+            "resonances_detected": [r.to_json() for r in self.resonances],
+            "crystal": self.crystal.to_json() if self.crystal else None,
+            "failures": self.failures,
+            "status": self.status,
+            "status_reason": self.status_reason,
+        }
+
+
+class StepJson(TypedDict):
+    """A step's JSON form (:meth:`StepResult.to_json`); ``status`` is the session's after the step."""
+
+    step_number: int
+    from_locus: LocusJson | None
+    to_locus: LocusJson
+    trace: TraceJson
+    residue: ResidueJson | None
+    resonances_detected: list[ResonanceJson]
+    crystal: CrystalJson | None
+    failures: list[str]
+    status: SessionStatus
+    status_reason: str | None
+
 
 @dataclass(frozen=True)
 class RunResult:
@@ -324,13 +610,21 @@ class RunResult:
     crystals_formed: int
     stopped_reason: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RunJson:
         """The result as ``explorer wander run --json`` prints it."""
         return {
             "steps_completed": self.steps_completed,
             "crystals_formed": self.crystals_formed,
             "stopped_reason": self.stopped_reason,
         }
+
+
+class RunJson(TypedDict):
+    """A run's JSON form (:meth:`RunResult.to_json`)."""
+
+    steps_completed: int
+    crystals_formed: int
+    stopped_reason: str | None
 
 
 @dataclass
@@ -366,3 +660,23 @@ class SearchHit:
     text: str
     score: float
     session_id: str | None = None
+
+    def to_json(self) -> SearchHitJson:
+        """The hit as ``explorer wander search --json`` prints it (its score rounded to four digits)."""
+        return {
+            "type": self.type,
+            "id": self.id,
+            "text": self.text,
+            "score": round(self.score, 4),
+            "session_id": self.session_id,
+        }
+
+
+class SearchHitJson(TypedDict):
+    """A search hit's JSON form (:meth:`SearchHit.to_json`)."""
+
+    type: Literal["locus", "crystal", "resonance"]
+    id: str
+    text: str
+    score: float
+    session_id: str | None
