@@ -146,27 +146,7 @@ def query(
     """The patterns that apply to a situation, and the abstractions above them."""
     run_id, patterns, abstractions = service.query_knowledge(runtime_for(db), situation, limit=limit)
     if as_json:
-        print_json(
-            {
-                "run_id": run_id,
-                "patterns": [
-                    {
-                        "id": hit.item.id,
-                        "name": hit.item.name,
-                        "description": hit.item.statement,
-                        "score": hit.score,
-                        "conditions": list(hit.pattern.conditions) if hit.pattern else [],
-                        "actions": list(hit.pattern.actions) if hit.pattern else [],
-                        "status": hit.pattern.status if hit.pattern else None,
-                    }
-                    for hit in patterns
-                ],
-                "abstractions": [
-                    {"id": a.item.id, "level": a.item.level, "name": a.item.name, "statement": a.item.statement}
-                    for a in abstractions
-                ],
-            }
-        )
+        print_json(service.knowledge_json(run_id, patterns, abstractions))
         return
     if not patterns:
         typer.echo("no pattern applies to this situation")

@@ -321,6 +321,31 @@ class Applicable:
     pattern: Pattern | None = None  # for a pattern: its conditions, actions and numbers
 
 
+def knowledge_json(run_id: str, patterns: Sequence[Applicable], abstractions: Sequence[Applicable]) -> dict[str, Any]:
+    """A knowledge query's answer (:func:`query_knowledge`) as plain JSON: what ``explorer consolidate query --json``
+    prints and the API answers.
+    """
+    return {
+        "run_id": run_id,
+        "patterns": [
+            {
+                "id": hit.item.id,
+                "name": hit.item.name,
+                "description": hit.item.statement,
+                "score": hit.score,
+                "conditions": list(hit.pattern.conditions) if hit.pattern else [],
+                "actions": list(hit.pattern.actions) if hit.pattern else [],
+                "status": hit.pattern.status if hit.pattern else None,
+            }
+            for hit in patterns
+        ],
+        "abstractions": [
+            {"id": a.item.id, "level": a.item.level, "name": a.item.name, "statement": a.item.statement}
+            for a in abstractions
+        ],
+    }
+
+
 def query_knowledge(
     runtime: Runtime, situation: str, limit: int = 5, min_score: float = 0.1
 ) -> tuple[str, list[Applicable], list[Applicable]]:
