@@ -2,7 +2,8 @@
 
 Every surface asks for a job the same way (:func:`submit`), reads it (:func:`get`, :func:`list_jobs`) and
 cancels it (:func:`cancel`); :mod:`explorer.jobs.worker` carries it out and :mod:`explorer.jobs.kinds` says
-what each kind of job runs. Reading jobs first ends those whose worker died, so none stays running forever.
+what each kind of job runs. A surface asked to run in the foreground carries the kind out itself (:func:`run`),
+so both ways do the same. Reading jobs first ends those whose worker died, so none stays running forever.
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from explorer.errors import ExplorerError, Remedy
-from explorer.jobs.kinds import KINDS
+from explorer.jobs.kinds import KINDS, Kind, Params
 from explorer.jobs.worker import ensure_worker, fail_orphans
-from explorer.records import new_id
+from explorer.records import Progress, new_id
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
 from explorer.store import jobs as store
 from explorer.wander.errors import InvalidRequest
 
-__all__ = ["KINDS", "Job", "JobNotFound", "JobStateError", "JobStatus", "cancel", "get", "list_jobs", "submit"]
+__all__ = ["KINDS", "Job", "JobNotFound", "JobStateError", "JobStatus", "cancel", "get", "list_jobs", "run", "submit"]
 
 
 class JobNotFound(ExplorerError):
@@ -40,12 +41,8 @@ def _invalid(kind: str, exc: ValidationError) -> InvalidRequest:
     return InvalidRequest(f"job {kind}: {where}: {problem['msg']}")
 
 
-def submit(runtime: Runtime, kind: str, params: dict[str, Any] | None = None, *, start_worker: bool = True) -> Job:
-    """Queue a job of ``kind`` (a key of :data:`KINDS`) and make sure a worker will carry it out.
-
-    The parameters are checked now, and so is what the job needs of the database (a walk needs an active
-    session), so a job that cannot run is refused here rather than failing later where nobody looks.
-    """
+def _checked(runtime: Runtime, kind: str, params: dict[str, Any] | None) -> tuple[Kind, Params]:
+    """The kind and its checked parameters, having checked what it needs of the database too."""
     spec = KINDS.get(kind)
     if spec is None:
         raise InvalidRequest(f"no kind of job {kind!r}; the kinds are {', '.join(KINDS)}")
@@ -55,11 +52,32 @@ def submit(runtime: Runtime, kind: str, params: dict[str, Any] | None = None, *,
         raise _invalid(kind, exc) from exc
     if spec.check is not None:
         spec.check(runtime, checked)
+    return spec, checked
+
+
+def submit(runtime: Runtime, kind: str, params: dict[str, Any] | None = None, *, start_worker: bool = True) -> Job:
+    """Queue a job of ``kind`` (a key of :data:`KINDS`) and make sure a worker will carry it out.
+
+    The parameters are checked now, and so is what the job needs of the database (a walk needs an active
+    session), so a job that cannot run is refused here rather than failing later where nobody looks.
+    """
+    _, checked = _checked(runtime, kind, params)
     with runtime.db.transaction() as con:
         job = store.insert_job(con, new_id(), kind, checked.model_dump(mode="json"))
     if start_worker:
         ensure_worker(runtime)
     return job
+
+
+def run(
+    runtime: Runtime, kind: str, params: dict[str, Any] | None = None, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Carry out a job's ``kind`` in this process, now, and return its result: what a surface does when asked to
+    run in the foreground. The same checks and the same runner as a queued job, so a run does the same whichever
+    way it was asked for.
+    """
+    spec, checked = _checked(runtime, kind, params)
+    return spec.run(runtime, checked, progress or (lambda done, total, note: None))
 
 
 def get(runtime: Runtime, job_id: str) -> Job:
