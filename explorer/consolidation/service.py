@@ -287,6 +287,18 @@ def after_session(runtime: Runtime, status: str, budget: Budget | None = None) -
     return run_consolidation(runtime, source="wander", trigger="session-complete", budget=budget)
 
 
+def after_session_brief(runtime: Runtime, status: str) -> dict[str, Any] | None:
+    """:func:`after_session` as a surface reports it beside the walk: the run's :meth:`RunReport.brief`, or
+    ``{"status": "failed", "error": …}`` when consolidating failed (the walk stands whatever happens to its
+    consolidation, so the failure is reported, not raised); ``None`` for a session still open.
+    """
+    try:
+        report = after_session(runtime, status)
+    except ExplorerError as exc:
+        return {"status": "failed", "error": str(exc)}
+    return None if report is None else report.brief()
+
+
 @dataclass(frozen=True)
 class RunReport:
     """A run's report: what ``--json`` prints, the store keeps and the event records (see :func:`report_of`)."""
