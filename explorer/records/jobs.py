@@ -10,6 +10,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
+
 
 class JobStatus(StrEnum):
     """Where a job stands: queued until a worker claims it, running until it ends one of three ways."""
@@ -52,13 +54,13 @@ class Job:
         progress = f"{self.done}/{self.total}" if self.total else ""
         return " ".join(part for part in (self.kind, self.status.value, progress, self.current) if part)
 
-    def to_json(self) -> dict[str, Any]:
-        """The job as plain JSON values: what ``explorer jobs show --json`` and the API print."""
+    def to_json(self) -> JobJson:
+        """The job as plain JSON values: what ``explorer jobs show --json``, the API and the MCP tools print."""
         return {
             "job_id": self.id,
             "kind": self.kind,
             "params": self.params,
-            "status": self.status.value,
+            "status": self.status,
             "progress": {"done": self.done, "total": self.total, "current": self.current},
             "cancel_requested": self.cancel_requested,
             "result": self.result,
@@ -67,3 +69,27 @@ class Job:
             "started_at": self.started_at.isoformat() if self.started_at else None,
             "finished_at": self.finished_at.isoformat() if self.finished_at else None,
         }
+
+
+class JobProgressJson(TypedDict):
+    """How far a job has got: items done of the total, and the one it is on."""
+
+    done: int
+    total: int
+    current: str
+
+
+class JobJson(TypedDict):
+    """A job's JSON form (:meth:`Job.to_json`); ``result`` is its kind's report once it has succeeded."""
+
+    job_id: str
+    kind: str
+    params: dict[str, Any]
+    status: JobStatus  # a str: written as its value
+    progress: JobProgressJson
+    cancel_requested: bool
+    result: dict[str, Any] | None
+    error: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
