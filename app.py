@@ -51,6 +51,7 @@ def sidebar() -> None:
             st.warning(
                 f"**{md(session.name)}** waits for review at step {session.step_count}", icon=":material/front_hand:"
             )
+        common.jobs_panel(rt)
 
 
 try:

@@ -1,5 +1,6 @@
-"""What every page shares: the runtime, the offline notice, the session picker, progress bars,
-and how errors are said. Model and document text is shown through ``pages/untrusted.py``.
+"""What every page shares: the runtime, the offline notice, the session picker, progress bars, background
+jobs (started, followed live, cancelled), and how errors are said. Model and document text is shown through
+``pages/untrusted.py``.
 
 Not a page: ``app.py`` lists the pages explicitly with ``st.navigation``.
 """
@@ -11,9 +12,11 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from explorer import jobs
 from explorer.errors import ExplorerError, Remedy
 from explorer.providers.embeddings import make_embedder
 from explorer.providers.gateway import OFFLINE_MODEL
+from explorer.records.jobs import Job
 from explorer.records.wander import Session
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import load_settings
@@ -178,3 +181,86 @@ class ProgressBar:
     def done(self, text: str) -> None:
         """The bar full, with ``text`` (Markdown: untrusted parts through ``md``)."""
         self.bar.progress(1.0, text=text)
+
+
+# -- background jobs ---------------------------------------------------------------------
+# A long run is a job for the worker process, not part of the page's script: leaving or reloading the page does
+# not stop it, and every page (and the command line) can follow it.
+
+JOB_POLL_S = 1.0  # how often a page following a job looks at it
+
+
+def start_job(rt: Runtime, kind: str, params: dict, key: str) -> Job:
+    """Queue a job and remember it under ``key`` in this visitor's session, for :func:`follow_job`."""
+    job = jobs.submit(rt, kind, params)
+    st.session_state[key] = job.id
+    return job
+
+
+def job_progress(job: Job, label: str) -> None:
+    """A job's progress bar: how far it got and the item it is on (plain text: the item may be a model's words)."""
+    fraction = 0.0 if job.total <= 0 else min(1.0, job.done / job.total)
+    where = f"{job.done}/{job.total} · {job.current}" if job.total else job.status.value
+    st.progress(fraction, text=md(f"{label}: {where}"[:200]))
+
+
+def cancel_button(rt: Runtime, job: Job, key: str) -> None:
+    """Cancel a job (a running one stops after the item it is on; what it finished stands)."""
+    label = "Cancelling…" if job.cancel_requested else "Cancel"
+    if st.button(label, icon=":material/cancel:", key=key, disabled=job.cancel_requested):
+        jobs.cancel(rt, job.id)
+
+
+def follow_job(rt: Runtime, key: str, label: str, while_running: Callable[[Job], None] | None = None) -> Job | None:
+    """The job remembered under ``key``: while it runs, its progress live (and ``while_running`` drawn with it,
+    e.g. a growing map), refreshed every :data:`JOB_POLL_S` without reloading the page; once it has ended, the
+    whole page reruns and this returns the job, once, for the page to say how it went.
+    """
+    job_id = st.session_state.get(key)
+    if not job_id:
+        return None
+    job = jobs.get(rt, job_id)
+    if job.status.ended:
+        del st.session_state[key]
+        return job
+
+    @st.fragment(run_every=JOB_POLL_S)
+    def live() -> None:
+        current = jobs.get(rt, job_id)
+        if current.status.ended:
+            st.rerun()  # the whole page: it shows the outcome and what the job changed
+        job_progress(current, label)
+        cancel_button(rt, current, key=f"cancel_{key}")
+        if while_running is not None:
+            while_running(current)
+
+    live()
+    return None
+
+
+def job_outcome(job: Job, succeeded: str) -> None:
+    """How a followed job ended: ``succeeded`` (Markdown; untrusted parts through ``md``), or why it did not."""
+    if job.status == "succeeded":
+        st.progress(1.0, text=succeeded)
+    elif job.status == "cancelled":
+        st.warning(f"Cancelled: {md(job.error or '')}", icon=":material/cancel:")
+    else:
+        st.error(f"The job failed: {md(job.error or 'no reason given')}", icon=":material/error:")
+
+
+@st.fragment(run_every=5.0)
+def jobs_panel(rt: Runtime) -> None:
+    """The sidebar's jobs: what runs or waits now, wherever it was started, with its progress and a cancel
+    button, and the last few that ended.
+    """
+    found = jobs.list_jobs(rt, limit=8)
+    active = [job for job in found if not job.status.ended]
+    ended = [job for job in found if job.status.ended][:3]
+    if not found:
+        return
+    st.caption("Jobs")
+    for job in active:
+        job_progress(job, job.kind)
+        cancel_button(rt, job, key=f"panel_cancel_{job.id}")
+    for job in ended:
+        st.caption(md(f"{job.kind}: {job.status.value}" + (f" ({job.error})" if job.error else "")))

@@ -11,7 +11,6 @@ import pandas as pd
 import streamlit as st
 
 from explorer import projection
-from explorer.consolidation import service as consolidation
 from explorer.consolidation.ladder import ITEM_NAMES, LEVEL_NAMES
 from explorer.figures.map import session_map
 from explorer.records.consolidation import LadderItem, Pattern
@@ -203,11 +202,15 @@ with st.form("consolidate"):
     )
     started = st.form_submit_button("Consolidate", type="primary", icon=":material/neurology:")
 
+RUN = "consolidation_job"  # the consolidation job this page follows: it goes on if the page is left or reloaded
 if started:
-    bar = common.ProgressBar("Consolidating")
-    ran = consolidation.run_consolidation(rt, source, progress=bar).to_json()
-    bar.done(f"Consolidation of {source}: {ran['status']}")
-    st.session_state["last_consolidation"] = ran
+    common.start_job(rt, "consolidate.run", {"source": source}, RUN)
+ran = common.follow_job(rt, RUN, "Consolidating")
+if ran is not None:
+    report = ran.result or {}
+    common.job_outcome(ran, f"Consolidation of {ran.params.get('source', 'all')}: {report.get('status')}")
+    if ran.result is not None:
+        st.session_state["last_consolidation"] = ran.result
 
 view = latest_consolidation(rt)
 last = st.session_state.get("last_consolidation")

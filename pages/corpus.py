@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import math
-import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from explorer import projection
 from explorer.figures.charts import count_bars, year_bars
-from explorer.reading.ingest import ingest_paths
 from explorer.records import NODE_TYPES
 from explorer.views import corpus_overview, find_nodes, node_provenance
 from pages import common, untrusted
 
 PAGE_SIZE = 25
+READING = "ingest_job"  # the ingest job this page follows: it goes on if the page is left or reloaded
 ANY = "any"
 
 rt = common.runtime()
@@ -65,33 +64,34 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
     if submitted:
         if not files:
             st.warning("Choose at least one file first.")
-        else:
-            with tempfile.TemporaryDirectory(prefix="explorer-upload-") as folder:
-                paths = []
-                for upload in files:
-                    path = Path(folder) / Path(upload.name).name
-                    path.write_bytes(upload.getvalue())
-                    paths.append(path)
-                bar = common.ProgressBar("Reading")
-                report = ingest_paths(
-                    rt, paths, domain=domain.strip() or None, year=int(year) if year else None, progress=bar
-                )
-                bar.done(f"Read {len(paths)} file(s)")
-            with st.spinner("Placing the new nodes on the map (the first time, the map is fitted: up to a minute)…"):
-                placed = projection.update_projection(rt)
-            st.success(
-                f"{report.documents_added} document(s) added, {report.documents_skipped} already present: "
-                f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
-                f"{report.entity_insights_added} entity insights. Map: "
-                + (
-                    f"fitted to {placed.fitted} nodes."
-                    if placed.fitted
-                    else f"{placed.placed.get('node', 0)} nodes placed."
-                )
-            )
-            if report.errors:
-                st.error(f"{len(report.errors)} problem(s):")
-                st.dataframe(pd.DataFrame(report.errors), hide_index=True)
+        else:  # kept beside the database: the worker reads them after this page's run, and provenance names them
+            folder = Path(f"{rt.db.path.resolve()}.uploads") / datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+            folder.mkdir(parents=True)
+            paths = []
+            for upload in files:
+                path = folder / Path(upload.name).name
+                path.write_bytes(upload.getvalue())
+                paths.append(str(path))
+            params = {"paths": paths, "domain": domain.strip() or None, "year": int(year) if year else None}
+            common.start_job(rt, "ingest", {**params, "fit_map": True}, READING)
+    read = common.follow_job(rt, READING, "Reading")
+    if read is not None:
+        report = read.result or {}
+        placed = report.get("map") or {}
+        common.job_outcome(
+            read,
+            f"{report.get('documents_added', 0)} document(s) added, {report.get('documents_skipped', 0)} already "
+            f"present: {report.get('chunks_added', 0)} chunks, {report.get('syntheses_added', 0)} syntheses, "
+            f"{report.get('entity_insights_added', 0)} entity insights. Map: "
+            + (
+                f"fitted to {placed['fitted']} nodes."
+                if placed.get("fitted")
+                else f"{(placed.get('placed') or {}).get('node', 0)} nodes placed."
+            ),
+        )
+        if report.get("errors"):
+            st.error(f"{len(report['errors'])} problem(s):")
+            st.dataframe(pd.DataFrame(report["errors"]), hide_index=True)
 
 # -- the nodes -------------------------------------------------------------------------
 

@@ -27,19 +27,24 @@ with st.form("dream"):
     dreams = st.number_input("Dreams (REM cycle)", 1, 200, 10, help="How many dreams the REM cycle attempts.")
     started = st.form_submit_button("Dream", type="primary", icon=":material/bedtime:")
 
+KINDS = {
+    "REM cycle": "dream.rem",
+    "REM exploration": "dream.explore",
+    "Fusion": "dream.fuse",
+    "All (one night)": "dream.cycle",
+}
+NIGHT = "dream_job"  # the dreaming job this page follows: it goes on if the page is left or reloaded
 if started:
-    bar = common.ProgressBar(mechanism)
-    if mechanism == "REM cycle":
-        report = dreaming.run_rem(rt, dreams=int(dreams), progress=bar)
-    elif mechanism == "REM exploration":
-        report = dreaming.run_exploration(rt, progress=bar)
-    elif mechanism == "Fusion":
-        report = dreaming.run_fusion(rt, progress=bar)
-    else:
-        report = dreaming.run_cycle(rt, dreams=int(dreams), progress=bar)
+    params = {"dreams": int(dreams)} if KINDS[mechanism] in ("dream.rem", "dream.cycle") else {}
+    common.start_job(rt, KINDS[mechanism], params, NIGHT)
+    st.session_state["dream_job_mechanism"] = mechanism
+dreamt = common.follow_job(rt, NIGHT, st.session_state.get("dream_job_mechanism", "Dreaming"))
+if dreamt is not None:
+    mechanism = st.session_state.pop("dream_job_mechanism", dreamt.kind)
     projection.place_new(rt)  # dream and fused nodes join the map where they belong
-    bar.done(f"{mechanism}: done")
-    st.session_state["last_dream_report"] = (mechanism, report.to_json())
+    common.job_outcome(dreamt, f"{mechanism}: done")
+    if dreamt.result is not None:
+        st.session_state["last_dream_report"] = (mechanism, dreamt.result)
 
 if "last_dream_report" in st.session_state:
     mechanism, result = st.session_state["last_dream_report"]

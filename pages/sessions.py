@@ -9,7 +9,7 @@ from dataclasses import fields
 import pandas as pd
 import streamlit as st
 
-from explorer import projection
+from explorer import jobs, projection
 from explorer.consolidation import service as consolidation
 from explorer.export import archive_zip, map_figure, render_png
 from explorer.figures.map import session_map
@@ -180,22 +180,42 @@ active = session.status == "active"
 CONSOLIDATED = "consolidated_after_stop"  # what the stop's consolidation said, shown after the rerun
 
 
+def consolidated_line(brief: dict | None) -> str | None:
+    """What the session-complete consolidation made, as one line (``None``: the session is still open)."""
+    if brief is None:
+        return None
+    if brief["status"] == "failed":
+        return f"Session completed, but consolidating it failed: {untrusted.md(brief.get('error', ''))}"
+    if brief["status"] == "skipped":
+        return "Session completed; there was nothing to consolidate yet."
+    return (
+        f"Session completed and consolidated: {brief['patterns']} pattern(s), a ladder of "
+        f"{brief['ladder_levels']} levels, verification {brief['status']} (see the Consolidation page)."
+    )
+
+
 def consolidate_after(status: str) -> str | None:
-    """The session-complete trigger: once a session has completed, consolidate the walks' experiences; the line
-    that says what it made (``None`` while the session is open).
+    """The session-complete trigger, after a step or a stop made here: once a session has completed,
+    consolidate the walks' experiences; the line that says what it made.
     """
     with st.spinner("The session completed: consolidating the walks' experiences…"):
         report = consolidation.after_session(rt, status)
-    if report is None:
-        return None
-    data = report.to_json()
-    if data["status"] == "skipped":
-        return "Session completed; there was nothing to consolidate yet."
-    return (
-        f"Session completed and consolidated: {len(data['patterns'])} pattern(s), a ladder of "
-        f"{data['ladder_levels']} levels, verification {data['status']} (see the Consolidation page)."
-    )
+    return consolidated_line(None if report is None else report.brief())
 
+
+WALK = f"walk_job_{session.id}"  # the job walking this session, followed by this page
+walking = next(
+    (
+        job
+        for job in jobs.list_jobs(rt, status="active", limit=100)
+        if job.kind == "wander.run" and job.params.get("session_id") == session.id
+    ),
+    None,
+)
+if walking is not None:
+    st.session_state.setdefault(WALK, walking.id)  # started elsewhere (another page, the command line, the API)
+    active = False  # one walk at a time: the job's
+    st.caption("A background job is walking this session; its progress shows below.")
 
 c1, c2, c3, c4, c5, c6 = st.columns([1, 1, 1.4, 1, 1, 1])
 step_once = c1.button("Step once", icon=":material/skip_next:", disabled=not active, key="step_once")
@@ -224,14 +244,9 @@ with c6.popover("Delete", icon=":material/delete:"):
         st.rerun()
 
 counts_box, map_box = st.empty(), st.empty()
-if step_once or run_n:
-    total = 1 if step_once else int(steps)
-
-    def redraw(done: int, _total: int) -> None:
-        draw(wander.session_view(rt, session.id), counts_box, map_box)
-
-    bar = common.ProgressBar("Wandering", every=redraw, interval_s=3.0)
-    result = wander.run(rt, session.id, total, progress=bar)
+if step_once:
+    bar = common.ProgressBar("Stepping")
+    result = wander.run(rt, session.id, 1, progress=bar)
     projection.place_new(rt)
     bar.done(
         f"{result.steps_completed} step(s) taken, {result.crystals_formed} crystal(s) formed"
@@ -241,8 +256,25 @@ if step_once or run_n:
     common.checkpoint_banner(session)
     if said := consolidate_after(session.status):
         st.info(said, icon=":material/hub:")
-view = wander.session_view(rt, session.id)
-draw(view, counts_box, map_box)
+if run_n:  # many steps are a job: the walk goes on if this page is left or reloaded
+    common.start_job(rt, "wander.run", {"session_id": session.id, "steps": int(steps)}, WALK)
+walked = common.follow_job(
+    rt, WALK, "Wandering", while_running=lambda job: draw(wander.session_view(rt, session.id), st.empty(), st.empty())
+)
+if walked is not None:
+    projection.place_new(rt)
+    result = walked.result or {}
+    common.job_outcome(
+        walked,
+        f"{result.get('steps_completed', 0)} step(s) taken, {result.get('crystals_formed', 0)} crystal(s) formed"
+        + (f"; stopped: {untrusted.md(result['stopped_reason'])}" if result.get("stopped_reason") else ""),
+    )
+    session = wander.get_session(rt, session.id)
+    common.checkpoint_banner(session)
+    if said := consolidated_line(result.get("consolidation")):
+        st.info(said, icon=":material/hub:")
+if WALK not in st.session_state:  # else the job's live view draws the session as it grows
+    draw(wander.session_view(rt, session.id), counts_box, map_box)
 
 with st.expander("Steer the walk", icon=":material/tune:", key="steer"):
     s1, s2, s3 = st.columns(3)

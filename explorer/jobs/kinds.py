@@ -18,7 +18,7 @@ from explorer.consolidation import service as consolidation
 from explorer.dreaming import service as dreaming
 from explorer.dreaming.exploration import ExplorationConfig
 from explorer.errors import ExplorerError
-from explorer.projection import place_new
+from explorer.projection import place_new, update_projection
 from explorer.providers.budget import Budget
 from explorer.reading.ingest import ingest_paths
 from explorer.reading.loaders import DEFAULT_MAX_MB
@@ -88,6 +88,7 @@ class Ingest(Budgeted):
     domain: str | None = Field(None, max_length=200)
     year: int | None = Field(None, ge=1, le=2999)
     max_mb: float = Field(DEFAULT_MAX_MB, ge=0)
+    fit_map: bool = False  # fit the map if it was never fitted (the app's first documents); else only place
 
 
 def _wander_run(runtime: Runtime, p: WanderRun, progress: Progress) -> dict[str, Any]:
@@ -103,6 +104,9 @@ def _ingest(runtime: Runtime, p: Ingest, progress: Progress) -> dict[str, Any]:
     report = ingest_paths(
         runtime, p.paths, domain=p.domain, year=p.year, max_mb=p.max_mb, progress=progress, budget=p.budget()
     )
+    if p.fit_map:
+        placed = update_projection(runtime)
+        return {**report.to_json(), "map": {"fitted": placed.fitted, "placed": placed.placed}}
     if report.documents_added:
         place_new(runtime)  # as `explorer ingest` does: new nodes join the fitted map
     return report.to_json()

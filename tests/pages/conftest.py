@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import jobs
 from explorer.projection import update_projection
 from explorer.providers.embeddings import Embedder
 from explorer.runtime import Runtime, open_runtime
@@ -148,3 +150,19 @@ def _texts(at: AppTest) -> str:
 def page_text() -> Callable[[AppTest], str]:
     """Everything a page says, as one string, as a reader sees it (to look for text wherever it is drawn)."""
     return _texts
+
+
+@pytest.fixture
+def after_jobs(app_runtime: Runtime) -> Callable[[AppTest], AppTest]:
+    """``after_jobs(at)`` → the page run again once every job it started (a worker process carries them out) has
+    ended, as a person would see it when the live progress gives way to the outcome.
+    """
+
+    def wait(at: AppTest) -> AppTest:
+        deadline = time.monotonic() + 180
+        while jobs.list_jobs(app_runtime, status="active"):
+            assert time.monotonic() < deadline, [j.to_json() for j in jobs.list_jobs(app_runtime)]
+            time.sleep(0.2)
+        return at.run()
+
+    return wait

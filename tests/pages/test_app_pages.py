@@ -59,13 +59,16 @@ def test_settings_say_whether_a_key_is_set_and_never_show_it(open_app, page_text
     assert secret not in everything and str(app_db) in everything
 
 
-def test_dreaming_from_the_page_reports_and_lists_the_dreams(open_app, app_runtime, page_text, shown) -> None:
+def test_dreaming_from_the_page_reports_and_lists_the_dreams(
+    open_app, app_runtime, page_text, shown, after_jobs
+) -> None:
     assert dreaming.recent_dreams(app_runtime) == []  # the prepared database has not dreamt yet
     at = open_app("dreams")
     assert "No dream yet." in [c.value for c in at.caption]
     at.radio[0].set_value("REM cycle")
     at.number_input[0].set_value(2)
     at.form_submit_button[0].click().run()
+    after_jobs(at)  # dreaming is a background job, which the page follows
     assert not at.exception, [e.value for e in at.exception]
     stored = dreaming.recent_dreams(app_runtime, limit=50)
     assert "Last run: REM cycle" in page_text(at)

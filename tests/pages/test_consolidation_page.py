@@ -125,11 +125,14 @@ def test_the_cluster_map_outlines_each_pattern_and_switches_off(open_app, consol
     assert not any(n.startswith(("members: ", "pattern: ")) or n == "pattern cluster" for n in names)
 
 
-def test_consolidating_from_the_page_runs_the_engine_and_shows_the_run(open_app, app_runtime, page_text) -> None:
+def test_consolidating_from_the_page_runs_the_engine_and_shows_the_run(
+    open_app, app_runtime, page_text, after_jobs
+) -> None:
     import_log(app_runtime, SAMPLE_LOG)
     at = open_app("consolidation")
     at.radio(key="consolidation_source").set_value("imported")
     at.form_submit_button[0].click().run()
+    after_jobs(at)  # consolidating is a background job, which the page follows
     assert not at.exception, [e.value for e in at.exception]
     view = latest_consolidation(app_runtime)
     assert view is not None and view.report["source"] == "imported"
@@ -137,10 +140,11 @@ def test_consolidating_from_the_page_runs_the_engine_and_shows_the_run(open_app,
     assert metrics(at)["experiences"] == str(view.report["experiences"]) == "15"
 
 
-def test_consolidating_a_source_without_experiences_says_so(open_app, page_text) -> None:
+def test_consolidating_a_source_without_experiences_says_so(open_app, page_text, after_jobs) -> None:
     at = open_app("consolidation")
     at.radio(key="consolidation_source").set_value("dreams")
     at.form_submit_button[0].click().run()
+    after_jobs(at)
     assert not at.exception, [e.value for e in at.exception]
     assert "Nothing to consolidate from dreams: no experiences yet" in page_text(at)
     assert NOTHING_YET in page_text(at)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from explorer import projection
+from explorer import jobs, projection
 from explorer.store import corpus
 from explorer.views import corpus_overview
 
@@ -57,7 +58,9 @@ def test_domain_and_year_filters(open_app, app_runtime, page_text) -> None:
     assert set(at.dataframe[0].value["year"]) == {overview.years[0]}
 
 
-def test_upload_ingests_with_progress_and_places_new_nodes_on_the_map(open_app, app_runtime, page_text) -> None:
+def test_upload_ingests_with_progress_and_places_new_nodes_on_the_map(
+    open_app, app_runtime, page_text, after_jobs
+) -> None:
     before = corpus_overview(app_runtime)
     at = open_app("corpus")
     note = (
@@ -68,8 +71,10 @@ def test_upload_ingests_with_progress_and_places_new_nodes_on_the_map(open_app, 
     at.text_input(key="ingest_domain").input("tea")
     at.form_submit_button[0].click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert "1 document(s) added" in page_text(at)
-    assert at.get("progress")  # the reading progress bar was drawn
+    (job,) = jobs.list_jobs(app_runtime)  # reading is a background job, which the page follows
+    assert job.kind == "ingest" and job.params["domain"] == "tea" and Path(job.params["paths"][0]).name == "tea.md"
+    after_jobs(at)
+    assert "1 document(s) added" in at.get("progress")[0].proto.text  # the reading's outcome, on its progress bar
     after = corpus_overview(app_runtime)
     assert after.documents == before.documents + 1 and after.by_domain.get("tea", 0) > 0
     status = projection.projection_status(app_runtime)

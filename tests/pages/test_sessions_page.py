@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from explorer import projection
+from explorer import jobs, projection
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
 
@@ -71,7 +71,9 @@ def test_creating_a_session_stores_what_the_form_says(open_app, app_runtime, pag
     assert projection.projection_status(app_runtime).missing["locus"] == 0
 
 
-def test_checkpoint_banner_resume_step_and_run_with_progress(open_app, app_runtime, page_text, shown) -> None:
+def test_checkpoint_banner_resume_step_and_run_with_progress(
+    open_app, app_runtime, page_text, shown, after_jobs
+) -> None:
     (session,) = wander.list_sessions(app_runtime)
     at = open_app("sessions")
     assert "waits at a human checkpoint" in page_text(at)
@@ -88,6 +90,13 @@ def test_checkpoint_banner_resume_step_and_run_with_progress(open_app, app_runti
 
     at.number_input(key="run_steps").set_value(5)
     at.button(key="run_n").click().run()
+    # many steps are a background job: the page follows it live, and says how it went once it has ended
+    (job,) = jobs.list_jobs(app_runtime)
+    assert (job.kind, job.params) == ("wander.run", {"session_id": session.id, "steps": 5})
+    assert "A background job is walking this session" in page_text(at.run())
+    assert at.button(key="run_n").disabled and at.button(key=f"cancel_walk_job_{session.id}")
+    after_jobs(at)
+    assert not at.exception, [e.value for e in at.exception]
     after = wander.get_session(app_runtime, session.id)
     # the next checkpoint (every 3 steps) stops the run and says so
     assert after.step_count == session.step_count + 3 and after.status == "paused"
