@@ -1,0 +1,53 @@
+"""What every route needs: the server's one runtime, and a way to run a long request now or as a job."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.responses import JSONResponse
+
+from explorer import jobs
+from explorer.consolidation import service as consolidation
+from explorer.errors import ExplorerError
+from explorer.runtime import Runtime
+
+
+def runtime_of(request: Request) -> Runtime:
+    """The runtime :func:`~explorer.api.app.create_app` opened for this server process."""
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(runtime_of)]
+
+
+def job_accepted(job: jobs.Job) -> JSONResponse:
+    """202 with the job, and where to follow it (``Location``)."""
+    return JSONResponse(job.to_json(), status_code=202, headers={"Location": f"/api/v1/jobs/{job.id}"})
+
+
+def run_or_submit(runtime: Runtime, kind: str, params: dict[str, Any], background: bool) -> Any:
+    """Run a job's kind in this request (its report), or queue it for the worker (202 and the job).
+
+    Both ways go through the job's own runner, so a run does the same whichever way it was asked for.
+    """
+    if background:
+        return job_accepted(jobs.submit(runtime, kind, params))
+    spec = jobs.KINDS[kind]
+    checked = spec.params.model_validate(params)  # the body was checked by this very model already
+    if spec.check is not None:
+        spec.check(runtime, checked)
+    return spec.run(runtime, checked, lambda done, total, note: None)
+
+
+def consolidated(runtime: Runtime, status: str) -> dict[str, Any]:
+    """The session-complete trigger, after a request that may have completed a session: ``{"consolidation": …}``
+    when it ran, nothing for a session still open. The walk stands whatever happens to the consolidation, so its
+    failure is reported in the answer, not as the request's.
+    """
+    try:
+        report = consolidation.after_session(runtime, status)
+    except ExplorerError as exc:
+        return {"consolidation": {"status": "failed", "error": str(exc)}}
+    return {} if report is None else {"consolidation": report.brief()}

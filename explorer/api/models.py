@@ -1,0 +1,316 @@
+"""The API's request and response bodies, typed, so the OpenAPI document says exactly what goes in and out.
+
+Records the engine already prints (a session, a locus, a step, a crystal: ``explorer.records.wander``'s
+``*Json`` forms, a dreaming run's report) are answered in those very shapes, so the CLI's ``--json``, the MCP
+tools and the API agree field for field; what only the API needs is defined here. Request bodies refuse unknown
+fields, so a misspelt field is a 422, not a silently ignored wish.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from explorer.dreaming.service import ExplorationReport, FusionReport, RemReport
+from explorer.jobs.kinds import Consolidating, Dreaming
+from explorer.records.wander import CrystalJson, FenceAction, LocusJson, RunJson, SessionJson, SessionStatus, StepJson
+
+PER_REQUEST = 20  # the most steps (or dreams) one request runs itself; more must run as a job ("background": true)
+PAGE_MAX = 1_000_000  # the most a page may ask for (more than any database here holds, within DuckDB's LIMIT)
+CLEARABLE = {"attractor", "allowed_domains", "forbidden_domains"}  # what a session may be without
+Concept = Field(min_length=1, max_length=2_000, description="A concept, in words.")
+
+
+class Body(BaseModel):
+    """A request body: unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- errors --------------------------------------------------------------------------
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong: a stable ``code`` to branch on and a ``message`` for a person."""
+
+    code: str = Field(description="not_found, wrong_state, invalid_request, refused, conflict, unauthorized, ...")
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every error answer has this one shape."""
+
+    error: ErrorDetail
+
+
+# -- sessions --------------------------------------------------------------------------
+
+
+class SessionCreate(Body):
+    """A new session (wander.md's body); numbers left out take the engine's defaults and its limits apply."""
+
+    seed_concept: str = Concept
+    name: str | None = Field(None, max_length=500)
+    attractor: str | None = Field(None, max_length=2_000, description="A concept that pulls the walk towards it.")
+    allowed_domains: list[str] | None = Field(None, description="Domains to stay in.")
+    forbidden_domains: list[str] | None = Field(None, description="Domains to avoid.")
+    max_steps: int | None = Field(None, description="The walk ends after this many steps (1 to 1000000).")
+    cloud_budget_cents: int | None = Field(None, description="Cloud budget (default: the server's settings).")
+    temperature: float | None = Field(None, description="Softmax temperature of the next locus's choice (0-10].")
+    max_drift_distance: float | None = Field(None, description="Cosine distance from the seed it may reach (0-2].")
+    human_checkpoint_frequency: int | None = Field(None, description="Pause for review every N steps (0: never).")
+    random_seed: int | None = Field(None, description="The same seed replays the same walk (0 to 2^32-1).")
+
+
+class SessionUpdate(Body):
+    """What may change in a session; only the fields sent change, and ``null`` clears only the attractor and the
+    domains. A new ``status`` moves the session as pause, resume and stop do.
+    """
+
+    name: str | None = Field(None, min_length=1, max_length=500)
+    attractor: str | None = Field(None, max_length=2_000)
+    allowed_domains: list[str] | None = None
+    forbidden_domains: list[str] | None = None
+    max_drift_distance: float | None = None
+    max_steps: int | None = None
+    cloud_budget_cents: int | None = None
+    temperature: float | None = None
+    human_checkpoint_frequency: int | None = None
+    status: SessionStatus | None = None
+
+    @model_validator(mode="after")
+    def only_clearable_nulls(self) -> SessionUpdate:
+        """A session always has a name, numbers and a status: ``null`` for one of them is a mistake, not a wish."""
+        nulls = sorted(k for k in self.model_fields_set if getattr(self, k) is None and k not in CLEARABLE)
+        if nulls:
+            raise ValueError(f"{', '.join(nulls)} cannot be null; leave a field out to keep it as it is")
+        return self
+
+
+class PauseRequest(Body):
+    """Why a person pauses the walk (kept as the session's status reason)."""
+
+    reason: str | None = Field(None, max_length=2_000)
+
+
+class ConsolidationBrief(BaseModel):
+    """The session-complete trigger's run, when a request completed the session: its id, status and numbers,
+    or ``status`` "failed" and the ``error`` (the walk stands either way).
+    """
+
+    status: str
+    run_id: str | None = None
+    patterns: int | None = None
+    ladder_levels: int | None = None
+    verification_score: float | None = None
+    error: str | None = None
+
+
+class SessionAfter(SessionJson, total=False):
+    """A session after a change that may have completed it, with the consolidation that followed."""
+
+    consolidation: ConsolidationBrief
+
+
+class StepOut(StepJson, total=False):
+    """What one step did (wander.md: step_number, from_locus, to_locus, residue, resonances_detected, and more)."""
+
+    consolidation: ConsolidationBrief
+
+
+# -- wandering -------------------------------------------------------------------------
+
+
+def beyond_one_request(what: str, count: int) -> ValueError:
+    """Why a request for ``count`` steps or dreams is refused, and how to run them instead."""
+    return ValueError(
+        f'{count} {what} are more than the {PER_REQUEST} one request runs; send "background": true to run them as a job'
+    )
+
+
+Background = Field(False, description="Run as a job: answer 202 at once with the job, Location says where.")
+
+
+class WanderRequest(Body):
+    """Take up to ``n_steps`` steps: at most :data:`PER_REQUEST` in the request itself, any number as a job."""
+
+    n_steps: int = Field(10, ge=1, description=f"At most {PER_REQUEST} unless background.")
+    background: bool = Background
+
+    @model_validator(mode="after")
+    def bounded(self) -> WanderRequest:
+        """A request that would hold its connection for many steps is refused, naming the way to run them."""
+        if not self.background and self.n_steps > PER_REQUEST:
+            raise beyond_one_request("steps", self.n_steps)
+        return self
+
+
+class WanderOut(RunJson, total=False):
+    """How far the walk got (wander.md: steps_completed, crystals_formed, stopped_reason), and the consolidation
+    that followed when it completed the session.
+    """
+
+    consolidation: ConsolidationBrief
+
+
+# -- interventions -----------------------------------------------------------------------
+
+
+class InjectRequest(Body):
+    """A concept to add as a locus; with ``force_visit`` the next step goes there."""
+
+    concept: str = Concept
+    force_visit: bool = True
+
+
+class InjectOut(BaseModel):
+    """The locus the concept became (an existing one when the session knew the concept already)."""
+
+    locus: LocusJson
+    force_visit: bool
+
+
+class FenceRequest(Body):
+    """Widen the fence around a concept (include) or cut its surroundings out (exclude)."""
+
+    concept: str = Concept
+    action: FenceAction
+
+
+class CrystallizeOut(BaseModel):
+    """The crystal formed at the current locus, or why none was kept."""
+
+    crystal: CrystalJson | None
+    reason: str | None
+
+
+class ReviewRequest(Body):
+    """A person's verdict on a crystal; a decision stands unless ``force`` changes it."""
+
+    decision: Literal["approve", "reject", "archive"]
+    notes: str | None = Field(None, max_length=10_000, description="Why; kept as the crystal's validation notes.")
+    reviewer: str | None = Field(None, max_length=500, description="Who reviewed it.")
+    force: bool = False
+
+
+class SearchRequest(Body):
+    """Loci, crystals and resonances nearest in meaning to ``query``."""
+
+    query: str = Field(min_length=1, max_length=2_000)
+    types: list[Literal["locus", "crystal", "resonance"]] = Field(
+        ["locus", "crystal", "resonance"], min_length=1, description="What to search."
+    )
+    limit: int = Field(10, ge=1, le=1_000)
+
+
+# -- dreaming and consolidation ---------------------------------------------------------------
+
+
+class DreamRun(Dreaming):
+    """A dreaming run (the fields a mechanism does not use are ignored by it): at most :data:`PER_REQUEST` dreams
+    in the request itself, any number as a job.
+    """
+
+    background: bool = Background
+
+    @model_validator(mode="after")
+    def bounded(self) -> DreamRun:
+        """As for a walk: many dreams are a job, not one long request."""
+        if not self.background and self.dreams > PER_REQUEST:
+            raise beyond_one_request("dreams", self.dreams)
+        return self
+
+
+class ConsolidationRun(Consolidating):
+    """Consolidate the experiences of a source now; ``background`` runs it as a job."""
+
+    background: bool = Background
+
+
+class CycleOut(BaseModel):
+    """A night: each mechanism's report, then the totals."""
+
+    exploration: ExplorationReport
+    fusion: FusionReport
+    rem: RemReport
+    model_calls: int
+    failures: int
+    spent_cents: float
+    budget_exhausted: bool
+
+
+class ConsolidationReport(BaseModel):
+    """A consolidation run as stored (``explorer consolidate run --json``); ``status`` not_due or skipped: nothing
+    was stored, ``reason`` says why. The nested parts are as the CLI prints them.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    run_id: str | None
+    source: str
+    trigger: str
+    reason: str
+    status: str
+    experiences: int
+    patterns: list[dict[str, Any]]
+    ladder_levels: int
+    verification: dict[str, Any] | None
+    spent_cents: float
+    budget_exhausted: bool
+
+
+class PatternHit(BaseModel):
+    """A pattern that applies to the situation, and how well (similarity to its description)."""
+
+    id: str
+    name: str
+    description: str
+    score: float
+    conditions: list[str]
+    actions: list[str]
+    status: str | None
+
+
+class Abstraction(BaseModel):
+    """An abstraction above the patterns found, most general last."""
+
+    id: str
+    level: int
+    name: str
+    statement: str
+
+
+class KnowledgeOut(BaseModel):
+    """The newest run's patterns for a situation, and the abstractions above them."""
+
+    run_id: str
+    patterns: list[PatternHit]
+    abstractions: list[Abstraction]
+
+
+# -- jobs ------------------------------------------------------------------------------------
+
+
+class JobProgress(BaseModel):
+    """How far a job got: ``done`` of ``total`` items, and the one it is on."""
+
+    done: int
+    total: int
+    current: str
+
+
+class JobOut(BaseModel):
+    """A job: what was asked, how far it got, and how it ended (``result`` is the run's report)."""
+
+    job_id: str
+    kind: str
+    params: dict[str, Any]
+    status: Literal["queued", "running", "succeeded", "failed", "cancelled"]
+    progress: JobProgress
+    cancel_requested: bool
+    result: dict[str, Any] | None
+    error: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None

@@ -1,0 +1,3 @@
+"""The API's routers, one per area: sessions and control, memory, cross-session queries, interventions, runs
+and jobs.
+"""
