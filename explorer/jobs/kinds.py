@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from explorer.consolidation import service as consolidation
 from explorer.dreaming import service as dreaming
 from explorer.dreaming.exploration import ExplorationConfig
-from explorer.errors import ExplorerError
 from explorer.projection import place_new, update_projection
 from explorer.providers.budget import Budget
 from explorer.reading.ingest import ingest_paths
@@ -93,11 +92,8 @@ class Ingest(Budgeted):
 
 def _wander_run(runtime: Runtime, p: WanderRun, progress: Progress) -> dict[str, Any]:
     result: dict[str, Any] = {**wander.run(runtime, p.session_id, p.steps, progress=progress).to_json()}
-    try:  # the walk stands whatever happens to the consolidation of a session it completed
-        report = consolidation.after_session(runtime, wander.get_session(runtime, p.session_id).status)
-    except ExplorerError as exc:
-        return {**result, "consolidation": {"status": "failed", "error": str(exc)}}
-    return result if report is None else {**result, "consolidation": report.brief()}
+    brief = consolidation.after_session_brief(runtime, wander.get_session(runtime, p.session_id).status)
+    return result if brief is None else {**result, "consolidation": brief}
 
 
 def _ingest(runtime: Runtime, p: Ingest, progress: Progress) -> dict[str, Any]:
