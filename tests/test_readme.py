@@ -163,6 +163,11 @@ def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
     out["consolidate schedule"] = run("consolidate", "schedule", "--source", "imported", "--checks", "1")
     out["consolidate run"] = run("consolidate", "run", "--source", "imported")
     out["consolidate query"] = run("consolidate", "query", "a cell with a single candidate left")
+    queued = run("dream", "fuse", "--background")  # a worker process starts; it takes seconds to claim a job
+    out["jobs cancel"] = run("jobs", "cancel", queued["job_id"])
+    dreaming = run("dream", "rem", "--dreams", "1", "--seed", "1", "--background")
+    out["jobs show"] = run("jobs", "show", dreaming["job_id"], "--wait")
+    out["jobs list"] = run("jobs", "list")
     shutil.rmtree(tmp_path / "archive")
     return out
 
