@@ -1,0 +1,41 @@
+"""``explorer serve``: the REST API (:mod:`explorer.api`) on this machine, or, with a token, on the network."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from explorer.cli.common import DbOption
+from explorer.settings import load_settings
+
+
+def serve(
+    host: Annotated[
+        str, typer.Option(help="Address to listen on; any but a loopback one (127.0.0.1, ::1) needs --token.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65_535, help="Port to listen on.")] = 8765,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="EXPLORER_API_TOKEN",
+            help="Every request must then carry `Authorization: Bearer TOKEN` (default: EXPLORER_API_TOKEN).",
+            show_default=False,
+        ),
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Serve the REST API under /api/v1/ (its OpenAPI document at /openapi.json, browsable at /docs)."""
+    import uvicorn  # here, not at the top: FastAPI and uvicorn would add half a second to every other command
+
+    from explorer.api import create_app
+    from explorer.api.auth import needs_token
+
+    if needs_token(host) and not token:
+        raise typer.BadParameter(
+            f"serving on {host}, beyond this machine, needs a token (--token or EXPLORER_API_TOKEN)",
+            param_hint="--token",
+        )
+    app = create_app(load_settings().with_db(db), token=token or None)
+    typer.echo(f"serving the API on http://{host}:{port}/api/v1/ (documents at /docs)", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
