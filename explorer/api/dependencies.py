@@ -9,7 +9,6 @@ from fastapi.responses import JSONResponse
 
 from explorer import jobs
 from explorer.consolidation import service as consolidation
-from explorer.errors import ExplorerError
 from explorer.runtime import Runtime
 
 
@@ -43,11 +42,8 @@ def run_or_submit(runtime: Runtime, kind: str, params: dict[str, Any], backgroun
 
 def consolidated(runtime: Runtime, status: str) -> dict[str, Any]:
     """The session-complete trigger, after a request that may have completed a session: ``{"consolidation": …}``
-    when it ran, nothing for a session still open. The walk stands whatever happens to the consolidation, so its
-    failure is reported in the answer, not as the request's.
+    when it ran (its failure reported there, not as the request's: the walk stands), nothing for a session still
+    open.
     """
-    try:
-        report = consolidation.after_session(runtime, status)
-    except ExplorerError as exc:
-        return {"consolidation": {"status": "failed", "error": str(exc)}}
-    return {} if report is None else {"consolidation": report.brief()}
+    brief = consolidation.after_session_brief(runtime, status)
+    return {} if brief is None else {"consolidation": brief}
