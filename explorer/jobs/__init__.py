@@ -82,8 +82,8 @@ def run(
 
 def get(runtime: Runtime, job_id: str) -> Job:
     """The job as it stands now."""
-    fail_orphans(runtime)
     with runtime.db.connect() as con:
+        fail_orphans(runtime)
         job = store.get_job(con, job_id)
     if job is None:
         raise JobNotFound(job_id)
@@ -102,8 +102,8 @@ def list_jobs(runtime: Runtime, status: str | None = None, limit: int = 50, offs
         raise InvalidRequest(f"no job status {status!r}; say active, or one of {', '.join(JobStatus)}")
     if limit < 0 or offset < 0:
         raise InvalidRequest("limit and offset must not be negative")
-    fail_orphans(runtime)
     with runtime.db.connect() as con:
+        fail_orphans(runtime)
         return store.list_jobs(con, statuses, limit, offset)
 
 

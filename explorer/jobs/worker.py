@@ -34,6 +34,7 @@ from explorer.errors import ExplorerError
 from explorer.jobs.kinds import KINDS
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
+from explorer.store import DatabaseBusy
 from explorer.store import jobs as store
 
 PROGRESS_EVERY_S = 0.5  # progress (and the cancel flag) is written and read at most this often
@@ -77,16 +78,16 @@ def fail_orphans(runtime: Runtime) -> int:
     """End every running job whose worker is gone (killed, crashed, the machine restarted) as failed, saying so;
     how many. Called whenever jobs are read, so no job stays "running" for a dead worker.
     """
-    with runtime.db.transaction() as con:
-        running = store.running_workers(con)
+    with runtime.db.connect() as con:  # a read; the write only when a worker has died (nests in a caller's)
         orphans = {
             job_id: f"the worker process ({worker.split(':')[1] if worker.count(':') == 2 else 'unknown'}) "
             "ended without finishing the job (killed or crashed)"
-            for job_id, worker in running
+            for job_id, worker in store.running_workers(con)
             if not is_alive(worker)
         }
         if orphans:
-            store.fail_orphans(con, orphans)
+            with runtime.db.transaction() as tx:
+                store.fail_orphans(tx, orphans)
     return len(orphans)
 
 
@@ -199,8 +200,11 @@ def work(runtime: Runtime, idle_exit_s: float | None = None, max_jobs: int | Non
         fail_orphans(runtime)
         idle_since = time.monotonic()
         while max_jobs is None or carried < max_jobs:
-            with runtime.db.transaction() as con:
-                job = store.claim_next(con, me, tuple(KINDS))
+            try:
+                with runtime.db.transaction() as con:
+                    job = store.claim_next(con, me, tuple(KINDS))
+            except DatabaseBusy:  # another process held the file all this while: the queue waits, so do we
+                continue
             if job is None:
                 if stop.is_set() or (idle_exit_s is not None and time.monotonic() - idle_since >= idle_exit_s):
                     break
