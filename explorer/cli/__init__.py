@@ -20,7 +20,7 @@ import typer
 from typer._click.exceptions import BadParameter, ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from explorer.cli import consolidate, corpus, demo, dream, export, jobs, projection, serve, wander
+from explorer.cli import consolidate, corpus, demo, dream, export, jobs, mcp, projection, serve, wander
 from explorer.errors import ExplorerError, Remedy
 
 DEBUG_ENV = "EXPLORER_DEBUG"
@@ -66,6 +66,7 @@ app.command()(demo.demo)
 app.command()(export.export)
 app.command(name="map")(projection.map_)
 app.command()(serve.serve)
+app.command()(mcp.mcp)
 app.add_typer(dream.app, name="dream")
 app.add_typer(wander.app, name="wander")
 app.add_typer(consolidate.app, name="consolidate")
