@@ -20,6 +20,13 @@ touched rewritten). A unit of work that another follows at once (a walk's next
 step) may leave the log for whoever opens the file next to replay; it is folded
 in once it passes ``WAL_LIMIT``, when a unit of work that does not defer ends,
 or on :meth:`Database.checkpoint`, so the file alone is complete again.
+
+Why commit hooks: the engine tells subscribers of events once they are stored
+for good. A write notes what it stored (:func:`note`); the notes of a
+transaction that commits are handed to :data:`commit_hooks` once the unit of
+work has released the file (a listener never holds it), those of one that
+rolls back are dropped. The store only keeps the list; who listens is the
+engine's business (:mod:`explorer.events`).
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -94,6 +101,22 @@ class _Host:
 
 _host = _Host()
 os.register_at_fork(after_in_child=_host.reset)
+
+CommitHook = Callable[[Path, list[Any]], None]
+# Called with (database file, what its committed writes noted, in order) when a unit of work releases the file;
+# a hook must not raise (a write that stood cannot be undone by a listener's trouble).
+commit_hooks: list[CommitHook] = []
+_units: dict[int, Database] = {}  # id of an open unit of work's connection → its database, for note()
+
+
+def note(con: Connection, item: object) -> None:
+    """Hand ``item`` to the commit hooks once what ``con`` just wrote is committed and the file released;
+    never, if the transaction it was written in rolls back. A connection of no unit of work (a plain
+    ``duckdb.connect``) has nobody to tell.
+    """
+    database = _units.get(id(con))
+    if database is not None:
+        database._note(item)
 
 
 def _migrations() -> list[tuple[int, str, str]]:
@@ -216,8 +239,10 @@ class Database:
             why = f"{exc.filename} is a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror
             raise StoreError(f"cannot open database {self.path}: {why or exc}") from exc
         alias = self._attach()
+        self._local.committed = []
         try:
             con = _host.instance().cursor()
+            _units[id(con)] = self
             try:
                 con.execute(f'USE "{alias}"')
                 self._local.con = con
@@ -226,9 +251,23 @@ class Database:
                 yield con
             finally:
                 self._local.con = None
+                del _units[id(con)]
                 con.close()
         finally:
             self._detach(checkpoint)
+            self._announce()
+
+    def _note(self, item: object) -> None:
+        """Keep ``item`` with the open transaction (dropped if it rolls back), or as committed outside one."""
+        in_tx = getattr(self._local, "in_tx", False)
+        (self._local.pending if in_tx else self._local.committed).append(item)
+
+    def _announce(self) -> None:
+        """Tell the commit hooks what the unit of work that just released the file committed."""
+        committed, self._local.committed = self._local.committed, []
+        if committed:
+            for hook in list(commit_hooks):
+                hook(self.path, committed)
 
     def checkpoint(self) -> None:
         """Fold any write-ahead log left by units of work that deferred it into the file, so the file alone
@@ -251,7 +290,7 @@ class Database:
                 yield con
                 return
             con.execute("BEGIN TRANSACTION")
-            self._local.in_tx = True
+            self._local.in_tx, self._local.pending = True, []
             try:
                 yield con
             except BaseException:
@@ -259,8 +298,9 @@ class Database:
                 raise
             else:
                 con.execute("COMMIT")
+                self._local.committed += self._local.pending
             finally:
-                self._local.in_tx = False
+                self._local.in_tx, self._local.pending = False, []
 
     # -- schema ------------------------------------------------------------
 

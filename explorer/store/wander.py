@@ -594,18 +594,6 @@ def node_summaries(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, A
     }
 
 
-# -- events ------------------------------------------------------------------------
-
-
-def emit_events(con: Connection, session_id: str, items: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    """A step's events in one statement, in order (the event log of :mod:`explorer.store.events`)."""
-    if items:
-        con.execute(
-            f"INSERT INTO events (subject, session_id, payload) VALUES {', '.join('(?, ?, ?)' for _ in items)}",
-            [v for subject, payload in items for v in (subject, session_id, json.dumps(payload, default=str))],
-        )
-
-
 # -- search ------------------------------------------------------------------------
 
 

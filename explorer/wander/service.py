@@ -542,7 +542,7 @@ def _write_plan(con: Connection, plan: StepPlan) -> None:
         store.insert_crystal(con, plan.crystal)
     store.insert_warm_memory(con, plan.warm)
     store.update_session(con, session_id, **plan.session_updates)
-    store.emit_events(con, session_id, plan.events)
+    events.emit_many(con, plan.events, session_id)
 
 
 def _recheck(con: Connection, read: Session) -> None:
@@ -583,7 +583,9 @@ def _commit(runtime: Runtime, plan: StepPlan, read: Session) -> None:
 
 
 def _read_step(runtime: Runtime, session_id: str, tuning: WanderTuning) -> tuple[StepInputs, SessionMemory]:
-    """Everything a step starts from, read in one short connection."""
+    """Everything a step starts from, read in one short connection, which also logs ``wander.step.started``:
+    the step begins here, before any model is asked, and a follower sees it while the step thinks.
+    """
     with runtime.db.connect() as con:
         session = _require_session(con, session_id)
         require_active(session)
@@ -596,7 +598,18 @@ def _read_step(runtime: Runtime, session_id: str, tuning: WanderTuning) -> tuple
                 "now completed; raise max steps to go on"
             )
         memory = _session_memory(runtime, con, session, tuning)
-        return _read_inputs(runtime, con, session, memory, tuning), memory
+        inputs = _read_inputs(runtime, con, session, memory, tuning)
+        events.emit(
+            con,
+            "wander.step.started",
+            {
+                "step_number": session.step_count + 1,
+                "from_locus_id": inputs.here.id,
+                "from_concept": shorten(inputs.here.concept, 20),
+            },
+            session.id,
+        )
+        return inputs, memory
 
 
 def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:

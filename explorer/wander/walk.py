@@ -2,7 +2,8 @@
 
 :func:`take_step` runs the ten stages over what the caller read from the store
 (:class:`StepInputs`) and returns every row to write and every event to emit
-(:class:`StepPlan`); the caller writes them in one transaction. Model calls go
+(:class:`StepPlan`); the caller writes them in one transaction (and has logged
+``wander.step.started`` before it asked, the moment the step began). Model calls go
 through a :class:`~explorer.wander.guards.Spending`, reads the step needs on
 demand (node texts, a resonance's evidence) through callbacks. A failing
 strategy or a broken model answer is recorded in ``failures`` and the step goes
@@ -267,12 +268,7 @@ def take_step(
     """
     session, here = inputs.session, inputs.here
     number = session.step_count + 1
-    events: list[tuple[str, dict[str, Any]]] = [
-        (
-            "wander.step.started",
-            {"step_number": number, "from_locus_id": here.id, "from_concept": shorten(here.concept, 20)},
-        )
-    ]
+    events: list[tuple[str, dict[str, Any]]] = []
     path_vectors = (
         np.vstack([_vector(locus) for locus in inputs.path])
         if inputs.path
