@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 
 from explorer import jobs
 from explorer.consolidation import service as consolidation
+from explorer.records.jobs import JobJson
 from explorer.runtime import Runtime
 
 
@@ -19,6 +20,10 @@ def runtime_of(request: Request) -> Runtime:
 
 
 RuntimeDep = Annotated[Runtime, Depends(runtime_of)]
+# The other answer of an operation that may run as a job, for its OpenAPI document.
+QUEUED: dict[int | str, dict[str, Any]] = {
+    202: {"model": JobJson, "description": "Queued as a job (background); Location says where to follow it."}
+}
 
 
 def job_accepted(job: jobs.Job) -> JSONResponse:

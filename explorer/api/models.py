@@ -287,30 +287,3 @@ class KnowledgeOut(BaseModel):
     run_id: str
     patterns: list[PatternHit]
     abstractions: list[Abstraction]
-
-
-# -- jobs ------------------------------------------------------------------------------------
-
-
-class JobProgress(BaseModel):
-    """How far a job got: ``done`` of ``total`` items, and the one it is on."""
-
-    done: int
-    total: int
-    current: str
-
-
-class JobOut(BaseModel):
-    """A job: what was asked, how far it got, and how it ended (``result`` is the run's report)."""
-
-    job_id: str
-    kind: str
-    params: dict[str, Any]
-    status: Literal["queued", "running", "succeeded", "failed", "cancelled"]
-    progress: JobProgress
-    cancel_requested: bool
-    result: dict[str, Any] | None
-    error: str | None
-    created_at: str
-    started_at: str | None
-    finished_at: str | None

@@ -8,13 +8,14 @@ from fastapi import APIRouter, Query
 
 from explorer import jobs
 from explorer.api.dependencies import RuntimeDep
-from explorer.api.models import PAGE_MAX, JobOut
+from explorer.api.models import PAGE_MAX
+from explorer.records.jobs import JobJson
 
 router = APIRouter(prefix="/jobs", tags=["jobs"])
 JobFilter = Literal["active", "queued", "running", "succeeded", "failed", "cancelled"]
 
 
-@router.get("", response_model=list[JobOut])
+@router.get("", response_model=list[JobJson])
 def list_jobs(
     runtime: RuntimeDep,
     status: Annotated[JobFilter | None, Query(description="One status, or active: queued and running.")] = None,
@@ -25,19 +26,19 @@ def list_jobs(
     return [job.to_json() for job in jobs.list_jobs(runtime, status=status, limit=limit, offset=offset)]
 
 
-@router.get("/{job_id}", response_model=JobOut)
+@router.get("/{job_id}", response_model=JobJson)
 def get_job(job_id: str, runtime: RuntimeDep) -> Any:
     """A job as it stands: status, progress (done of total, the current item), and its result or error."""
     return jobs.get(runtime, job_id).to_json()
 
 
-@router.delete("/{job_id}", response_model=JobOut)
+@router.delete("/{job_id}", response_model=JobJson)
 def delete_job(job_id: str, runtime: RuntimeDep) -> Any:
     """Cancel a job (as ``POST /jobs/{id}/cancel``): the job is kept, cancelled, for anyone to read."""
     return jobs.cancel(runtime, job_id).to_json()
 
 
-@router.post("/{job_id}/cancel", response_model=JobOut)
+@router.post("/{job_id}/cancel", response_model=JobJson)
 def cancel_job(job_id: str, runtime: RuntimeDep) -> Any:
     """Cancel a job: a queued one at once, a running one between two of its items (what it finished stands);
     409 when it has already ended.

@@ -6,18 +6,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from explorer.api.dependencies import RuntimeDep, run_or_submit
-from explorer.api.models import ConsolidationReport, ConsolidationRun, CycleOut, DreamRun, JobOut, KnowledgeOut
+from explorer.api.dependencies import QUEUED, RuntimeDep, run_or_submit
+from explorer.api.models import ConsolidationReport, ConsolidationRun, CycleOut, DreamRun, KnowledgeOut
 from explorer.consolidation import service as consolidation
 from explorer.dreaming.service import ExplorationReport, FusionReport, RemReport
+from explorer.runtime import Runtime
 
 router = APIRouter(tags=["dreaming and consolidation"])
-QUEUED: dict[int | str, dict[str, Any]] = {
-    202: {"model": JobOut, "description": "Queued as a job (background); Location says where to follow it."}
-}
 
 
-def _dream(runtime: RuntimeDep, kind: str, body: DreamRun | None) -> Any:
+def _dream(runtime: Runtime, kind: str, body: DreamRun | None) -> Any:
     body = body or DreamRun.model_validate({})
     return run_or_submit(runtime, kind, body.model_dump(exclude={"background"}, mode="json"), body.background)
 

@@ -7,11 +7,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
-from explorer.api.dependencies import RuntimeDep, consolidated, run_or_submit
+from explorer.api.dependencies import QUEUED, RuntimeDep, consolidated, run_or_submit
 from explorer.api.models import (
     PAGE_MAX,
     PER_REQUEST,
-    JobOut,
     PauseRequest,
     SessionAfter,
     SessionCreate,
@@ -86,7 +85,7 @@ def step(session_id: str, runtime: RuntimeDep) -> Any:
 @router.post(
     "/{session_id}/wander",
     response_model=WanderOut,
-    responses={202: {"model": JobOut, "description": "Queued as a job (background); Location says where."}},
+    responses=QUEUED,
     description="Take up to `n_steps` steps; the walk stops early at a checkpoint, a tripped circuit breaker or "
     f"its max steps, and says why. One request runs at most {PER_REQUEST} steps (more is a 422); "
     'with `"background": true` any number run as a job: 202 with the job, and `Location: /api/v1/jobs/{id}`.',

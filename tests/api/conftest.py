@@ -1,0 +1,152 @@
+"""A real ``explorer serve`` process on a free 127.0.0.1 port, over a copy of the small corpus, and HTTP clients.
+
+One server serves a whole test module (each test makes its own sessions), since starting one costs seconds;
+tests of the server's start (auth, refusals) start their own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+import pytest
+
+START_WAIT_S = 60.0  # a bound on waiting for the server to listen, not a measure of anything
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Server:
+    """A started ``explorer serve`` process and where it listens."""
+
+    process: subprocess.Popen[bytes]
+    url: str
+    log: Path
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=f"{self.url}/api/v1", headers=headers, timeout=120)
+
+    def stop(self) -> None:
+        """End the server and what it started (a job worker), by their ids."""
+        with contextlib.suppress(psutil.NoSuchProcess):
+            parent = psutil.Process(self.process.pid)
+            family = [parent, *parent.children(recursive=True)]
+            for process in family:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    process.terminate()
+            for process in psutil.wait_procs(family, timeout=15)[1]:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    process.kill()
+        self.process.wait()
+
+
+def run_serve(db: Path, *args: str, env: dict[str, str] | None = None, log: Path) -> subprocess.Popen[bytes]:
+    """``explorer serve`` on ``db`` (given as EXPLORER_DB, as a user would set it), its output into ``log``."""
+    environ = {**os.environ, "EXPLORER_DB": str(db)}
+    environ.pop("EXPLORER_API_TOKEN", None)  # only the tests that mean to give one do
+    environ.update(env or {})
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "explorer", "serve", *args], env=environ, stdout=out, stderr=subprocess.STDOUT
+        )
+
+
+def wait_listening(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    """Until the server answers (any status: with a token it says 401), or fail with what it printed."""
+    deadline = time.monotonic() + START_WAIT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"explorer serve exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            httpx.get(f"{url}/openapi.json", timeout=2)
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.terminate()
+    pytest.fail(f"explorer serve did not listen within {START_WAIT_S} s:\n{log.read_text()}")
+
+
+StartServer = Callable[..., Server]
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[StartServer]:
+    """``start_server(db, *args, env=None)`` → a listening server on a free port (stopped after the test)."""
+    started: list[Server] = []
+
+    def start(db: Path, *args: str, env: dict[str, str] | None = None) -> Server:
+        port = free_port()
+        log = tmp_path / f"serve-{port}.log"
+        process = run_serve(db, "--port", str(port), *args, env=env, log=log)
+        server = Server(process, f"http://127.0.0.1:{port}", log)
+        started.append(server)
+        wait_listening(process, server.url, log)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def module_corpus(corpus_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the small corpus (``corpus_template``, as ``corpus_copy`` copies it) for one module's server."""
+    target = tmp_path_factory.mktemp("api") / "corpus.duckdb"
+    shutil.copy(corpus_template, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def server(module_corpus: Path) -> Iterator[Server]:
+    """One server, without a token on 127.0.0.1, over the module's copy of the corpus."""
+    port = free_port()
+    log = module_corpus.with_name("serve.log")
+    process = run_serve(module_corpus, "--port", str(port), log=log)
+    started = Server(process, f"http://127.0.0.1:{port}", log)
+    try:
+        wait_listening(process, started.url, log)
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture
+def api(server: Server) -> Iterator[httpx.Client]:
+    """An HTTP client on the module's server, at /api/v1."""
+    with server.client() as client:
+        yield client
+
+
+SEED = {"seed_concept": "unicode strings and text", "random_seed": 1, "human_checkpoint_frequency": 0}
+
+
+def error_of(response: httpx.Response, status: int) -> dict[str, Any]:
+    """The error body of a response that must have this status, in the API's one shape."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}, body
+    assert body["error"]["message"], body
+    return body["error"]
+
+
+def new_session(api: httpx.Client, **fields: Any) -> dict[str, Any]:
+    response = api.post("/wander/sessions", json={**SEED, **fields})
+    assert response.status_code == 201, response.text
+    return response.json()
