@@ -425,7 +425,11 @@ def _bound(tool: Callable[..., Any], runtime: Runtime) -> Callable[..., Any]:
 
 def build_server(runtime: Runtime) -> MCPServer:
     """The server with every tool bound to ``runtime`` (the database and models it was opened with)."""
-    server = MCPServer("dream-explorer", version=version("dream-explorer"), instructions=INSTRUCTIONS)
+    # Warnings and errors only on stderr: at the SDK's INFO every library's chatter (each model call) would fill
+    # the agent's log of this server.
+    server = MCPServer(
+        "dream-explorer", version=version("dream-explorer"), instructions=INSTRUCTIONS, log_level="WARNING"
+    )
     for tool, hints in TOOLS:
         server.add_tool(_bound(tool, runtime), description=inspect.cleandoc(tool.__doc__ or ""), annotations=hints)
     return server

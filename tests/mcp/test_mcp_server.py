@@ -249,3 +249,43 @@ def test_a_database_that_cannot_be_opened_fails_before_serving(tmp_path: Path) -
     done = CliRunner().invoke(explorer.cli.app, ["mcp", "--db", str(broken)])
     assert done.exit_code == 1 and done.stdout == ""
     assert done.stderr.startswith(f"error: cannot open database {broken}") and done.stderr.count("\n") == 1
+
+
+def test_only_the_protocol_reaches_stdout_while_a_model_answers(corpus_copy: Path, model_server: Any) -> None:
+    """Read line by line, as an agent reads it: every line on stdout is a JSON-RPC message, through a step whose
+    model calls go through litellm to a real HTTP server (the SDK's client would only log a stray line).
+    """
+    model_server()
+    server = subprocess.Popen(
+        [str(EXPLORER), "mcp", "--db", str(corpus_copy)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+    lines: list[str] = []
+
+    def ask(number: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
+        server.stdin.flush()
+        while True:
+            lines.append(server.stdout.readline())
+            message = json.loads(lines[-1])
+            if message.get("id") == number:
+                return message["result"]
+
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
+    assert ask(1, "initialize", hello)["serverInfo"]["name"] == "dream-explorer"
+    server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    created = ask(
+        2, "tools/call", {"name": "wander_create_session", "arguments": {"name": "x", "seed_concept": "text"}}
+    )
+    session_id = created["structuredContent"]["id"]
+    step = ask(3, "tools/call", {"name": "wander_step", "arguments": {"session_id": session_id}})["structuredContent"]
+    assert "test-model" in (step["residue"]["model_used"] or "")
+    server.stdin.close()
+    lines += server.stdout.read().splitlines()
+    assert server.wait(timeout=30) == 0
+    assert all(json.loads(line)["jsonrpc"] == "2.0" for line in lines if line.strip())
+    assert "Traceback" not in server.stderr.read()
