@@ -87,7 +87,7 @@ class StepOutcome(StepJson):
     consolidation: NotRequired[dict[str, Any]]
 
 
-class WanderRun(RunJson):
+class WanderRunReport(RunJson):
     """A run of steps, and the consolidation it set off when it completed the session."""
 
     consolidation: NotRequired[dict[str, Any]]
@@ -96,7 +96,7 @@ class WanderRun(RunJson):
 class WanderRunOutcome(TypedDict):
     """A run done now (``result``) or queued (``job``); the other is null."""
 
-    result: WanderRun | None
+    result: WanderRunReport | None
     job: JobJson | None
 
 
@@ -200,7 +200,7 @@ def wander_run(
         return {"result": None, "job": jobs.submit(runtime, "wander.run", params).to_json()}
     _require_at_most(n_steps, MAX_STEPS_PER_CALL, "n_steps")
     result = jobs.run(runtime, "wander.run", params, _progress(ctx))
-    return {"result": cast(WanderRun, result), "job": None}  # the kind's report: a RunJson and its consolidation
+    return {"result": cast(WanderRunReport, result), "job": None}  # the kind's report: a RunJson and its consolidation
 
 
 def wander_get_insights(
