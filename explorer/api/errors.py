@@ -113,7 +113,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         message = "no such endpoint; /docs lists them" if exc.status_code == 404 else str(exc.detail)
         return error_response(exc.status_code, code, message, dict(exc.headers or {}))
 

@@ -1,0 +1,48 @@
+"""A property-based run of the API's own OpenAPI document (schemathesis) against a live server: whatever the
+document admits (positive data), and bodies and parameters it refuses (negative data), are answered without a
+server error.
+
+Runs that call models for long (dreaming, consolidation) are left to test_runs.py: a generated body may ask for
+thousands of dreams as a background job, and a worker would spend the run on them.
+"""
+
+from __future__ import annotations
+
+import re
+
+import schemathesis
+from hypothesis import HealthCheck, Phase, given, settings
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+
+from .conftest import Server
+
+EXAMPLES = 12  # per operation and mode: enough to reach the parameters' edges, the document in about a minute
+LEFT_OUT = re.compile(r"^/api/v1/(dreams|consolidation/runs)")
+
+
+def test_no_request_is_a_server_error(server: Server) -> None:
+    schema = schemathesis.openapi.from_url(f"{server.url}/openapi.json")
+    operations = [result.ok() for result in schema.get_all_operations()]
+    tried = [op for op in operations if not LEFT_OUT.match(op.path)]
+    assert len(tried) >= 25, [op.label for op in operations]
+    failures: dict[str, str] = {}
+    for operation in tried:
+        for mode in GenerationMode:
+
+            @given(case=operation.as_strategy(generation_mode=mode))
+            @settings(
+                max_examples=EXAMPLES,
+                deadline=None,
+                phases=[Phase.explicit, Phase.generate],
+                suppress_health_check=list(HealthCheck),
+                database=None,
+            )
+            def answers(case: schemathesis.Case) -> None:
+                case.call_and_validate(checks=[not_a_server_error])
+
+            try:
+                answers()
+            except Exception as exc:  # every operation is tried; the failures are reported together
+                failures[f"{operation.label} ({mode.value})"] = str(exc)[:2000]
+    assert not failures, "\n\n".join(f"{label}:\n{why}" for label, why in failures.items())
