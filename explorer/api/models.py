@@ -8,7 +8,7 @@ fields, so a misspelt field is a 422, not a silently ignored wish.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -19,7 +19,7 @@ from explorer.records.wander import CrystalJson, FenceAction, LocusJson, RunJson
 PER_REQUEST = 20  # the most steps (or dreams) one request runs itself; more must run as a job ("background": true)
 PAGE_MAX = 1_000_000  # the most a page may ask for (more than any database here holds, within DuckDB's LIMIT)
 CLEARABLE = {"attractor", "allowed_domains", "forbidden_domains"}  # what a session may be without
-Concept = Field(min_length=1, max_length=2_000, description="A concept, in words.")
+Concept = Annotated[str, Field(min_length=1, max_length=2_000, description="A concept, in words.")]
 
 
 class Body(BaseModel):
@@ -50,7 +50,7 @@ class ErrorBody(BaseModel):
 class SessionCreate(Body):
     """A new session (wander.md's body); numbers left out take the engine's defaults and its limits apply."""
 
-    seed_concept: str = Concept
+    seed_concept: Concept
     name: str | None = Field(None, max_length=500)
     attractor: str | None = Field(None, max_length=2_000, description="A concept that pulls the walk towards it.")
     allowed_domains: list[str] | None = Field(None, description="Domains to stay in.")
@@ -129,14 +129,14 @@ def beyond_one_request(what: str, count: int) -> ValueError:
     )
 
 
-Background = Field(False, description="Run as a job: answer 202 at once with the job, Location says where.")
+Background = Annotated[bool, Field(description="Run as a job: answer 202 at once with the job, Location says where.")]
 
 
 class WanderRequest(Body):
     """Take up to ``n_steps`` steps: at most :data:`PER_REQUEST` in the request itself, any number as a job."""
 
     n_steps: int = Field(10, ge=1, description=f"At most {PER_REQUEST} unless background.")
-    background: bool = Background
+    background: Background = False
 
     @model_validator(mode="after")
     def bounded(self) -> WanderRequest:
@@ -160,7 +160,7 @@ class WanderOut(RunJson, total=False):
 class InjectRequest(Body):
     """A concept to add as a locus; with ``force_visit`` the next step goes there."""
 
-    concept: str = Concept
+    concept: Concept
     force_visit: bool = True
 
 
@@ -174,7 +174,7 @@ class InjectOut(BaseModel):
 class FenceRequest(Body):
     """Widen the fence around a concept (include) or cut its surroundings out (exclude)."""
 
-    concept: str = Concept
+    concept: Concept
     action: FenceAction
 
 
@@ -212,7 +212,7 @@ class DreamRun(Dreaming):
     in the request itself, any number as a job.
     """
 
-    background: bool = Background
+    background: Background = False
 
     @model_validator(mode="after")
     def bounded(self) -> DreamRun:
@@ -225,7 +225,7 @@ class DreamRun(Dreaming):
 class ConsolidationRun(Consolidating):
     """Consolidate the experiences of a source now; ``background`` runs it as a job."""
 
-    background: bool = Background
+    background: Background = False
 
 
 class CycleOut(BaseModel):

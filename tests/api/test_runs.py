@@ -66,16 +66,16 @@ def test_knowledge_is_refused_before_a_consolidation_and_answered_after(
 
 def test_a_long_walk_runs_as_a_job_followed_at_its_location(api: httpx.Client) -> None:
     session_id = new_session(api)["id"]
-    response = api.post(f"/wander/sessions/{session_id}/wander", json={"n_steps": 25, "background": True})
+    response = api.post(f"/wander/sessions/{session_id}/wander", json={"n_steps": 21, "background": True})
     assert response.status_code == 202, response.text
     job = response.json()
     assert response.headers["location"] == f"/api/v1/jobs/{job['job_id']}"
-    assert job["kind"] == "wander.run" and job["params"] == {"session_id": session_id, "steps": 25}
+    assert job["kind"] == "wander.run" and job["params"] == {"session_id": session_id, "steps": 21}
     assert job["status"] in ("queued", "running")
     ended = wait_ended(api, response.headers["location"])
     assert ended["status"] == "succeeded", ended
-    assert ended["result"]["steps_completed"] == 25 and ended["progress"]["done"] == 25
-    assert api.get(f"/wander/sessions/{session_id}").json()["step_count"] == 25
+    assert ended["result"]["steps_completed"] == 21 and ended["progress"]["done"] == 21
+    assert api.get(f"/wander/sessions/{session_id}").json()["step_count"] == 21
     assert job["job_id"] in [j["job_id"] for j in api.get("/jobs", params={"status": "succeeded"}).json()]
     error_of(api.delete(f"/jobs/{job['job_id']}"), 409)  # it has ended: nothing to cancel
     error_of(api.post(f"/jobs/{job['job_id']}/cancel"), 409)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
@@ -24,13 +23,12 @@ from explorer.wander import service
 from explorer.wander.config import SessionConfig
 
 router = APIRouter(prefix="/wander/sessions", tags=["sessions"])
-SESSION_FIELDS = {f.name for f in fields(SessionConfig)}
 
 
 @router.post("", status_code=201, response_model=SessionJson)
 def create_session(body: SessionCreate, runtime: RuntimeDep, response: Response) -> Any:
     """Start a session at a seed concept; it stands at its seed locus, active."""
-    given = {k: v for k, v in body.model_dump(exclude_none=True).items() if k in SESSION_FIELDS}
+    given = body.model_dump(exclude_none=True)  # the fields of a SessionConfig; those left out take its defaults
     for name in ("allowed_domains", "forbidden_domains"):
         if name in given:
             given[name] = tuple(given[name])
