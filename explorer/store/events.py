@@ -71,10 +71,14 @@ def list_events(
     *,
     session_id: str | None = None,
     subject_prefix: str | None = None,
+    subjects: Sequence[str] | None = None,
     after_seq: int = 0,
     limit: int = 1000,
+    newest: bool = False,
 ) -> list[Event]:
-    """The logged events in order, narrowed to a session or a subject family; ``after_seq`` pages on."""
+    """The logged events in order, narrowed to a session, a subject family or some subjects; ``after_seq`` pages
+    on, ``newest`` keeps the last ``limit`` of them instead of the first (still oldest first).
+    """
     clauses: list[str] = ["seq > ?"]
     params: list[object] = [after_seq]
     if session_id is not None:
@@ -83,8 +87,11 @@ def list_events(
     if subject_prefix:
         clauses.append("starts_with(subject, ?)")
         params.append(subject_prefix)
+    if subjects is not None:
+        clauses.append("list_contains(?::VARCHAR[], subject)")
+        params.append(list(subjects))
     rows = con.execute(
-        f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
+        f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq {'DESC' if newest else ''} LIMIT ?",
         [*params, limit],
     ).fetchall()
-    return [_event(row) for row in rows]
+    return [_event(row) for row in (reversed(rows) if newest else rows)]

@@ -93,15 +93,17 @@ def check_resonances(
         promoted = new.session_id not in (None, session_id)
         if promoted:
             new = replace(new, session_id=None)
-        if confirmable(new, now, tuning):
+        confirmed = confirmable(new, now, tuning)
+        if confirmed:
             new = replace(new, status="confirmed")
-            out.events.append(("wander.resonance.confirmed", _payload(new, now, residue_id=residue.id)))
-        out.events.append(
+        out.events.append(  # reinforced first, then (by that reinforcement) graduated
             (
                 "wander.resonance.strengthened",
                 _payload(new, now, residue_id=residue.id, similarity=round(float(sims[i]), 4), promoted=promoted),
             )
         )
+        if confirmed:
+            out.events.append(("wander.resonance.confirmed", _payload(new, now, residue_id=residue.id)))
         out.updated.append(new)
         out.touched.append(new)
     if not out.touched:

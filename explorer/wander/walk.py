@@ -260,6 +260,11 @@ def _backtrack(
     )
 
 
+def _of_step(number: int, items: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """Events of a stage that knows nothing of steps, naming the step they happened in, as every step event does."""
+    return [(subject, {"step_number": number, **payload}) for subject, payload in items]
+
+
 def take_step(
     inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuning: WanderTuning, now: datetime
 ) -> StepPlan:
@@ -437,7 +442,7 @@ def take_step(
 
     # 6: resonances
     outcome = check_resonances(residue, inputs.resonances, session.id, now, tuning)
-    events += outcome.events
+    events += _of_step(number, outcome.events)
 
     # 7: crystallize
     formed = None
@@ -457,7 +462,7 @@ def take_step(
                 min_relatedness=selection.strong_bridge_line(inputs.corpus, tuning),
             )
             formed = attempt.crystal
-            events += attempt.events
+            events += _of_step(number, attempt.events)
             if formed is None and not attempt.reason.startswith(crystals.DECLINED):
                 s.failures.append(attempt.reason)
 

@@ -274,7 +274,7 @@ def test_resonance_detected_strengthened_confirmed_and_decayed(runtime) -> None:
         subjects += [e[0] for e in out.events]
         reach = out.updated
     (confirmed,) = reach
-    assert subjects == ["wander.resonance.strengthened", "wander.resonance.confirmed", "wander.resonance.strengthened"]
+    assert subjects == ["wander.resonance.strengthened", "wander.resonance.strengthened", "wander.resonance.confirmed"]
     assert (
         confirmed.status == "confirmed"
         and confirmed.occurrences == 3
