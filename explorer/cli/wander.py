@@ -10,19 +10,15 @@ import typer
 
 from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
 from explorer.cli.consolidate import summary
+from explorer.cli.jobs import BackgroundOption, submit
 from explorer.consolidation import service as consolidation
 from explorer.errors import ExplorerError
 from explorer.records.wander import (
     Crystal,
     CrystalStatus,
     FenceAction,
-    Locus,
-    Residue,
-    Resonance,
     Session,
     SessionStatus,
-    StepResult,
-    Trace,
 )
 from explorer.runtime import Runtime
 from explorer.text import shorten
@@ -43,149 +39,10 @@ SessionArg = Annotated[str, typer.Argument(help="Session id (see `explorer wande
 # -- JSON shapes ------------------------------------------------------------------
 
 
-def session_json(s: Session) -> dict[str, Any]:
-    """A session as every ``--json`` command prints it: its configuration, budget, counters and status."""
-    return {
-        "id": s.id,
-        "name": s.name,
-        "status": s.status,
-        "status_reason": s.status_reason,
-        "pause_kind": s.pause_kind,
-        "seed_concept": s.seed_concept,
-        "attractor": s.attractor,
-        "allowed_domains": s.allowed_domains,
-        "forbidden_domains": s.forbidden_domains,
-        "fence": [{"concept": a.concept, "action": a.action} for a in s.fence],
-        "max_drift_distance": s.max_drift_distance,
-        "max_steps": s.max_steps,
-        "step_count": s.step_count,
-        "cloud_budget_cents": s.cloud_budget_cents,
-        "cloud_spent_cents": s.cloud_spent_cents,
-        "local_calls": s.local_calls,
-        "cloud_calls": s.cloud_calls,
-        "offline_calls": s.offline_calls,
-        "temperature": s.temperature,
-        "human_checkpoint_frequency": s.human_checkpoint_frequency,
-        "random_seed": s.random_seed,
-        "current_locus_id": s.current_locus_id,
-        "created_at": s.created_at,
-        "last_step_at": s.last_step_at,
-        "completed_at": s.completed_at,
-    }
-
-
-def locus_json(locus: Locus) -> dict[str, Any]:
-    """A locus as the CLI prints it (without its vector: 384 floats say nothing to a reader)."""
-    return {
-        "id": locus.id,
-        "concept": locus.concept,
-        "source_type": locus.source_type,
-        "strategy": locus.strategy,
-        "node_id": locus.node_id,
-        "domains": locus.domains,
-        "visit_count": locus.visit_count,
-        "interestingness": locus.interestingness,
-        "novelty_score": locus.novelty_score,
-        "actionability": locus.actionability,
-        "uncertainty": locus.uncertainty,
-    }
-
-
-def trace_json(t: Trace) -> dict[str, Any]:
-    """One step of the path as the CLI prints it, with why it went where it went."""
-    return {
-        "step_number": t.step_number,
-        "from_locus_id": t.from_locus_id,
-        "to_locus_id": t.to_locus_id,
-        "strategy": t.strategy,
-        "adjacencies_considered": t.adjacencies_considered,
-        "selection_scores": t.selection_scores,
-        "selection_reason": t.selection_reason,
-        "model_used": t.model_used,
-        "tokens_used": t.tokens_used,
-        "cost_cents": t.cost_cents,
-        "drift": t.drift,
-        "failures": t.failures,
-    }
-
-
-def residue_json(r: Residue) -> dict[str, Any]:
-    """A residue as the CLI prints it: the five reflections, its themes and ratings."""
-    return {
-        "id": r.id,
-        "trace_id": r.trace_id,
-        "to_locus_id": r.to_locus_id,
-        "connection": r.connection,
-        "tension": r.tension,
-        "bridge": r.bridge,
-        "surprise": r.surprise,
-        "possibility": r.possibility,
-        "themes": r.themes,
-        "interestingness": r.interestingness,
-        "actionability": r.actionability,
-        "model_used": r.model_used,
-    }
-
-
-def resonance_json(r: Resonance) -> dict[str, Any]:
-    """A resonance as the CLI prints it, with its strength decayed to now beside the stored one."""
-    return {
-        "id": r.id,
-        "session_id": r.session_id,
-        "themes": r.themes,
-        "status": r.status,
-        "occurrences": r.occurrences,
-        "strength": round(r.current_strength(), 4),
-        "stored_strength": r.strength,
-        "last_reinforced_at": r.last_reinforced_at,
-        "supporting_residue_ids": r.supporting_residue_ids,
-    }
-
-
 def connects(c: Crystal) -> str:
     """What a crystal connects, as one line ("" for a crystal formed before crystals named it)."""
     ends = [f"{e.get('name')} ({e.get('domain') or 'no domain'})" for e in c.connects]
     return f"connects {' and '.join(ends)}" if ends else ""
-
-
-def crystal_json(c: Crystal) -> dict[str, Any]:
-    """A crystal as the CLI prints it, with its review state and who reviewed it."""
-    return {
-        "id": c.id,
-        "session_id": c.session_id,
-        "insight": c.insight,
-        "confidence": c.confidence,
-        "actionability": c.actionability,
-        "domains": c.domains,
-        "status": c.status,
-        "source_resonance_id": c.source_resonance_id,
-        "source_locus_id": c.source_locus_id,
-        "supporting_evidence": c.supporting_evidence,
-        "connects": c.connects,
-        "validated_by": c.validated_by,
-        "validation_notes": c.validation_notes,
-        "review_state": c.review_state.value,
-        "human_approved": c.human_approved,
-        "human_approved_at": c.human_approved_at,
-        "human_approved_by": c.human_approved_by,
-        "created_at": c.created_at,
-    }
-
-
-def step_json(r: StepResult) -> dict[str, Any]:
-    """What one step did, as ``explorer wander step --json`` prints it."""
-    return {
-        "step_number": r.step_number,
-        "from_locus": locus_json(r.from_locus) if r.from_locus else None,
-        "to_locus": locus_json(r.to_locus),
-        "trace": trace_json(r.trace),
-        "residue": residue_json(r.residue) if r.residue else None,
-        "resonances_detected": [resonance_json(x) for x in r.resonances],
-        "crystal": crystal_json(r.crystal) if r.crystal else None,
-        "failures": r.failures,
-        "status": r.status,
-        "status_reason": r.status_reason,
-    }
 
 
 def _say_session(s: Session) -> None:
@@ -259,7 +116,7 @@ def list_(
     """List sessions, newest first."""
     sessions = service.list_sessions(runtime_for(db), status=status, limit=limit, offset=offset)
     if as_json:
-        print_json([session_json(s) for s in sessions])
+        print_json([s.to_json() for s in sessions])
         return
     for s in sessions:
         _say_session(s)
@@ -274,12 +131,12 @@ def show(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
     if as_json:
         print_json(
             {
-                "session": session_json(view.session),
-                "loci": [locus_json(locus) for locus in view.loci],
-                "trace": [trace_json(t) for t in view.trace],
-                "residues": [residue_json(r) for r in view.residues],
-                "resonances": [resonance_json(r) for r in view.resonances],
-                "crystals": [crystal_json(c) for c in view.crystals],
+                "session": view.session.to_json(),
+                "loci": [locus.to_json() for locus in view.loci],
+                "trace": [t.to_json() for t in view.trace],
+                "residues": [r.to_json() for r in view.residues],
+                "resonances": [r.to_json() for r in view.resonances],
+                "crystals": [c.to_json() for c in view.crystals],
                 "warm_memory": [{"cluster_type": w.cluster_type, "content": w.content} for w in view.warm_memory],
             }
         )
@@ -312,7 +169,7 @@ def _status_command(
     """Move a session to another status (``change`` is the service function) and print where it stands."""
     session = change(runtime_for(db), session_id, **kwargs)
     if as_json:
-        print_json(session_json(session))
+        print_json(session.to_json())
     else:
         _say_session(session)
 
@@ -346,7 +203,7 @@ def stop(
     session = (service.abandon if abandon else service.stop)(runtime, session_id)
     consolidated = consolidate_completed(runtime, session.status, as_json)
     if as_json:
-        print_json({**session_json(session), **consolidated})
+        print_json({**session.to_json(), **consolidated})
     else:
         _say_session(session)
 
@@ -366,19 +223,9 @@ def consolidate_completed(runtime: Runtime, status: str, as_json: bool) -> dict[
         return {"consolidation": {"status": "failed", "error": str(exc)}}
     if report is None:
         return {}
-    data = report.to_json()
     if not as_json:
-        typer.echo(f"session completed, consolidated: {summary(data)[0]}")
-    check = data.get("verification") or {}
-    return {
-        "consolidation": {
-            "run_id": data.get("run_id"),
-            "status": data["status"],
-            "patterns": len(data.get("patterns", [])),
-            "ladder_levels": data.get("ladder_levels", 0),
-            "verification_score": check.get("score"),
-        }
-    }
+        typer.echo(f"session completed, consolidated: {summary(report.to_json())[0]}")
+    return {"consolidation": report.brief()}
 
 
 @app.command()
@@ -389,7 +236,7 @@ def step(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
     runtime.flush()
     consolidated = consolidate_completed(runtime, result.status, as_json)
     if as_json:
-        print_json({**step_json(result), **consolidated})
+        print_json({**result.to_json(), **consolidated})
         return
     typer.echo(f"step {result.step_number} ({result.trace.strategy}): {shorten(result.to_locus.concept, 20)}")
     if result.residue:
@@ -407,11 +254,15 @@ def step(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
 def run(
     session_id: SessionArg,
     steps: Annotated[int, typer.Option("--steps", help="How many steps to take.")] = 10,
+    background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Take up to N steps; stops early at a checkpoint, a tripped circuit breaker or max steps."""
     runtime = runtime_for(db)
+    if background:
+        submit(runtime, "wander.run", {"session_id": session_id, "steps": steps}, as_json)
+        return
     with progress_callback("wandering", "step", enabled=not as_json) as progress:
         result = service.run(runtime, session_id, steps, progress=progress)
     if not as_json:
@@ -456,7 +307,7 @@ def fence(
         raise InvalidRequest("say exactly one of --include, --exclude (or --action include|exclude)")
     session = service.fence(runtime_for(db), session_id, concept, chosen[0])
     if as_json:
-        print_json(session_json(session))
+        print_json(session.to_json())
     else:
         typer.echo(f"fence of {session.id}: " + "; ".join(f"{a.action} {a.concept!r}" for a in session.fence))
 
@@ -466,7 +317,7 @@ def crystallize(session_id: SessionArg, db: DbOption = None, as_json: JsonOption
     """Force a crystallization attempt at the current locus."""
     attempt = service.crystallize(runtime_for(db), session_id)
     if as_json:
-        print_json({"crystal": crystal_json(attempt.crystal) if attempt.crystal else None, "reason": attempt.reason})
+        print_json({"crystal": attempt.crystal.to_json() if attempt.crystal else None, "reason": attempt.reason})
     elif attempt.crystal:
         typer.echo(f"crystal {attempt.crystal.id}: {attempt.crystal.insight}")
     else:
@@ -491,7 +342,7 @@ def review(
         raise InvalidRequest("say exactly one of --approve, --reject, --archive")
     crystal = service.review_crystal(runtime_for(db), crystal_id, decisions[0], notes=notes, reviewer=by, force=force)
     if as_json:
-        print_json(crystal_json(crystal))
+        print_json(crystal.to_json())
     else:
         typer.echo(f"crystal {crystal.id}: {crystal.review_state}")
 
@@ -509,7 +360,7 @@ def crystals(
     """Crystals across sessions."""
     found = service.list_crystals(runtime_for(db), status=status, min_confidence=min_confidence, session_id=session)
     if as_json:
-        print_json([crystal_json(c) for c in found])
+        print_json([c.to_json() for c in found])
         return
     for c in found:
         typer.echo(f"{c.id} ({c.confidence:.2f}, {c.review_state}): {shorten(c.insight, 30)}")
@@ -528,9 +379,9 @@ def evidence(
     if as_json:
         print_json(
             {
-                "crystal": crystal_json(found.crystal),
-                "residues": [residue_json(r) for r in found.residues],
-                "loci": [locus_json(locus) for locus in found.loci],
+                "crystal": found.crystal.to_json(),
+                "residues": [r.to_json() for r in found.residues],
+                "loci": [locus.to_json() for locus in found.loci],
                 "nodes": [{"id": n.id, "type": n.type, "domain": n.domain, "text": n.text} for n in found.nodes],
                 "chunks": [
                     {"id": n.id, "document_id": n.document_id, "chunk_index": n.chunk_index, "text": n.text}
