@@ -53,7 +53,8 @@ def open_runtime(
     """Open the database, embedder and gateway the settings name, with the caches and call log wired in.
 
     ``embedder`` replaces the configured one (tests and benchmarks pass a fast one); ``completion_kwargs``
-    are handed to litellm on every model call (tests use them for canned responses).
+    are handed to litellm on every model call (tests use them for canned responses). With ``nats_url`` set,
+    every event stored through this runtime is also published to that NATS server.
     """
     try:
         check_answer_caps(settings.answer_caps)
@@ -84,7 +85,12 @@ def open_runtime(
         log=calls.append,
         completion_kwargs=completion_kwargs,
     )
-    return Runtime(settings, db, cached, gateway, calls, vectors)
+    runtime = Runtime(settings, db, cached, gateway, calls, vectors)
+    if settings.nats_url:
+        from explorer.nats_publisher import publish_events  # nats-py is imported only by those who publish
+
+        publish_events(runtime, settings.nats_url)
+    return runtime
 
 
 class WriteBuffer(Generic[T]):

@@ -32,7 +32,8 @@ class Settings:
     ``cloud_budget_cents`` is the default budget of every run that calls priced models
     (a wander session, an ingest, a night of dreaming); ``prices`` gives dollars per
     million (input, output) tokens for models litellm has no price for; ``concurrency``
-    is how many independent model calls are in flight at once.
+    is how many independent model calls are in flight at once. ``nats_url`` (``NATS_URL``) names a NATS server
+    every stored event is also published to, under its own subject (unset: events are only stored).
     """
 
     db_path: Path = field(default_factory=lambda: Path(user_data_dir("dream-explorer")) / "explorer.duckdb")
@@ -48,6 +49,7 @@ class Settings:
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
     answer_caps: dict[str, int] = field(default_factory=dict)  # characters by prompt kind, over the defaults
     seed: int = 0
+    nats_url: str | None = None
 
     @property
     def offline(self) -> bool:
@@ -73,6 +75,7 @@ _ENV = {
     "EXPLORER_PRICES": ("prices", dict),
     "EXPLORER_ANSWER_CAPS": ("answer_caps", dict),
     "EXPLORER_SEED": ("seed", int),
+    "NATS_URL": ("nats_url", str),  # the name NATS tools read, so one variable serves them and Dream Explorer
 }
 _LIMITS = {"concurrency": (1, 64), "retries": (0, 10), "timeout_s": (0.1, 3600.0), "cloud_budget_cents": (0, 10**7)}
 
@@ -146,6 +149,8 @@ def load_settings(environ: dict[str, str] | None = None, config_file: Path | Non
     for var, (attr, kind) in _ENV.items():
         if var in env:
             values[attr] = _coerce(var, kind, env[var])
-    values = {k: v for k, v in values.items() if v is not None or k in ("local_model", "cloud_model", "api_base")}
+    values = {
+        k: v for k, v in values.items() if v is not None or k in ("local_model", "cloud_model", "api_base", "nats_url")
+    }
     _check_limits(values)
     return replace(Settings(), **values)
