@@ -23,7 +23,7 @@ from explorer.records import Document, Node
 from explorer.records.consolidation import Experience, LadderItem, Pattern
 from explorer.records.wander import ReviewState, SessionView, utcnow
 from explorer.runtime import Runtime
-from explorer.store import calls, corpus, stats
+from explorer.store import calls, corpus, events, stats
 from explorer.store import consolidation as knowledge
 from explorer.store import projection as points_store
 from explorer.wander import service as wander
@@ -166,6 +166,70 @@ def strength_history(runtime: Runtime, session_id: str) -> list[StrengthPoint]:
             ]
             pending = []
     return out
+
+
+FEED_SUBJECTS = (
+    "wander.session.created",
+    "wander.step.started",
+    "wander.step.completed",
+    "wander.crystal.formed",
+    "wander.circuit.tripped",
+    "wander.budget.low",
+    "wander.session.paused",
+    "wander.session.resumed",
+    "wander.session.completed",
+)
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    """One line of a session's live feed: what happened, in the app's words (``headline``), and the text it is
+    about (``text``: a concept, an insight, a reason; a model's or a document's words, shown as plain text).
+    """
+
+    seq: int
+    at: datetime
+    kind: str  # step, thinking, crystal, warning or session
+    headline: str
+    text: str | None = None
+
+
+def _feed_entry(event: events.Event) -> FeedEntry:
+    p, kind = event.payload, event.subject.removeprefix("wander.")
+    step = p.get("step_number")
+    if kind == "step.started":
+        return FeedEntry(event.seq, event.created_at, "thinking", f"Step {step}: thinking…", p.get("from_concept"))
+    if kind == "step.completed":
+        crystal = " · a crystal formed" if p.get("crystal_id") else ""
+        failures = f" · {len(p['failures'])} failure(s)" if p.get("failures") else ""
+        headline = f"Step {step} · {str(p.get('strategy', '')).replace('_', ' ')}{crystal}{failures}"
+        return FeedEntry(event.seq, event.created_at, "step", headline, p.get("to_concept"))
+    if kind == "crystal.formed":
+        where = f" at step {step}" if step else " (asked for)"  # a forced crystallization happens between steps
+        headline = f"Crystal formed{where} · confidence {float(p.get('confidence', 0)):.2f}"
+        return FeedEntry(event.seq, event.created_at, "crystal", headline, p.get("insight"))
+    if kind == "budget.low":
+        spent = f"{float(p.get('spent_cents', 0)):.2f} of {p.get('budget_cents')} ¢"
+        state = "spent" if p.get("exhausted") else "running low"
+        return FeedEntry(event.seq, event.created_at, "warning", f"Cloud budget {state}: {spent}")
+    if kind == "circuit.tripped":
+        return FeedEntry(event.seq, event.created_at, "warning", f"Circuit breaker at step {step}", p.get("reason"))
+    what = kind.removeprefix("session.")
+    return FeedEntry(
+        event.seq, event.created_at, "session", f"Session {what}", p.get("reason") or p.get("seed_concept")
+    )
+
+
+def session_feed(runtime: Runtime, session_id: str, limit: int = 40) -> list[FeedEntry]:
+    """A session's latest steps, crystals, warnings and status changes, newest first, read from its event log:
+    what a page polls to show a walk as it happens, whichever process walks it. The step under way (the newest
+    event is its start) shows as thinking; other starts are told by their steps' ends.
+    """
+    with runtime.db.connect() as con:
+        latest = events.list_events(con, session_id=session_id, subjects=FEED_SUBJECTS, newest=True, limit=limit)
+    happened = [e for e in latest if e.subject != "wander.step.started"]
+    under_way = latest[-1:] if latest and latest[-1].subject == "wander.step.started" else []
+    return [_feed_entry(e) for e in reversed([*happened, *under_way])]
 
 
 @dataclass

@@ -17,7 +17,7 @@ from explorer.records.wander import ReviewState
 from explorer.views import corpus_overview, map_data
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
-from pages import common, untrusted
+from pages import common, event_feed, untrusted
 
 DEFAULTS = {f.name: f.default for f in fields(SessionConfig)}
 HELP = {
@@ -275,6 +275,7 @@ if walked is not None:
         st.info(said, icon=":material/hub:")
 if WALK not in st.session_state:  # else the job's live view draws the session as it grows
     draw(wander.session_view(rt, session.id), counts_box, map_box)
+event_feed.show(rt, session)
 
 with st.expander("Steer the walk", icon=":material/tune:", key="steer"):
     s1, s2, s3 = st.columns(3)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 import time
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -23,6 +25,9 @@ from explorer.runtime import Runtime, open_runtime
 from explorer.settings import Settings
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+import harness  # noqa: E402  (the real app and Chromium, shared with the end-to-end tests)
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
 CHECKPOINT = 3
@@ -166,3 +171,18 @@ def after_jobs(app_runtime: Runtime) -> Callable[[AppTest], AppTest]:
         return at.run()
 
     return wait
+
+
+@dataclass(frozen=True)
+class Browser:
+    """The real app (``streamlit run``) on the test's database, and a Chromium page on it."""
+
+    url: str
+    page: Any
+
+
+@pytest.fixture
+def browser(app_db: Path, tmp_path: Path) -> Iterator[Browser]:
+    """The app served on the test's database, for what only a browser shows (a fragment that polls, live)."""
+    with harness.streamlit_server(app_db, log=tmp_path / "streamlit.log") as url, harness.chromium() as page:
+        yield Browser(url, page)

@@ -1,10 +1,16 @@
 """The Sessions page: the creation form, stepping and running with progress, the checkpoint banner,
-pause / resume / stop / delete.
+pause / resume / stop / delete, and (in a real browser) the live event feed.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from dataclasses import fields
+
+import harness
+from playwright.sync_api import expect
 
 from explorer import jobs, projection
 from explorer.wander import service as wander
@@ -124,3 +130,39 @@ def test_pause_stop_and_delete(open_app, app_runtime) -> None:
     # the crystals stay, without a session; the deleted loci left the map
     assert {c.id for c in wander.list_crystals(app_runtime)} == {c.id for c in crystals}
     assert all(k != "locus" for k, _ in projection.load_points(app_runtime))
+
+
+def test_steps_and_crystals_of_another_process_appear_in_the_live_feed_without_a_reload(
+    browser, app_db, app_runtime
+) -> None:
+    (session,) = wander.list_sessions(app_runtime)
+    wander.resume(app_runtime, session.id)  # it waits at a checkpoint; the other process walks it on
+    page = browser.page
+    harness.open_page(page, browser.url, "sessions")
+    feed = page.locator(".st-key-event_feed")
+    expect(feed).to_contain_text(f"Step {session.step_count} ·")
+    expect(feed).to_contain_text("Session resumed")
+    page.evaluate("window.sameDocument = true")  # gone if the page reloads
+
+    def explorer(*args: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-m", "explorer", "wander", *args, session.id, "--db", str(app_db), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    explorer("step")
+    step = wander.session_events(app_runtime, session.id)[-1]
+    assert step.subject == "wander.step.completed"
+    expect(feed).to_contain_text(f"Step {step.payload['step_number']} ·", timeout=60_000)
+    expect(feed).to_contain_text(step.payload["to_concept"])  # the concept as plain text
+
+    explorer("crystallize")
+    formed = [e for e in wander.session_events(app_runtime, session.id) if e.subject == "wander.crystal.formed"]
+    assert formed[-1].payload.get("forced"), "the other process's crystallization formed no crystal"
+    expect(feed).to_contain_text("Crystal formed (asked for)", timeout=60_000)
+    expect(feed).to_contain_text(formed[-1].payload["insight"])
+    assert page.evaluate("window.sameDocument") is True
