@@ -15,11 +15,18 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from explorer.dreaming.service import ExplorationReport, FusionReport, RemReport
 from explorer.jobs.kinds import Consolidating, Dreaming
 from explorer.records.wander import CrystalJson, FenceAction, LocusJson, RunJson, SessionJson, SessionStatus, StepJson
+from explorer.wander.config import SESSION_LIMITS
+from explorer.wander.service import SEARCH_TYPES, SearchKind
 
 PER_REQUEST = 20  # the most steps (or dreams) one request runs itself; more must run as a job ("background": true)
 PAGE_MAX = 1_000_000  # the most a page may ask for (more than any database here holds, within DuckDB's LIMIT)
 CLEARABLE = {"attractor", "allowed_domains", "forbidden_domains"}  # what a session may be without
 Concept = Annotated[str, Field(min_length=1, max_length=2_000, description="A concept, in words.")]
+
+
+def _rule(name: str) -> str:
+    """What the engine accepts for a session's number, in its own words (the engine checks it, not the schema)."""
+    return SESSION_LIMITS[name][1]
 
 
 class Body(BaseModel):
@@ -55,12 +62,22 @@ class SessionCreate(Body):
     attractor: str | None = Field(None, max_length=2_000, description="A concept that pulls the walk towards it.")
     allowed_domains: list[str] | None = Field(None, description="Domains to stay in.")
     forbidden_domains: list[str] | None = Field(None, description="Domains to avoid.")
-    max_steps: int | None = Field(None, description="The walk ends after this many steps (1 to 1000000).")
-    cloud_budget_cents: int | None = Field(None, description="Cloud budget (default: the server's settings).")
-    temperature: float | None = Field(None, description="Softmax temperature of the next locus's choice (0-10].")
-    max_drift_distance: float | None = Field(None, description="Cosine distance from the seed it may reach (0-2].")
-    human_checkpoint_frequency: int | None = Field(None, description="Pause for review every N steps (0: never).")
-    random_seed: int | None = Field(None, description="The same seed replays the same walk (0 to 2^32-1).")
+    max_steps: int | None = Field(None, description=f"The walk ends after this many steps: {_rule('max_steps')}.")
+    cloud_budget_cents: int | None = Field(
+        None, description=f"Cloud budget, {_rule('cloud_budget_cents')} (default: the server's settings)."
+    )
+    temperature: float | None = Field(
+        None, description=f"Softmax temperature of the next locus's choice: {_rule('temperature')}."
+    )
+    max_drift_distance: float | None = Field(
+        None, description=f"How far from the seed the walk may drift: {_rule('max_drift_distance')}."
+    )
+    human_checkpoint_frequency: int | None = Field(
+        None, description=f"Pause for review every N steps: {_rule('human_checkpoint_frequency')}."
+    )
+    random_seed: int | None = Field(
+        None, description=f"The same seed replays the same walk: {_rule('random_seed')} (default: a fresh one)."
+    )
 
 
 class SessionUpdate(Body):
@@ -198,9 +215,7 @@ class SearchRequest(Body):
     """Loci, crystals and resonances nearest in meaning to ``query``."""
 
     query: str = Field(min_length=1, max_length=2_000)
-    types: list[Literal["locus", "crystal", "resonance"]] = Field(
-        ["locus", "crystal", "resonance"], min_length=1, description="What to search."
-    )
+    types: list[SearchKind] = Field(list(SEARCH_TYPES), min_length=1, description="What to search.")
     limit: int = Field(10, ge=1, le=1_000)
 
 
