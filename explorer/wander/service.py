@@ -3,7 +3,7 @@
 Every function takes the :class:`~explorer.runtime.Runtime` first. Whatever
 calls a model follows the engine's one pattern, read → think → write (as
 :mod:`explorer.dreaming.service` does): ``_read_*`` gathers its inputs in one
-short connection; the pure step (:func:`~explorer.wander.walk.take_step`) runs
+short connection, which also logs ``wander.step.started``; the pure step (:func:`~explorer.wander.walk.take_step`) runs
 with no connection held, its callbacks reading node texts from memory and a
 crystal's evidence, when one may form, in a connection of their own between
 model calls; ``_commit`` writes every row and event of the step in one
@@ -1009,7 +1009,7 @@ def crystal_evidence(runtime: Runtime, crystal_id: str) -> CrystalEvidence:
 
 
 def session_events(runtime: Runtime, session_id: str, after_seq: int = 0, limit: int = 1000) -> list[events.Event]:
-    """The session's persisted events (what NATS subjects were in wander.md), oldest first."""
+    """The session's persisted events (wander.md's NATS subjects), oldest first."""
     with runtime.db.connect() as con:
         _require_session(con, session_id)
         return events.list_events(
