@@ -16,6 +16,7 @@ import json
 import logging
 import threading
 from collections import deque
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nats.aio.client import Client
@@ -118,6 +119,8 @@ class NatsPublisher:
                     await self._send(client)
                 await self._wake.wait()
                 self._wake.clear()
+            if self._outage:  # the server is away: what is queued stays in the store, exit does not wait
+                return
             if self._queue and not connecting.done():  # at exit before the first connection: give it a moment
                 await asyncio.wait({connecting}, timeout=CLOSE_WAIT_S)
             if connected():
@@ -143,16 +146,22 @@ class NatsPublisher:
 
 
 _publishers: dict[str, NatsPublisher] = {}
+_publishing: dict[tuple[str, str], events.Subscription] = {}  # (server, database file) → its subscription
 _lock = threading.Lock()
 
 
 def publish_events(runtime: Runtime, url: str) -> events.Subscription:
-    """Publish every event this process stores in the runtime's database to the NATS server at ``url`` (one
-    connection per server, closed at exit after a short flush).
+    """Publish every event this process stores in the runtime's database to the NATS server at ``url``: once,
+    however many runtimes the process opens on that file, over one connection per server, closed at exit after
+    a short flush.
     """
+    key = (url, str(Path(runtime.db.path).resolve()))
     with _lock:
-        publisher = _publishers.get(url)
-        if publisher is None:
-            publisher = _publishers[url] = NatsPublisher(url)
-            atexit.register(publisher.close)
-    return events.subscribe(runtime, publisher.publish)
+        subscription = _publishing.get(key)
+        if subscription is None:
+            publisher = _publishers.get(url)
+            if publisher is None:
+                publisher = _publishers[url] = NatsPublisher(url)
+                atexit.register(publisher.close)
+            subscription = _publishing[key] = events.subscribe(runtime, publisher.publish)
+        return subscription

@@ -36,10 +36,11 @@ def test_every_event_of_a_session_is_published_in_order(
     make_runtime, corpus_copy, nats_server: NatsServer, nats_listener: NatsListener
 ) -> None:
     rt = make_runtime(db=corpus_copy, nats_url=nats_server.url)
+    other = make_runtime(db=corpus_copy, nats_url=nats_server.url)  # two surfaces of one process: published once
     session = new_session(rt)
     service.run(rt, session.id, 3)
-    service.pause(rt, session.id)
-    service.resume(rt, session.id)
+    service.pause(other, session.id)
+    service.resume(other, session.id)
     service.run(rt, session.id, 1)
     service.stop(rt, session.id)
     log = stored(rt, session.id)
