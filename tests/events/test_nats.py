@@ -1,5 +1,6 @@
 """Publishing to a real ``nats-server`` on a loopback port: every stored event under its own subject, in order,
-with its payload; a server that goes away mid-walk costs the walk nothing, and one that comes back gets the rest.
+with its payload, from this process, a command that exits at once, or the background worker; a server that goes away
+mid-walk costs the walk nothing, and one that comes back gets the rest.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ import subprocess
 import sys
 from typing import Any
 
+import psutil
 import pytest
 
+from explorer import events, jobs
 from explorer.store import events as event_log
 from explorer.store.events import Event
 from explorer.wander import service
@@ -119,3 +122,32 @@ def test_the_walk_goes_on_when_the_server_goes_away_and_publishing_resumes_when_
     assert nats_listener.seqs() == sorted(published)  # in order, never twice
     assert all(published[e.seq] == as_published(e) for e in [*before, *last_steps])  # everything but the outage's
     assert any(r.getMessage().startswith("publishing events to NATS") for r in caplog.records)
+
+
+def test_a_walk_run_by_the_background_worker_is_followed_and_published(
+    corpus_runtime, nats_server: NatsServer, nats_listener: NatsListener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The product's own arrangement: a job's worker process walks (and publishes, NATS_URL in its environment),
+    and another process follows the walk in the store as it goes.
+    """
+    rt = corpus_runtime  # this process does not publish: only the worker's events reach the server
+    session = new_session(rt)
+    monkeypatch.setenv("NATS_URL", nats_server.url)  # the worker started on demand inherits it
+    job = jobs.submit(rt, "wander.run", {"session_id": session.id, "steps": 3})
+    try:
+        followed = []
+        for event in events.follow(rt, session_id=session.id, poll_s=0.1, idle_s=WAIT_S):
+            followed.append(event)
+            if event.subject == "wander.step.completed" and event.payload["step_number"] == 3:
+                break
+        eventually(lambda: jobs.get(rt, job.id).status.ended, "the job's end")
+        assert jobs.get(rt, job.id).status.value == "succeeded"
+    finally:
+        for process in psutil.process_iter(["cmdline"]):  # the worker would idle for a minute
+            if "worker" in (command := process.info["cmdline"] or []) and str(rt.db.path) in command:
+                process.terminate()
+    log = stored(rt, session.id)
+    assert followed == log
+    walked = log[1:]  # all but the creation, which this process stored
+    eventually(lambda: len(nats_listener.messages) >= len(walked), f"{len(walked)} messages")
+    assert nats_listener.messages == [as_published(e) for e in walked]
