@@ -80,10 +80,10 @@ def fail_orphans(runtime: Runtime) -> int:
     """
     with runtime.db.connect() as con:  # a read; the write only when a worker has died (nests in a caller's)
         orphans = {
-            job_id: f"the worker process ({worker.split(':')[1] if worker.count(':') == 2 else 'unknown'}) "
-            "ended without finishing the job (killed or crashed)"
-            for job_id, worker in store.running_workers(con)
-            if not is_alive(worker)
+            job.id: f"the worker process ({job.worker_pid or 'unknown'}) ended without finishing the job "
+            "(killed or crashed)"
+            for job in store.list_jobs(con, (JobStatus.RUNNING,), limit=10_000)
+            if not is_alive(job.worker or "")
         }
         if orphans:
             with runtime.db.transaction() as tx:

@@ -49,6 +49,12 @@ class Job:
     heartbeat_at: datetime | None
 
     @property
+    def worker_pid(self) -> int | None:
+        """The process id of the worker that claimed the job (None before one did)."""
+        parts = (self.worker or "").split(":")
+        return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+
+    @property
     def summary(self) -> str:
         """One line for lists and the app's job panel: the kind, its progress and what it is on now."""
         progress = f"{self.done}/{self.total}" if self.total else ""

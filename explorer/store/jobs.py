@@ -92,12 +92,6 @@ def finish(con: Connection, job_id: str, status: JobStatus, result: dict[str, An
     )
 
 
-def running_workers(con: Connection) -> list[tuple[str, str]]:
-    """(job id, worker) of every running job, for the liveness check."""
-    rows = con.execute("SELECT id, worker FROM jobs WHERE status = 'running'").fetchall()
-    return [(str(job_id), worker or "") for job_id, worker in rows]
-
-
 def fail_orphans(con: Connection, orphans: dict[str, str]) -> None:
     """End running jobs whose worker is gone, each with the reason given."""
     for job_id, reason in orphans.items():

@@ -20,6 +20,7 @@ import pytest
 from explorer import jobs
 from explorer.jobs import worker
 from explorer.records.jobs import Job, JobStatus
+from explorer.records.wander import Session
 from explorer.runtime import Runtime
 from explorer.wander import service
 from explorer.wander.errors import InvalidRequest, SessionStateError
@@ -135,13 +136,18 @@ def test_background_from_the_command_line_then_cancel_between_steps(corpus_runti
     assert [j["job_id"] for j in listed] == [queued["job_id"]] and listed[0]["status"] == "cancelled"
 
 
-def test_a_worker_killed_outright_leaves_its_job_failed(corpus_runtime: Runtime, model_server) -> None:
+def a_long_walk_under_way(runtime: Runtime, model_server) -> tuple[Session, Job, int]:
+    """A 40-step walk job that a worker process started on demand has begun (a step waits on a model)."""
     model_server(latency_s=0.3)
-    session = new_session(corpus_runtime)
-    job = jobs.submit(corpus_runtime, "wander.run", {"session_id": session.id, "steps": 40})
-    running = wait_for(corpus_runtime, job.id, lambda j: j.done >= 1)
-    assert running.worker is not None
-    pid = int(running.worker.split(":")[1])
+    session = new_session(runtime)
+    job = jobs.submit(runtime, "wander.run", {"session_id": session.id, "steps": 40})
+    running = wait_for(runtime, job.id, lambda j: j.done >= 1)
+    assert running.worker_pid is not None
+    return session, running, running.worker_pid
+
+
+def test_a_worker_killed_outright_leaves_its_job_failed(corpus_runtime: Runtime, model_server) -> None:
+    session, job, pid = a_long_walk_under_way(corpus_runtime, model_server)
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 10
     while worker.worker_running(corpus_runtime):  # the OS frees the worker's lock as the process goes
@@ -156,11 +162,7 @@ def test_a_worker_killed_outright_leaves_its_job_failed(corpus_runtime: Runtime,
 
 
 def test_a_stopped_worker_fails_its_job_saying_so(corpus_runtime: Runtime, model_server) -> None:
-    model_server(latency_s=0.3)
-    session = new_session(corpus_runtime)
-    job = jobs.submit(corpus_runtime, "wander.run", {"session_id": session.id, "steps": 40})
-    running = wait_for(corpus_runtime, job.id, lambda j: j.done >= 1)
-    assert running.worker is not None
-    os.kill(int(running.worker.split(":")[1]), signal.SIGTERM)
+    _, job, pid = a_long_walk_under_way(corpus_runtime, model_server)
+    os.kill(pid, signal.SIGTERM)
     ended = wait_for(corpus_runtime, job.id, lambda j: j.status.ended)
     assert ended.status is JobStatus.FAILED and ended.error is not None and "stopped (SIGTERM)" in ended.error
