@@ -31,6 +31,7 @@ from explorer.wander.naming import described
 from explorer.wander.space import NO_DOMAIN, CorpusSpace, LociSpace, cosines
 
 SAME_POINT = 0.98  # cosine above which an item is the current locus itself
+GROUNDING_POOL = 32  # nodes nearest an analogy looked through for one in another domain before a full search
 
 Ask = Callable[..., Answer]
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -283,13 +284,16 @@ def ground_analogies(s: Surroundings, proposals: Sequence[Analogy], vectors: np.
         return []
     found: list[Adjacency] = []
     taken: set[int] = set()
-    for analogy, vector in zip(proposals, vectors, strict=True):
-        sims = np.where(mask, cosines(s.corpus.index.matrix, vector), -np.inf)  # no copy of the masked rows
-        for row in _top(sims, 4):
-            row = int(row)
+    near_rows, near_sims = s.corpus.index.nearest(vectors, GROUNDING_POOL)
+    for analogy, vector, rows, sims in zip(proposals, vectors, near_rows, near_sims, strict=True):
+        ranked = [(int(r), float(v)) for r, v in zip(rows, sims, strict=True) if r >= 0 and mask[r]]
+        if len(ranked) <= len(taken):  # the nodes nearest it are all at home or taken: search the whole corpus
+            exact = np.where(mask, cosines(s.corpus.index.matrix, vector), -np.inf)
+            ranked = [(int(r), float(exact[r])) for r in _top(exact, len(taken) + 1)]
+        for row, similarity in ranked:
             if row in taken:
                 continue
-            if float(sims[row]) >= s.tuning.analogy_grounding:
+            if similarity >= s.tuning.analogy_grounding:
                 taken.add(row)
                 why = analogy.rationale or f"analogous to {analogy.concept}"
                 found.append(s.from_node(row, "analogy", "SERENDIPITOUS", why))

@@ -9,7 +9,15 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from explorer.prompts.wander import ANALOGY, DWELLING, DWELLING_PROMPT, parse_crystal, parse_dwelling, parse_validation
+from explorer.prompts.wander import (
+    ANALOGY,
+    DWELLING,
+    DWELLING_PROMPT,
+    Analogy,
+    parse_crystal,
+    parse_dwelling,
+    parse_validation,
+)
 from explorer.records import Relation, new_id
 from explorer.records.wander import (
     REVIEW_OUTCOMES,
@@ -218,6 +226,32 @@ def test_four_strategies_on_the_corpus(surroundings, corpus_runtime) -> None:
     merged = adjacency.merge(bridges, tensions, band, band, analogies)
     keys = [c.node_id or c.concept for c in merged]
     assert len(keys) == len(set(keys))
+
+
+def test_an_analogy_leads_to_the_nearest_node_elsewhere_however_few_near_ones_are_looked_at(
+    surroundings, corpus_runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = replace(surroundings, tuning=replace(TUNING, analogy_grounding=-1.0))  # every analogy grounds somewhere
+    concepts = ["a queue of people at a bakery", "tides and the moon", "a library catalogue", "reference counting"]
+    proposals = [Analogy(concept=c, domain=None, rationale="") for c in concepts]
+    vectors = corpus_runtime.embedder.embed(concepts)
+    elsewhere = s.other_domains & np.isfinite(s.node_sims)
+
+    def nearest_elsewhere(found: list[Adjacency]) -> None:
+        """Each analogy stands on a node of another domain, as near to it as any not taken by an earlier one."""
+        assert len(found) == len(concepts)
+        taken: set[int] = set()
+        for candidate, vector in zip(found, vectors, strict=True):
+            row = s.corpus.row(candidate.node_id)
+            assert row is not None and elsewhere[row] and row not in taken
+            sims = np.where(elsewhere, s.corpus.index.matrix @ vector, -np.inf)
+            sims[list(taken)] = -np.inf
+            assert sims[row] == pytest.approx(sims.max(), abs=1e-5)
+            taken.add(row)
+
+    nearest_elsewhere(adjacency.ground_analogies(s, proposals, vectors))
+    monkeypatch.setattr(adjacency, "GROUNDING_POOL", 1)  # the one nearest node is often at home: a full search
+    nearest_elsewhere(adjacency.ground_analogies(s, proposals, vectors))
 
 
 def test_composite_score_and_seeded_softmax(surroundings, runtime) -> None:
