@@ -151,7 +151,9 @@ def place_by_neighbours(
     anchor_vectors: np.ndarray, anchor_xy: np.ndarray, vectors: np.ndarray, k: int = 8, temperature: float = 0.05
 ) -> np.ndarray:
     """Points for ``vectors``: the softmax(cosine / temperature)-weighted mean of their
-    ``k`` most similar anchors' points. Deterministic; ties are broken by anchor order.
+    ``k`` most similar anchors' points. Deterministic for the same inputs; the same vector in another batch can
+    land a little elsewhere when its k-th and next anchors nearly tie (BLAS sums a batch's products in its own
+    order, so they can differ in the last bits).
     """
     if len(vectors) == 0:
         return np.zeros((0, 2))
