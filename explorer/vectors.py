@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import faiss
 import numpy as np
+
+if TYPE_CHECKING:
+    import faiss
 
 ANN_MIN_ROWS = 20_000  # below this, an exact pass costs about a millisecond: no index pays for itself
 ANN_PROBES = 32  # cells searched per query, of about sqrt(rows): ~10% of the vectors at 100k
@@ -101,6 +104,8 @@ class VectorIndex:
 
     def _inverted_file(self) -> faiss.IndexIVFFlat:
         if self._ann is None:
+            import faiss  # 50 ms on every start of every command, and only a corpus above ANN_MIN_ROWS needs it
+
             cells = int(math.sqrt(len(self._ids)))
             quantizer = faiss.IndexFlatIP(self.dim)
             ann = faiss.IndexIVFFlat(quantizer, self.dim, cells, faiss.METRIC_INNER_PRODUCT)

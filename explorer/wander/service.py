@@ -3,8 +3,9 @@
 Every function takes the :class:`~explorer.runtime.Runtime` first. Whatever
 calls a model follows the engine's one pattern, read → think → write (as
 :mod:`explorer.dreaming.service` does): ``_read_*`` gathers its inputs in one
-short connection, which also logs ``wander.step.started``; the pure step (:func:`~explorer.wander.walk.take_step`) runs
-with no connection held, its callbacks reading node texts from memory and a
+short connection, which also logs ``wander.step.started``; the pure step
+(:func:`~explorer.wander.walk.take_step`) runs with no connection held, its
+callbacks reading node texts from memory and a
 crystal's evidence, when one may form, in a connection of their own between
 model calls; ``_commit`` writes every row and event of the step in one
 transaction that first re-checks what the step depended on (the session still
