@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -22,13 +21,9 @@ import httpx
 import psutil
 import pytest
 
+from explorer.testing.ports import free_port
+
 START_WAIT_S = 60.0  # a bound on waiting for the server to listen, not a measure of anything
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass

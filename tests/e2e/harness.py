@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -18,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from explorer.cli.demo import app_command
+from explorer.testing.ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -30,12 +30,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 PAGES = ("corpus", "sessions", "map", "crystals", "resonances", "trace", "dreams", "consolidation", "settings")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextmanager

@@ -20,6 +20,7 @@ from explorer.records.wander import Session
 from explorer.runtime import Runtime
 from explorer.store import events as event_log
 from explorer.store.events import Event
+from explorer.testing.ports import free_port
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
 
@@ -50,12 +51,6 @@ def eventually(check: Callable[[], bool], what: str, timeout_s: float = WAIT_S) 
         if time.monotonic() > deadline:
             raise AssertionError(f"gave up waiting: {what}")
         time.sleep(0.05)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
