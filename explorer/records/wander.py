@@ -47,12 +47,17 @@ class ReviewState(StrEnum):
     ARCHIVED = "archived"
 
 
-# The state each review decision leads to.
-REVIEW_OUTCOMES: dict[str, ReviewState] = {
+# What a person can decide about a crystal, and the state each decision leads to.
+ReviewDecision = Literal["approve", "reject", "archive"]
+REVIEW_OUTCOMES: dict[ReviewDecision, ReviewState] = {
     "approve": ReviewState.APPROVED,
     "reject": ReviewState.REJECTED,
     "archive": ReviewState.ARCHIVED,
 }
+# What an entry of the review log did: a decision, or a revert that put back what an earlier entry changed.
+ReviewAction = Literal["approve", "reject", "archive", "revert"]
+# The crystal's fields a review sets, and so the ones a revert puts back.
+REVIEW_FIELDS = ("status", "human_approved", "human_approved_at", "human_approved_by", "validation_notes")
 
 
 def utcnow() -> datetime:
@@ -464,6 +469,13 @@ class Crystal:
             return ReviewState.REJECTED
         return ReviewState.APPROVED if self.human_approved else ReviewState.PENDING
 
+    def review_values(self) -> dict[str, Any]:
+        """Its :data:`REVIEW_FIELDS` as JSON values (the time in UTC, ISO 8601), as the review log keeps them."""
+        values = {name: getattr(self, name) for name in REVIEW_FIELDS}
+        if self.human_approved_at is not None:
+            values["human_approved_at"] = self.human_approved_at.astimezone(UTC).isoformat()
+        return values
+
     def to_json(self) -> CrystalJson:
         """The crystal as surfaces print it, with its review state and who reviewed it."""
         return {
@@ -480,7 +492,7 @@ class Crystal:
             "connects": self.connects,
             "validated_by": self.validated_by,
             "validation_notes": self.validation_notes,
-            "review_state": self.review_state.value,
+            "review_state": self.review_state,
             "human_approved": self.human_approved,
             "human_approved_at": self.human_approved_at,
             "human_approved_by": self.human_approved_by,
@@ -504,11 +516,144 @@ class CrystalJson(TypedDict):
     connects: list[dict[str, Any]]
     validated_by: str | None
     validation_notes: str | None
-    review_state: Literal["pending", "approved", "rejected", "archived"]
+    review_state: ReviewState
     human_approved: bool
     human_approved_at: datetime | None
     human_approved_by: str | None
     created_at: datetime | None
+
+
+def review_fields(values: dict[str, Any]) -> dict[str, Any]:
+    """The crystal fields a review log's JSON values (:meth:`Crystal.review_values`) stand for, to store again."""
+    fields = {name: values.get(name) for name in REVIEW_FIELDS}
+    if isinstance(fields["human_approved_at"], str):
+        fields["human_approved_at"] = datetime.fromisoformat(fields["human_approved_at"])
+    return fields
+
+
+@dataclass
+class Review:
+    """One entry of the review log: a person's decision on a crystal, or a revert of an earlier entry.
+
+    ``values_before``/``values_after`` are the crystal's :data:`REVIEW_FIELDS` on each side (JSON values), so the
+    decision can be put back exactly; they are None for a decision taken before the log existed (it is history,
+    but cannot be reverted).
+    """
+
+    crystal_id: str
+    decision: ReviewAction
+    reviewer: str
+    state_before: ReviewState
+    state_after: ReviewState
+    values_before: dict[str, Any] | None
+    values_after: dict[str, Any] | None
+    notes: str | None = None
+    forced: bool = False
+    batch_id: str | None = None  # the bulk review it was part of
+    reverts: str | None = None  # the entry a revert undid
+    created_at: datetime | None = None
+    id: str = field(default_factory=new_id)
+
+    @property
+    def revertible(self) -> bool:
+        """Whether the log knows what to put back (see the class's note)."""
+        return self.values_before is not None
+
+    def to_json(self) -> ReviewJson:
+        """The entry as surfaces print it."""
+        return {
+            "id": self.id,
+            "crystal_id": self.crystal_id,
+            "decision": self.decision,
+            "reviewer": self.reviewer,
+            "notes": self.notes,
+            "state_before": self.state_before,
+            "state_after": self.state_after,
+            "forced": self.forced,
+            "batch_id": self.batch_id,
+            "reverts": self.reverts,
+            "revertible": self.revertible,
+            "values_before": self.values_before,
+            "values_after": self.values_after,
+            "created_at": self.created_at,
+        }
+
+
+class ReviewJson(TypedDict):
+    """A review log entry's JSON form (:meth:`Review.to_json`)."""
+
+    id: str
+    crystal_id: str
+    decision: ReviewAction
+    reviewer: str
+    notes: str | None
+    state_before: ReviewState
+    state_after: ReviewState
+    forced: bool
+    batch_id: str | None
+    reverts: str | None
+    revertible: bool
+    values_before: dict[str, Any] | None
+    values_after: dict[str, Any] | None
+    created_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ReviewFilter:
+    """Which crystals a bulk review (or the review queue) takes: by session, confidence range and review state
+    (None: any); the default is every crystal awaiting review.
+    """
+
+    session_id: str | None = None
+    min_confidence: float | None = None
+    max_confidence: float | None = None
+    state: ReviewState | None = ReviewState.PENDING
+
+    def matches(self, crystal: Crystal) -> bool:
+        """Whether ``crystal`` is one of them."""
+        return (
+            (self.session_id is None or crystal.session_id == self.session_id)
+            and (self.min_confidence is None or crystal.confidence >= self.min_confidence)
+            and (self.max_confidence is None or crystal.confidence <= self.max_confidence)
+            and (self.state is None or crystal.review_state is self.state)
+        )
+
+
+@dataclass
+class BulkReview:
+    """What a bulk review did, or would do (``dry_run``): of the ``matched`` crystals, ``reviewed`` took the
+    decision and ``refused`` were left alone because the decision would overturn an earlier one (``force`` takes
+    them too).
+    """
+
+    decision: ReviewDecision
+    matched: int
+    reviewed: int
+    refused: int
+    dry_run: bool
+    batch_id: str | None = None  # the log entries' batch (None when nothing was written)
+
+    def to_json(self) -> BulkReviewJson:
+        """The report as surfaces print it."""
+        return {
+            "decision": self.decision,
+            "matched": self.matched,
+            "reviewed": self.reviewed,
+            "refused": self.refused,
+            "dry_run": self.dry_run,
+            "batch_id": self.batch_id,
+        }
+
+
+class BulkReviewJson(TypedDict):
+    """A bulk review's JSON form (:meth:`BulkReview.to_json`)."""
+
+    decision: ReviewDecision
+    matched: int
+    reviewed: int
+    refused: int
+    dry_run: bool
+    batch_id: str | None
 
 
 @dataclass

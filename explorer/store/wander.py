@@ -400,6 +400,19 @@ def update_crystal(con: Connection, crystal_id: str, **values: Any) -> None:
     _update(con, Crystal, crystal_id, values)
 
 
+def update_crystals(con: Connection, crystal_ids: Sequence[str], **values: Any) -> None:
+    """Give several crystals the same values in one statement (a bulk review)."""
+    unknown = set(values) - set(_columns(Crystal))
+    if unknown:
+        raise ValueError(f"unknown wander_crystals columns: {sorted(unknown)}")
+    if values and crystal_ids:
+        assignments = ", ".join(f"{name} = ?" for name in values)
+        con.execute(
+            f"UPDATE wander_crystals SET {assignments} WHERE id IN {_in(crystal_ids)}",
+            [*(_to_db(k, v) for k, v in values.items()), *crystal_ids],
+        )
+
+
 def get_crystal(con: Connection, crystal_id: str) -> Crystal | None:
     """The crystal with this id, or None (a mistyped id is simply not found)."""
     found = _select(con, Crystal, "WHERE id = TRY_CAST(? AS UUID)", [crystal_id])

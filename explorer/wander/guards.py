@@ -9,13 +9,14 @@ not dearer than its listed price.
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeGuard
 
 from explorer.errors import Remedy
 from explorer.prompts import Prompt
 from explorer.providers.budget import Budget
 from explorer.providers.gateway import Answer, Gateway, Tier, Usage
-from explorer.records.wander import REVIEW_OUTCOMES, Crystal, ReviewState, Session
+from explorer.records.wander import REVIEW_OUTCOMES, Crystal, Review, ReviewDecision, ReviewState, Session
 from explorer.wander.config import WanderTuning
 from explorer.wander.errors import InvalidRequest, SessionStateError
 
@@ -40,7 +41,10 @@ def require_transition(session: Session, target: str) -> None:
         raise SessionStateError(f"cannot {_VERBS[target]} session {session.id}: it is {session.status}{why}; {hint}")
 
 
-# A review moves a crystal along these edges; anything else is a change of mind and needs ``force``.
+# -- review ---------------------------------------------------------------------------
+# The one review state machine: the app, the CLI, the API, the MCP tools and bulk reviews all go through it.
+# A decision moves a crystal along these edges; anything else is a change of mind and needs ``force``. A revert
+# goes back along the edge an earlier review took, and only from where that review left the crystal.
 REVIEW_TRANSITIONS: dict[ReviewState, frozenset[ReviewState]] = {
     ReviewState.PENDING: frozenset({ReviewState.APPROVED, ReviewState.REJECTED, ReviewState.ARCHIVED}),
     ReviewState.APPROVED: frozenset({ReviewState.ARCHIVED}),  # an approved insight that has served its purpose
@@ -57,11 +61,21 @@ def review_allowed(current: ReviewState, target: ReviewState) -> bool:
     return target in REVIEW_TRANSITIONS[current]
 
 
+def is_review_decision(decision: str) -> TypeGuard[ReviewDecision]:
+    """Whether ``decision`` is one a person can take (approve, reject, archive)."""
+    return decision in REVIEW_OUTCOMES
+
+
+def require_decision(decision: str) -> ReviewDecision:
+    """``decision`` if it is one a person can take, else :class:`InvalidRequest` listing them."""
+    if not is_review_decision(decision):
+        raise InvalidRequest(f"review decision must be one of {', '.join(REVIEW_OUTCOMES)}, not {decision!r}")
+    return decision
+
+
 def require_review(crystal: Crystal, decision: str, force: bool = False) -> ReviewState:
     """The state ``decision`` leads to, or an error when it would silently overturn an earlier review."""
-    if decision not in REVIEW_OUTCOMES:
-        raise InvalidRequest(f"review decision must be one of {', '.join(REVIEW_OUTCOMES)}, not {decision!r}")
-    current, target = crystal.review_state, REVIEW_OUTCOMES[decision]
+    current, target = crystal.review_state, REVIEW_OUTCOMES[require_decision(decision)]
     if not force and not review_allowed(current, target):
         raise SessionStateError(
             f"crystal {crystal.id} is already {current}; a review cannot make it {target} unless forced",
@@ -69,6 +83,46 @@ def require_review(crystal: Crystal, decision: str, force: bool = False) -> Revi
             subject=crystal.id,
         )
     return target
+
+
+def review_values(crystal: Crystal, decision: ReviewDecision, reviewer: str, at: datetime) -> dict[str, Any]:
+    """The crystal fields ``decision`` stores (the state machine's states are derived from them, see
+    :attr:`Crystal.review_state`): an approval is ``human_approved``, a rejection ``invalidated``, archiving
+    ``archived``; an approval names who made it and when, a rejection who (the review log keeps every when).
+    """
+    if decision == "approve":
+        status = "active" if crystal.status in ("invalidated", "archived") else crystal.status
+        return {"status": status, "human_approved": True, "human_approved_at": at, "human_approved_by": reviewer}
+    if decision == "reject":
+        return {
+            "status": "invalidated",
+            "human_approved": False,
+            "human_approved_at": None,
+            "human_approved_by": reviewer,
+        }
+    return {"status": "archived"}
+
+
+def require_revert(crystal: Crystal, review: Review, force: bool = False) -> ReviewState:
+    """The state reverting ``review`` takes ``crystal`` back to, or an error: the log does not know what was
+    there before, or the crystal changed since (a later review), which only ``force`` overrides.
+    """
+    if review.crystal_id != crystal.id:
+        raise InvalidRequest(f"review {review.id} is of crystal {review.crystal_id}, not {crystal.id}")
+    if not review.revertible:
+        raise SessionStateError(
+            f"review {review.id} was made before reviews were logged with the crystal's fields; it cannot be "
+            "reverted (review the crystal again instead)",
+            subject=crystal.id,
+        )
+    if not force and crystal.review_values() != review.values_after:
+        raise SessionStateError(
+            f"crystal {crystal.id} changed since review {review.id} (it is {crystal.review_state} now); revert the "
+            "later review first",
+            remedy=Remedy.FORCE_REVIEW,
+            subject=review.id,
+        )
+    return review.state_before
 
 
 def require_active(session: Session) -> None:

@@ -36,7 +36,6 @@ import numpy as np
 from explorer.errors import Remedy
 from explorer.records import Progress
 from explorer.records.wander import (
-    REVIEW_OUTCOMES,
     Crystal,
     CrystalEvidence,
     FenceAction,
@@ -63,7 +62,9 @@ from explorer.wander import selection
 from explorer.wander.config import SessionConfig, WanderTuning, check_session_numbers
 from explorer.wander.crystal import CrystalAttempt, Evidence
 from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, SessionStateError, WanderError
-from explorer.wander.guards import Spending, require_active, require_review, require_transition, review_allowed
+from explorer.wander.guards import Spending, require_active, require_transition
+from explorer.wander.review import require_crystal
+from explorer.wander.review import review_crystal as review_crystal  # a crystal's review, with the rest of Wander
 from explorer.wander.space import CorpusSpace, LociSpace
 from explorer.wander.walk import StepCallbacks, StepInputs, StepPlan, take_step
 
@@ -822,73 +823,6 @@ def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING
     return attempt
 
 
-def review_crystal(
-    runtime: Runtime,
-    crystal_id: str,
-    decision: str,
-    notes: str | None = None,
-    reviewer: str | None = None,
-    force: bool = False,
-) -> Crystal:
-    """A person's verdict: approve (human_approved), reject (invalidated) or archive.
-
-    The review state machine (:func:`~explorer.wander.guards.require_review`) refuses to overturn an earlier
-    review unless ``force`` says the person means it.
-    """
-    if decision not in REVIEW_OUTCOMES:
-        raise InvalidRequest(f"review decision must be one of {', '.join(REVIEW_OUTCOMES)}, not {decision!r}")
-    with runtime.db.connect() as con:
-        crystal = _require_crystal(con, crystal_id)
-        before = crystal.review_state
-        after = require_review(crystal, decision, force)
-        now = utcnow()
-        who = (reviewer or "").strip() or "human"
-        values: dict[str, Any]
-        if decision == "approve":
-            values = {
-                "human_approved": True,
-                "human_approved_at": now,
-                "human_approved_by": who,
-                "status": "active" if crystal.status in ("invalidated", "archived") else crystal.status,
-            }
-        elif decision == "reject":
-            values = {
-                "status": "invalidated",
-                "human_approved": False,
-                "human_approved_at": None,
-                "human_approved_by": who,
-            }
-        else:
-            values = {"status": "archived"}
-        if notes is not None:
-            values["validation_notes"] = notes
-        with runtime.db.transaction() as tx:
-            store.update_crystal(tx, crystal.id, **values)
-            events.emit(
-                tx,
-                "wander.crystal.validated",
-                {
-                    "crystal_id": crystal.id,
-                    "decision": decision,
-                    "before": before.value,
-                    "after": after.value,
-                    "forced": force and not review_allowed(before, after),
-                    "validated_by": "human",
-                    "reviewer": who,
-                    "notes": notes,
-                },
-                crystal.session_id,
-            )
-        return _require_crystal(con, crystal.id)
-
-
-def _require_crystal(con: Connection, crystal_id: str) -> Crystal:
-    crystal = store.get_crystal(con, str(crystal_id))
-    if crystal is None:
-        raise NotFound(f"no crystal {crystal_id!r}", remedy=Remedy.LIST_CRYSTALS, subject=str(crystal_id))
-    return crystal
-
-
 def _require_resonance(con: Connection, resonance_id: str) -> Resonance:
     resonance = store.get_resonance(con, str(resonance_id))
     if resonance is None:
@@ -991,7 +925,7 @@ def list_resonances(runtime: Runtime, session_id: str | None = None, status: str
 def crystal_evidence(runtime: Runtime, crystal_id: str) -> CrystalEvidence:
     """A crystal traced back: its residues, their loci, the corpus nodes behind them and those nodes' source chunks."""
     with runtime.db.connect() as con:
-        crystal = _require_crystal(con, crystal_id)
+        crystal = require_crystal(con, crystal_id)
         by_type: dict[str, list[str]] = {}
         for item in crystal.supporting_evidence:
             by_type.setdefault(str(item.get("type")), []).append(str(item.get("id")))

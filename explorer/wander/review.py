@@ -1,0 +1,259 @@
+"""A person's review of crystals: one decision, a bulk decision over a filter, a crystal's history, and reverting
+any entry of it.
+
+Every change goes through the review state machine (:mod:`explorer.wander.guards`) and is kept in the review log
+(``wander_reviews``) with who, when, the notes, the state before and after and the crystal's review fields on
+each side, so it can be put back exactly; each is also an event (``wander.crystal.validated``, or
+``wander.crystal.review_reverted``) for whoever follows the session.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from explorer.errors import Remedy
+from explorer.records.wander import (
+    REVIEW_OUTCOMES,
+    BulkReview,
+    Crystal,
+    Review,
+    ReviewDecision,
+    ReviewFilter,
+    review_fields,
+    utcnow,
+)
+from explorer.runtime import Runtime
+from explorer.store import events
+from explorer.store import reviews as log
+from explorer.store import wander as store
+from explorer.store.database import Connection
+from explorer.wander.errors import NotFound
+from explorer.wander.guards import (
+    require_decision,
+    require_revert,
+    require_review,
+    review_allowed,
+    review_values,
+)
+
+HUMAN = "human"  # who reviewed, when the person did not say
+
+
+def require_crystal(con: Connection, crystal_id: str) -> Crystal:
+    """The crystal, or :class:`NotFound` naming how to list them."""
+    crystal = store.get_crystal(con, str(crystal_id))
+    if crystal is None:
+        raise NotFound(f"no crystal {crystal_id!r}", remedy=Remedy.LIST_CRYSTALS, subject=str(crystal_id))
+    return crystal
+
+
+def _who(reviewer: str | None) -> str:
+    return (reviewer or "").strip() or HUMAN
+
+
+def _decide(
+    crystal: Crystal,
+    decision: ReviewDecision,
+    reviewer: str,
+    notes: str | None,
+    now: datetime,
+    batch_id: str | None = None,
+) -> tuple[Review, dict[str, Any]]:
+    """The log entry of ``decision`` on ``crystal`` and the crystal fields to store (the state machine has
+    allowed it, forced or not).
+    """
+    values = review_values(crystal, decision, reviewer, now)
+    if notes is not None:
+        values["validation_notes"] = notes
+    before, target = crystal.review_state, REVIEW_OUTCOMES[decision]
+    review = Review(
+        crystal_id=crystal.id,
+        decision=decision,
+        reviewer=reviewer,
+        state_before=before,
+        state_after=target,
+        values_before=crystal.review_values(),
+        values_after=replace(crystal, **values).review_values(),
+        notes=notes,
+        forced=not review_allowed(before, target),
+        batch_id=batch_id,
+        created_at=now,
+    )
+    return review, values
+
+
+def _event(review: Review) -> dict[str, Any]:
+    """The ``wander.crystal.validated`` payload of a decision (its shape predates the review log)."""
+    return {
+        "crystal_id": review.crystal_id,
+        "decision": review.decision,
+        "before": review.state_before.value,
+        "after": review.state_after.value,
+        "forced": review.forced,
+        "validated_by": "human",
+        "reviewer": review.reviewer,
+        "notes": review.notes,
+    }
+
+
+def review_crystal(
+    runtime: Runtime,
+    crystal_id: str,
+    decision: str,
+    notes: str | None = None,
+    reviewer: str | None = None,
+    force: bool = False,
+) -> Crystal:
+    """A person's verdict: approve (human_approved), reject (invalidated) or archive; logged, so it can be
+    reverted (:func:`revert_review`).
+
+    The review state machine (:func:`~explorer.wander.guards.require_review`) refuses to overturn an earlier
+    review unless ``force`` says the person means it.
+    """
+    chosen = require_decision(decision)
+    with runtime.db.transaction() as tx:
+        crystal = require_crystal(tx, crystal_id)
+        require_review(crystal, chosen, force)
+        review, values = _decide(crystal, chosen, _who(reviewer), notes, utcnow())
+        store.update_crystal(tx, crystal.id, **values)
+        log.insert_reviews(tx, [review])
+        events.emit(tx, "wander.crystal.validated", _event(review), crystal.session_id)
+        return require_crystal(tx, crystal.id)
+
+
+def review_history(runtime: Runtime, crystal_id: str) -> list[Review]:
+    """Every review of a crystal and every revert, oldest first."""
+    with runtime.db.connect() as con:
+        require_crystal(con, crystal_id)
+        return log.crystal_reviews(con, str(crystal_id))
+
+
+def revert_review(
+    runtime: Runtime,
+    review_id: str,
+    reviewer: str | None = None,
+    notes: str | None = None,
+    force: bool = False,
+) -> Review:
+    """Put a crystal back exactly as it was before a review (its status, approval and notes), if it is still as
+    that review left it (``force``: whatever happened since). The revert is logged too, so it can itself be
+    reverted (a redo). Returns the revert's log entry.
+    """
+    with runtime.db.transaction() as tx:
+        reviewed = log.get_review(tx, str(review_id))
+        if reviewed is None:
+            raise NotFound(f"no review {review_id!r} (a crystal's history lists its reviews)", subject=str(review_id))
+        crystal = require_crystal(tx, reviewed.crystal_id)
+        target = require_revert(crystal, reviewed, force)
+        assert reviewed.values_before is not None  # require_revert refuses an entry without them
+        values = review_fields(reviewed.values_before)
+        revert = Review(
+            crystal_id=crystal.id,
+            decision="revert",
+            reviewer=_who(reviewer),
+            state_before=crystal.review_state,
+            state_after=target,
+            values_before=crystal.review_values(),
+            values_after=replace(crystal, **values).review_values(),
+            notes=notes,
+            forced=crystal.review_values() != reviewed.values_after,
+            reverts=reviewed.id,
+            created_at=utcnow(),
+        )
+        store.update_crystal(tx, crystal.id, **values)
+        log.insert_reviews(tx, [revert])
+        events.emit(
+            tx,
+            "wander.crystal.review_reverted",
+            {
+                "crystal_id": crystal.id,
+                "review_id": revert.id,
+                "reverts": reviewed.id,
+                "before": revert.state_before.value,
+                "after": revert.state_after.value,
+                "forced": revert.forced,
+                "reviewer": revert.reviewer,
+                "notes": notes,
+            },
+            crystal.session_id,
+        )
+    return revert
+
+
+def _matching(con: Connection, where: ReviewFilter) -> list[Crystal]:
+    """The crystals ``where`` takes, in the order a person reviews them: surest first."""
+    found = store.list_crystals(con, min_confidence=where.min_confidence, session_id=where.session_id)
+    return sorted((c for c in found if where.matches(c)), key=lambda c: (-c.confidence, c.id))
+
+
+def review_queue(runtime: Runtime, where: ReviewFilter | None = None) -> list[Crystal]:
+    """The crystals ``where`` takes (default: every one awaiting review), in the order a person reviews them:
+    surest first.
+    """
+    with runtime.db.connect() as con:
+        return _matching(con, where or ReviewFilter())
+
+
+def bulk_review(
+    runtime: Runtime,
+    where: ReviewFilter,
+    decision: str,
+    notes: str | None = None,
+    reviewer: str | None = None,
+    force: bool = False,
+    dry_run: bool = False,
+) -> BulkReview:
+    """One decision on every crystal ``where`` takes, in one transaction, each one logged (with the batch's id)
+    as if reviewed alone; crystals the decision would overturn are left alone and counted unless ``force``.
+    ``dry_run`` only counts, for the confirmation a person sees first.
+    """
+    chosen = require_decision(decision)
+    target = REVIEW_OUTCOMES[chosen]
+    with runtime.db.transaction() as tx:
+        matched = _matching(tx, where)
+        taken = [c for c in matched if force or review_allowed(c.review_state, target)]
+        report = BulkReview(chosen, len(matched), len(taken), len(matched) - len(taken), dry_run)
+        if dry_run or not taken:
+            return report
+        report.batch_id = batch = str(uuid.uuid4())
+        who, now = _who(reviewer), utcnow()
+        reviews: list[Review] = []
+        same_values: dict[tuple[Any, ...], list[str]] = defaultdict(list)
+        stored: dict[tuple[Any, ...], dict[str, Any]] = {}
+        by_session: dict[str | None, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+        for crystal in taken:
+            review, values = _decide(crystal, chosen, who, notes, now, batch)
+            reviews.append(review)
+            key = tuple(sorted(values.items()))
+            same_values[key].append(crystal.id)
+            stored[key] = values
+            by_session[crystal.session_id].append(("wander.crystal.validated", _event(review)))
+        for key, ids in same_values.items():
+            store.update_crystals(tx, ids, **stored[key])
+        log.insert_reviews(tx, reviews)
+        for session_id, items in by_session.items():
+            events.emit_many(tx, items, session_id)
+        events.emit(
+            tx,
+            "wander.crystal.bulk_reviewed",
+            {
+                "batch_id": batch,
+                "decision": chosen,
+                "matched": report.matched,
+                "reviewed": report.reviewed,
+                "refused": report.refused,
+                "reviewer": who,
+                "notes": notes,
+                "filter": {
+                    "session_id": where.session_id,
+                    "min_confidence": where.min_confidence,
+                    "max_confidence": where.max_confidence,
+                    "state": where.state.value if where.state else None,
+                },
+            },
+        )
+    return report
