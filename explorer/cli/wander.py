@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,14 +18,20 @@ from explorer.records.wander import (
     Crystal,
     CrystalStatus,
     FenceAction,
+    Review,
+    ReviewDecision,
+    ReviewFilter,
+    ReviewState,
     Session,
     SessionStatus,
 )
 from explorer.runtime import Runtime
 from explorer.text import shorten
+from explorer.wander import review as reviewing
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
 from explorer.wander.errors import InvalidRequest
+from explorer.wander.guards import require_decision
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -337,14 +344,125 @@ def review(
     as_json: JsonOption = False,
 ) -> None:
     """Approve, reject or archive a crystal (once; --force changes an earlier decision)."""
-    decisions = [d for d, on in (("approve", approve), ("reject", reject), ("archive", archive)) if on]
-    if len(decisions) != 1:
-        raise InvalidRequest("say exactly one of --approve, --reject, --archive")
-    crystal = service.review_crystal(runtime_for(db), crystal_id, decisions[0], notes=notes, reviewer=by, force=force)
+    decision = _decision(approve, reject, archive)
+    crystal = reviewing.review_crystal(runtime_for(db), crystal_id, decision, notes=notes, reviewer=by, force=force)
     if as_json:
         print_json(crystal.to_json())
     else:
         typer.echo(f"crystal {crystal.id}: {crystal.review_state}")
+
+
+def _decision(approve: bool, reject: bool, archive: bool) -> ReviewDecision:
+    decisions = [d for d, on in (("approve", approve), ("reject", reject), ("archive", archive)) if on]
+    if len(decisions) != 1:
+        raise InvalidRequest("say exactly one of --approve, --reject, --archive")
+    return require_decision(decisions[0])
+
+
+_PAST = {"approve": "approved", "reject": "rejected", "archive": "archived"}
+
+
+@app.command("review-bulk")
+def review_bulk(
+    approve: Annotated[bool, typer.Option("--approve")] = False,
+    reject: Annotated[bool, typer.Option("--reject")] = False,
+    archive: Annotated[bool, typer.Option("--archive")] = False,
+    session: Annotated[str | None, typer.Option("--session", help="Only this session's crystals.")] = None,
+    min_confidence: Annotated[
+        float | None, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only crystals at least this sure.")
+    ] = None,
+    max_confidence: Annotated[
+        float | None, typer.Option("--max-confidence", min=0.0, max=1.0, help="Only crystals at most this sure.")
+    ] = None,
+    state: Annotated[
+        list[ReviewState] | None,
+        typer.Option("--state", help="Only crystals in this review state (repeatable; default: pending)."),
+    ] = None,
+    notes: Annotated[str | None, typer.Option(help="Why; kept as each crystal's validation notes.")] = None,
+    by: Annotated[str | None, typer.Option("--by", help="Who reviewed them.")] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Also change the crystals whose earlier decision it overturns.")
+    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only count what it would change.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Do it without asking (needed when not at a terminal).")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Approve, reject or archive every crystal a filter takes (after a count and a confirmation)."""
+    decision = _decision(approve, reject, archive)
+    where = ReviewFilter(
+        session_id=session,
+        min_confidence=min_confidence,
+        max_confidence=max_confidence,
+        states=frozenset(state or [ReviewState.PENDING]),
+    )
+    runtime = runtime_for(db)
+    arguments: dict[str, Any] = {"notes": notes, "reviewer": by, "force": force}
+    report = reviewing.bulk_review(runtime, where, decision, dry_run=True, **arguments)
+    if not dry_run and report.reviewed and not yes:
+        question = f"{decision} {report.reviewed} crystal(s)?"
+        if not sys.stdin.isatty():
+            raise InvalidRequest(f"this would {question[:-1]}; add --yes to do it, or --dry-run to only count")
+        typer.confirm(question, abort=True, err=True)
+    if not dry_run:
+        report = reviewing.bulk_review(runtime, where, decision, **arguments)
+    if as_json:
+        print_json(report.to_json())
+        return
+    done = f"would {decision}" if dry_run else _PAST[decision]
+    refused = f"; {report.refused} more match but keep their decision (--force changes it)" if report.refused else ""
+    batch = f" (batch {report.batch_id})" if report.batch_id else ""
+    typer.echo(f"{done} {report.reviewed} of {report.matched} matching crystal(s){batch}{refused}")
+
+
+def _say_review(r: Review) -> None:
+    when = r.created_at.strftime("%Y-%m-%d %H:%M:%S") if r.created_at else "?"
+    what = f"revert of {r.reverts}" if r.reverts else r.decision
+    marks = [
+        m
+        for m, on in (("forced", r.forced), (f"bulk {r.batch_id}", r.batch_id), ("not revertible", not r.revertible))
+        if on
+    ]
+    extra = f" [{', '.join(marks)}]" if marks else ""
+    notes = f": {shorten(r.notes, 20)}" if r.notes else ""
+    typer.echo(f"{when}  {r.id}  {what}  {r.state_before} -> {r.state_after}  by {r.reviewer}{extra}{notes}")
+
+
+@app.command()
+def history(
+    crystal_id: Annotated[str, typer.Argument(help="Crystal id.", show_default=False)],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A crystal's reviews and reverts, oldest first (each with the id `explorer wander revert` takes)."""
+    entries = reviewing.review_history(runtime_for(db), crystal_id)
+    if as_json:
+        print_json([r.to_json() for r in entries])
+        return
+    if not entries:
+        typer.echo(f"crystal {crystal_id} has not been reviewed")
+    for r in entries:
+        _say_review(r)
+
+
+@app.command()
+def revert(
+    review_id: Annotated[str, typer.Argument(help="Review id (see `explorer wander history`).", show_default=False)],
+    notes: Annotated[str | None, typer.Option(help="Why it is reverted (kept in the log).")] = None,
+    by: Annotated[str | None, typer.Option("--by", help="Who reverted it.")] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Revert it even though the crystal was reviewed again since.")
+    ] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Put a crystal back exactly as it was before a review (the revert is logged, and can be reverted too)."""
+    runtime = runtime_for(db)
+    entry = reviewing.revert_review(runtime, review_id, reviewer=by, notes=notes, force=force)
+    if as_json:
+        print_json({"review": entry.to_json(), "crystal": reviewing.get_crystal(runtime, entry.crystal_id).to_json()})
+        return
+    typer.echo(f"crystal {entry.crystal_id}: {entry.state_after} again (revert {entry.id})")
 
 
 @app.command()

@@ -600,14 +600,14 @@ class ReviewJson(TypedDict):
 
 @dataclass(frozen=True)
 class ReviewFilter:
-    """Which crystals a bulk review (or the review queue) takes: by session, confidence range and review state
-    (None: any); the default is every crystal awaiting review.
+    """Which crystals a bulk review (or the review queue) takes: by session, confidence range and review states;
+    the default is every crystal awaiting review.
     """
 
     session_id: str | None = None
     min_confidence: float | None = None
     max_confidence: float | None = None
-    state: ReviewState | None = ReviewState.PENDING
+    states: frozenset[ReviewState] = frozenset({ReviewState.PENDING})
 
     def matches(self, crystal: Crystal) -> bool:
         """Whether ``crystal`` is one of them."""
@@ -615,7 +615,7 @@ class ReviewFilter:
             (self.session_id is None or crystal.session_id == self.session_id)
             and (self.min_confidence is None or crystal.confidence >= self.min_confidence)
             and (self.max_confidence is None or crystal.confidence <= self.max_confidence)
-            and (self.state is None or crystal.review_state is self.state)
+            and crystal.review_state in self.states
         )
 
 

@@ -51,6 +51,12 @@ def require_crystal(con: Connection, crystal_id: str) -> Crystal:
     return crystal
 
 
+def get_crystal(runtime: Runtime, crystal_id: str) -> Crystal:
+    """The crystal with this id (without its vector), or :class:`NotFound`."""
+    with runtime.db.connect() as con:
+        return require_crystal(con, crystal_id)
+
+
 def _who(reviewer: str | None) -> str:
     return (reviewer or "").strip() or HUMAN
 
@@ -252,7 +258,7 @@ def bulk_review(
                     "session_id": where.session_id,
                     "min_confidence": where.min_confidence,
                     "max_confidence": where.max_confidence,
-                    "state": where.state.value if where.state else None,
+                    "states": sorted(where.states),
                 },
             },
         )

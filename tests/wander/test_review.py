@@ -166,7 +166,7 @@ def test_bulk_review_counts_first_then_decides_each_match_through_the_state_mach
     assert entry.batch_id == done.batch_id and entry.reviewer == "ann" and entry.notes == "batch of sure ones"
     assert current(runtime, crystals[0].id).validation_notes == "batch of sure ones"
     # any state: the rejected one would be overturned, so it is refused and counted unless forced
-    anything = ReviewFilter(session_id=session, state=None)
+    anything = ReviewFilter(session_id=session, states=frozenset(ReviewState))
     refused = review.bulk_review(runtime, anything, "reject", dry_run=True)
     assert (refused.matched, refused.reviewed, refused.refused) == (5, 2, 3)
     forced = review.bulk_review(runtime, anything, "reject", force=True)
@@ -192,7 +192,7 @@ def test_the_review_queue_is_the_pending_crystals_surest_first(runtime: Runtime)
     crystals = stored_crystals(runtime, [0.3, 0.9, 0.6])
     wander.review_crystal(runtime, crystals[2].id, "archive")
     assert [c.id for c in review.review_queue(runtime)] == [crystals[1].id, crystals[0].id]
-    assert [c.id for c in review.review_queue(runtime, ReviewFilter(state=ReviewState.ARCHIVED))] == [
+    assert [c.id for c in review.review_queue(runtime, ReviewFilter(states=frozenset({ReviewState.ARCHIVED})))] == [
         crystals[2].id
     ]
 
