@@ -17,8 +17,9 @@ from __future__ import annotations
 import html
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -40,6 +41,12 @@ from explorer.records.wander import ResonanceStatus, ReviewState, SourceType
 
 LAYERS: tuple[str, ...] = ("corpus", "dreams", "links", "clusters", "halos", "path", "loci", "crystals")
 DREAM_TYPES: frozenset[str] = frozenset({"rem_dream", "fused", "pattern", "abstraction"})
+# Above this many nodes the map is compact: each node carries its row in NodePoints (not [kind, id]), single-
+# precision coordinates and a short hover; per-point hover text and ids made 11 MB of JSON at 50k nodes.
+DETAILED_NODES = 10_000
+# Bytes of a compact map's JSON for the nodes' own hover text (year and first words), over all nodes: 150 each
+# up to 16k nodes, 48 at 50k, 24 at 100k; with the coordinates and rows, 100k nodes make about 4 MB.
+HOVER_BYTES = 2_400_000
 
 
 @dataclass
@@ -282,24 +289,23 @@ def _halos(halos: list[MapHalo], scale: float) -> list[go.BaseTraceType]:
 def _nodes(
     nodes: NodePoints, colours: dict[str, str], scale: float, webgl: bool, *, corpus: bool, dreams: bool
 ) -> list[go.BaseTraceType]:
+    """One trace per (domain, dream or not, node type), so a compact map's hover can say the type and domain
+    from its trace and carry only the year and a few words per point.
+    """
     if not len(nodes):
         return []
     scatter = go.Scattergl if webgl else go.Scatter
-    groups: dict[tuple[str, bool], list[int]] = defaultdict(list)
+    compact = len(nodes) > DETAILED_NODES
+    groups: dict[tuple[str, bool, str], list[int]] = defaultdict(list)
     for i, (kind, domain) in enumerate(zip(nodes.types, nodes.domains, strict=True)):
         is_dream = kind in DREAM_TYPES
         if (is_dream and dreams) or (not is_dream and corpus):
-            groups[(domain or UNKNOWN_DOMAIN, is_dream)].append(i)
+            groups[(domain or UNKNOWN_DOMAIN, is_dream, kind)].append(i)
+    budget = min(150, HOVER_BYTES // len(nodes))
     traces = []
-    # hover text is most of what the browser receives: shorter excerpts for big maps (selection shows all)
-    excerpt = 140 if len(nodes) <= 10_000 else 60
-    for (domain, is_dream), rows in sorted(groups.items()):
+    in_legend: set[str] = set()
+    for (domain, is_dream, kind), rows in sorted(groups.items()):
         idx = np.array(rows)
-        text = [
-            f"<b>{nodes.types[i]}</b> · {hover_text(nodes.domains[i] or UNKNOWN_DOMAIN, 40)}"
-            f"{' · ' + str(nodes.years[i]) if nodes.years[i] else ''}<br>{hover_text(nodes.texts[i], excerpt)}"
-            for i in rows
-        ]
         marker = (
             dict(
                 size=max(5, 9 * scale),
@@ -311,23 +317,41 @@ def _nodes(
             if is_dream
             else dict(size=max(3, 6 * scale), color=colours[domain], opacity=0.45, line=dict(width=0))
         )
+        hover: dict[str, object]
+        if compact:
+            # what tells the point from its trace's neighbours, and its row in ``nodes`` for a selection
+            hover = dict(
+                text=np.array([_compact_hover(nodes.years[i], nodes.texts[i], budget) for i in rows]),
+                hovertemplate=_template(f"<b>{kind}</b> · {hover_text(domain, 40)}") + "<br>%{text}<extra></extra>",
+                customdata=idx.astype(np.int32),
+            )
+        else:
+            hover = dict(
+                hovertext=[
+                    f"<b>{kind}</b> · {hover_text(domain, 40)}"
+                    f"{' · ' + str(nodes.years[i]) if nodes.years[i] else ''}<br>{hover_text(nodes.texts[i], 140)}"
+                    for i in rows
+                ],
+                hoverinfo="text",
+                customdata=[["node", nodes.ids[i]] for i in rows],
+            )
         traces.append(
             scatter(
-                x=nodes.x[idx],
-                y=nodes.y[idx],
+                x=_coordinates(nodes.x[idx], compact),
+                y=_coordinates(nodes.y[idx], compact),
                 mode="markers",
                 marker=marker,
                 # a domain comes from a document, and Plotly reads tags in legend text
                 name=html.escape(f"{domain} (dream)" if is_dream else domain, quote=False),
                 legendgroup=domain,
-                showlegend=not is_dream,
-                hovertext=text,
-                hoverinfo="text",
-                customdata=[["node", nodes.ids[i]] for i in rows],
+                showlegend=not is_dream and domain not in in_legend,  # one entry per domain, whatever the types
                 legendrank=10,
+                **hover,
             )
         )
-    if any(is_dream for _, is_dream in groups):
+        if not is_dream:
+            in_legend.add(domain)
+    if any(is_dream for _, is_dream, _ in groups):
         # one legend entry for the shape; the colour is the domain's, as for any node
         traces.append(
             go.Scatter(
@@ -340,6 +364,59 @@ def _nodes(
             )
         )
     return traces
+
+
+def _coordinates(values: np.ndarray, compact: bool) -> np.ndarray:
+    """Single precision on a compact map: half the bytes, and still far finer than a pixel."""
+    return np.asarray(values, dtype=np.float32 if compact else np.float64)
+
+
+def _compact_hover(year: int | None, text: str, budget: int) -> str:
+    """A point's own part of a compact map's hover: its year and first words, in at most ``budget`` bytes of the
+    figure's JSON, quotes and comma included (a character outside ASCII costs six).
+    """
+    head = f"{year}: " if year else ""
+    words = " ".join(text.split())
+    most = budget - 3 - len(head)
+    room = most
+    while room > 3:
+        cut = words if len(words) <= room else words[: room - 3].rstrip() + "..."
+        shown = html.escape(cut, quote=False)
+        over = _json_chars(shown) - most
+        if over <= 0:
+            return head + shown
+        room -= max(1, math.ceil(over / 6))  # a character dropped saves one to six bytes
+    return head.removesuffix(": ")
+
+
+def _json_chars(text: str) -> int:
+    """Characters ``text`` takes in the figure's JSON: Plotly writes ``/`` and every character outside ASCII as
+    six (a ``u`` escape).
+    """
+    if text.isascii() and not any(c in text for c in '/"\\'):
+        return len(text)
+    return sum(6 if c == "/" or ord(c) >= 128 else 2 if c in '"\\' else 1 for c in text)
+
+
+def _template(text: str) -> str:
+    """Constant text for a hovertemplate: Plotly would read ``%{...}`` in a domain's name as a field."""
+    return text.replace("%", "&#37;")
+
+
+def selected_items(points: Iterable[Mapping[str, Any]], nodes: NodePoints) -> list[tuple[str, str]]:
+    """(kind, id) of each point of a selection (Plotly's points, as Streamlit hands them over), in order and
+    once each: a point names its item in its customdata as ``[kind, id]``, or, on a compact map's node layers,
+    by its row in ``nodes`` (one number, to keep the figure small).
+    """
+    found: list[tuple[str, str]] = []
+    for point in points:
+        data = point.get("customdata")
+        if isinstance(data, int | float) and not isinstance(data, bool):
+            if data == int(data) and 0 <= data < len(nodes):
+                found.append(("node", nodes.ids[int(data)]))
+        elif isinstance(data, Sequence) and not isinstance(data, str) and len(data) >= 2:
+            found.append((str(data[0]), str(data[1])))
+    return list(dict.fromkeys(found))
 
 
 def _links(links: list[MapLink], scale: float) -> list[go.BaseTraceType]:

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.figures.map import (
+    DETAILED_NODES,
     MapCrystal,
     MapData,
     MapHalo,
@@ -13,6 +14,7 @@ from explorer.figures.map import (
     MapLocus,
     MapStep,
     NodePoints,
+    selected_items,
     session_map,
 )
 from explorer.figures.palette import APPROVED_LINE, domain_colours
@@ -135,3 +137,74 @@ def test_layers_webgl_and_static_size() -> None:
 def test_an_empty_map_says_so() -> None:
     figure = session_map(MapData())
     assert not figure.data and figure.layout.annotations[0].text == "nothing on the map yet"
+
+
+def large(n: int, text: str = "Ünïcode / <b>markup</b> & a chunk's text, " * 4) -> MapData:
+    """A map of ``n`` nodes in three domains (one named with a per cent sign), two node types and dreams."""
+    rng = np.random.default_rng(2)
+    types = np.array(["raw_chunk", "entity", "rem_dream"])[rng.integers(0, 3, size=n)]
+    return MapData(
+        nodes=NodePoints(
+            ids=[f"{i:08d}-0000-0000-0000-000000000000" for i in range(n)],
+            x=rng.normal(size=n) * 10,
+            y=rng.normal(size=n) * 10,
+            types=list(types),
+            domains=[("python", "art", "50%{x}")[i % 3] for i in range(n)],
+            years=[2000 + i % 20 if i % 7 else None for i in range(n)],
+            texts=[text] * n,
+        ),
+        crystals=[MapCrystal("c1", 0.0, 0.0, "an insight")],
+    )
+
+
+def node_traces(figure: go.Figure) -> list[go.BaseTraceType]:
+    return [t for t in figure.data if t.legendgroup in {"python", "art", "50%{x}"}]
+
+
+def test_a_large_map_is_compact_webgl_and_each_point_still_says_what_it_is() -> None:
+    data = large(DETAILED_NODES + 1)
+    figure = session_map(data)
+    traces = node_traces(figure)
+    assert traces and all(isinstance(t, go.Scattergl) for t in traces)
+    assert sum(len(t.x) for t in traces) == len(data.nodes)
+    for trace in traces:
+        # the trace says the type and domain; each point its year and first words, and its row for a selection
+        assert trace.x.dtype == np.float32 and trace.customdata.dtype == np.int32
+        rows = trace.customdata
+        np.testing.assert_array_equal(trace.x, data.nodes.x[rows].astype(np.float32))
+        kind = data.nodes.types[rows[0]]
+        assert trace.hovertemplate.startswith(f"<b>{kind}</b> · ")
+        assert all(data.nodes.types[r] == kind and data.nodes.domains[r] == trace.legendgroup for r in rows)
+        year = data.nodes.years[rows[0]]
+        assert trace.text[0].startswith(f"{year}: Ünïcode" if year else "Ünïcode")
+        assert "<b>" not in " ".join(trace.text[:50])  # corpus text is shown as text, never as markup
+    percent = next(t for t in traces if t.legendgroup == "50%{x}")
+    assert "%{x}" not in percent.hovertemplate and "50&#37;{x}" in percent.hovertemplate
+    # one legend entry per domain, whatever the types in it
+    assert sorted(t.name for t in traces if t.showlegend) == ["50%{x}", "art", "python"]
+    (crystal,) = [t for t in figure.data if t.name == "crystal"]
+    assert list(crystal.customdata) == [["crystal", "c1"]]  # small layers name their items as before
+
+
+def test_a_map_of_100k_points_is_under_5_mb_of_json_whatever_its_text() -> None:
+    for text in ("plain words of a chunk " * 10, "ünïcödé / ‘quoted’ — “text” " * 10):
+        spec = session_map(large(100_000, text)).to_json()
+        assert len(spec) < 4.5e6, len(spec)
+
+
+def test_a_selection_names_its_items_on_a_small_or_a_compact_map() -> None:
+    data = large(DETAILED_NODES + 1)
+    traces = node_traces(session_map(data))
+    row = int(traces[1].customdata[5])
+    points = [
+        {"curve_number": 1, "point_index": 5, "customdata": row},
+        {"customdata": ["crystal", "c1"]},
+        {"customdata": float(row)},  # the same node again
+        {"x": 1.0},  # a point that names nothing (the path, a cluster's member)
+        {"customdata": len(data.nodes)},  # no such row
+    ]
+    assert selected_items(points, data.nodes) == [("node", data.nodes.ids[row]), ("crystal", "c1")]
+    small = sample()
+    figure = session_map(small)
+    clicked = [{"customdata": list(t.customdata[0])} for t in figure.data if t.customdata is not None]
+    assert {kind for kind, _ in selected_items(clicked, small.nodes)} == {"node", "locus", "crystal", "resonance"}
