@@ -11,7 +11,14 @@ drawing a page never waits for UMAP; a refit happens only when asked for.
 Why not UMAP's own ``transform``: it needs the fitted model kept (pickled with
 its nearest-neighbour index) and compiles another set of numba functions in
 each new process (about 10 s here, on top of the fit's), and it is stochastic.
-``python -m bench.figures --placement`` measures both on the sample corpus.
+``python -m bench.figures --db DB`` measures both on a real corpus.
+
+A refit (asked for when many nodes arrived after the fit) lays the map out afresh, so
+its layout is aligned to the old one before it is stored: the rotation or reflection,
+uniform scale and shift that bring the nodes both layouts share closest to where they
+were (orthogonal Procrustes). Clusters still move where the new fit moved them
+against each other, but the map as a whole does not turn, flip or jump; the report
+says how far the old points moved on average, with and without the alignment.
 
 Why the nearest neighbours are computed here (exactly, in NumPy) and handed to
 UMAP: UMAP's own search (pynndescent) compiles code that numba cannot cache,
@@ -59,6 +66,9 @@ class ProjectionReport:
     removed: int = 0
     seconds: float = 0.0
     needs_fit: bool = False
+    # after a refit: how far the nodes already on the map moved on average (map units), aligned and as fitted
+    mean_displacement: float | None = None
+    mean_displacement_unaligned: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The report as `explorer map --json` prints it."""
@@ -172,6 +182,65 @@ def place_by_neighbours(
     return out
 
 
+@dataclass(frozen=True)
+class Alignment:
+    """A similarity transform of the plane, ``scale * xy @ rotation + shift`` (the rotation may be a reflection)."""
+
+    rotation: np.ndarray
+    scale: float
+    shift: np.ndarray
+
+    def apply(self, xy: np.ndarray) -> np.ndarray:
+        """The points moved by the transform."""
+        return self.scale * (np.asarray(xy, dtype=np.float64) @ self.rotation) + self.shift
+
+
+def procrustes(moving: np.ndarray, fixed: np.ndarray) -> Alignment:
+    """The rotation or reflection, uniform scale and shift that bring the ``moving`` points closest to the
+    ``fixed`` ones, row for row (least squares: orthogonal Procrustes, the SVD of the centred points' cross
+    product). Points that all coincide can only be shifted; no points, nothing to do.
+    """
+    moving = np.asarray(moving, dtype=np.float64)
+    fixed = np.asarray(fixed, dtype=np.float64)
+    if moving.shape != fixed.shape or moving.ndim != 2:
+        raise ValueError(f"points to align must pair up: {moving.shape} and {fixed.shape}")
+    dim = moving.shape[1]
+    if len(moving) == 0:
+        return Alignment(np.eye(dim), 1.0, np.zeros(dim))
+    moving_centre, fixed_centre = moving.mean(axis=0), fixed.mean(axis=0)
+    a, b = moving - moving_centre, fixed - fixed_centre
+    spread = float((a**2).sum())
+    if spread == 0:
+        return Alignment(np.eye(dim), 1.0, fixed_centre - moving_centre)
+    u, singular, vt = np.linalg.svd(a.T @ b)
+    rotation = u @ vt
+    scale = float(singular.sum()) / spread
+    return Alignment(rotation, scale, fixed_centre - scale * moving_centre @ rotation)
+
+
+def mean_displacement(before: np.ndarray, after: np.ndarray) -> float:
+    """How far the points moved on average (Euclidean, row for row)."""
+    if len(before) == 0:
+        return 0.0
+    return float(np.linalg.norm(np.asarray(after) - np.asarray(before), axis=1).mean())
+
+
+def align_to(
+    ids: list[str], xy: np.ndarray, old_ids: list[str], old_xy: np.ndarray
+) -> tuple[np.ndarray, tuple[float, float]]:
+    """A new layout of ``ids`` aligned to the old one on the nodes both hold, and the old points' mean
+    displacement (aligned, and as fitted).
+    """
+    row = {node: i for i, node in enumerate(ids)}
+    pairs = [(row[node], j) for j, node in enumerate(old_ids) if node in row]
+    new_rows = np.array([i for i, _ in pairs], dtype=np.int64)
+    old_rows = np.array([j for _, j in pairs], dtype=np.int64)
+    before = old_xy[old_rows]
+    unaligned = mean_displacement(before, xy[new_rows])
+    aligned = procrustes(xy[new_rows], before).apply(xy)
+    return aligned, (round(mean_displacement(before, aligned[new_rows]), 4), round(unaligned, 4))
+
+
 # -- orchestration ------------------------------------------------------------
 
 
@@ -186,18 +255,23 @@ def update_projection(
 
     The fit runs with no connection held (other processes keep the file), then
     its points replace the old ones in one transaction, with an event that
-    records the parameters.
+    records the parameters. A refit is aligned to the map it replaces (see the
+    module's notes) and reports how far the old points moved.
     """
     started = time.perf_counter()
     with runtime.db.connect() as con:
         version = store.current_version(con)
         has_anchors = version > 0 and bool(store.point_counts(con).get(("node", "umap")))
         ids, vectors = store.all_node_vectors(con) if (refit or not has_anchors) else ([], None)
+        old_ids, old_xy = store.node_xy(con) if vectors is not None else ([], np.zeros((0, 2)))
     fitted = 0
+    moved: tuple[float, float] | None = None
     if vectors is not None and ids:
         if progress:
             progress(0, 2, f"fitting the map to {len(ids)} nodes")
         xy = fit_layout(vectors, config)
+        if old_ids:
+            xy, moved = align_to(ids, xy, old_ids, old_xy)
         version += 1
         with runtime.db.transaction() as con:
             store.clear_points(con)
@@ -212,6 +286,7 @@ def update_projection(
                     "nodes": len(ids),
                     "config": asdict(config),
                     "seconds": round(time.perf_counter() - started, 2),
+                    **({"mean_displacement": moved[0], "mean_displacement_unaligned": moved[1]} if moved else {}),
                 },
             )
         fitted = len(ids)
@@ -219,6 +294,8 @@ def update_projection(
         progress(1, 2, "placing new points")
     report = place_new(runtime, config)
     report.fitted = fitted
+    if moved:
+        report.mean_displacement, report.mean_displacement_unaligned = moved
     report.seconds = round(time.perf_counter() - started, 3)
     if progress:
         progress(2, 2, "done")

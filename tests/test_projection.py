@@ -12,7 +12,14 @@ import numpy as np
 import pytest
 
 from explorer import projection
-from explorer.projection import ProjectionConfig, exact_knn, place_by_neighbours, update_projection
+from explorer.projection import (
+    ProjectionConfig,
+    exact_knn,
+    mean_displacement,
+    place_by_neighbours,
+    procrustes,
+    update_projection,
+)
 from explorer.records import Node
 from explorer.store import corpus
 from explorer.store import events as event_store
@@ -51,6 +58,27 @@ def test_placement_is_deterministic_and_follows_the_nearest_anchor() -> None:
     assert np.linalg.norm(placed[1] - xy[9]) < 1.0
     with pytest.raises(ValueError):
         place_by_neighbours(anchors[:0], xy[:0], queries)
+
+
+def test_procrustes_undoes_a_rotation_reflection_scale_and_shift() -> None:
+    rng = np.random.default_rng(5)
+    old = rng.uniform(-10, 10, size=(200, 2))
+    turn = np.deg2rad(127)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]]) @ np.diag([1.0, -1.0])
+    new = 2.7 * old @ rotation + np.array([40.0, -13.0])  # turned, mirrored, larger, elsewhere
+    assert mean_displacement(old, new) > 10
+    alignment = procrustes(new, old)
+    np.testing.assert_allclose(alignment.apply(new), old, atol=1e-9)
+    assert alignment.scale == pytest.approx(1 / 2.7)
+    assert mean_displacement(old, alignment.apply(new)) < 1e-9
+    # noise is not undone, only the transform: what is left is about the noise itself
+    noisy = new + rng.normal(scale=0.5, size=new.shape)
+    assert mean_displacement(old, procrustes(noisy, old).apply(noisy)) < 0.5
+    # every point in one place can only be shifted; no points, nothing moves
+    assert procrustes(np.ones((3, 2)), old[:3]).apply(np.ones((1, 2)))[0] == pytest.approx(old[:3].mean(axis=0))
+    assert procrustes(np.zeros((0, 2)), np.zeros((0, 2))).apply(old) == pytest.approx(old)
+    with pytest.raises(ValueError):
+        procrustes(new[:3], old[:4])
 
 
 def test_fit_is_stored_once_and_read_back_unchanged(corpus_runtime) -> None:
@@ -104,6 +132,51 @@ def test_new_nodes_are_placed_without_refit_and_refit_on_request(corpus_runtime,
     refit = update_projection(corpus_runtime, refit=True)
     assert refit.version == 2 and refit.fitted == len(ids) + 1
     assert {p[2:] for p in _node_points(corpus_runtime).values()} == {("umap", 2)}
+    assert refit.mean_displacement is not None and first_fit_reports_no_displacement(corpus_runtime)
+
+
+def first_fit_reports_no_displacement(runtime) -> bool:
+    events = projection_events(runtime)
+    return "mean_displacement" not in events[0] and "mean_displacement" in events[-1]
+
+
+def projection_events(runtime) -> list[dict]:
+    with runtime.db.connect() as con:
+        return [e.payload for e in event_store.list_events(con, subject_prefix="projection.fitted")]
+
+
+def test_a_refit_after_many_new_nodes_is_aligned_to_the_old_map(corpus_runtime) -> None:
+    """Half as many nodes again as were fitted, then a real refit: the old nodes stay about where they were,
+    much nearer than the new fit alone would put them.
+    """
+    update_projection(corpus_runtime)
+    before = {node: point[:2] for node, point in _node_points(corpus_runtime).items()}
+    with corpus_runtime.db.connect() as con:
+        old = corpus.get_nodes(con, sorted(before)[::2])
+    texts = [f"{node.text} Seen again, with a note on what it recalls." for node in old]
+    vectors = corpus_runtime.embedder.embed(texts)
+    with corpus_runtime.db.transaction() as con:
+        corpus.insert_nodes(
+            con,
+            [
+                Node(type="raw_chunk", text=t, embedding=v, domain=n.domain)
+                for t, v, n in zip(texts, vectors, old, strict=True)
+            ],
+        )
+    projection.place_new(corpus_runtime)
+    placed = {node: point[:2] for node, point in _node_points(corpus_runtime).items()}
+    assert projection.projection_status(corpus_runtime).stale
+
+    report = update_projection(corpus_runtime, refit=True)
+    after = {node: point[:2] for node, point in _node_points(corpus_runtime).items()}
+    shared = sorted(placed)  # every node on the old map, fitted or placed, is in the new fit
+    moved = mean_displacement(np.array([placed[i] for i in shared]), np.array([after[i] for i in shared]))
+    assert report.mean_displacement == pytest.approx(moved, abs=1e-3)
+    assert report.mean_displacement_unaligned is not None
+    assert report.mean_displacement < 0.75 * report.mean_displacement_unaligned
+    xy = np.array(list(before.values()))
+    assert np.linalg.norm(xy.mean(axis=0) - np.array(list(after.values())).mean(axis=0)) < 0.25 * xy.std()
+    assert projection_events(corpus_runtime)[-1]["mean_displacement"] == report.mean_displacement
 
 
 def test_fit_is_reproducible_for_a_seed(corpus_template, make_runtime, tmp_path) -> None:
@@ -162,3 +235,5 @@ def test_cli_map_fits_once_then_places_and_refits_on_request(corpus_template, tm
     assert explorer_map()["fitted"] == 0
     refit = explorer_map("--refit")
     assert refit["version"] == 2 and refit["fitted"] == first["fitted"]
+    assert first["mean_displacement"] is None and refit["mean_displacement"] is not None
+    assert refit["mean_displacement"] <= refit["mean_displacement_unaligned"]

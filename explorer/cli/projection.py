@@ -29,6 +29,11 @@ def map_(
         return
     placed = ", ".join(f"{n} {kind}" for kind, n in report.placed.items()) or "nothing new"
     typer.echo(f"map version {report.version}: fitted {report.fitted} nodes, placed {placed} ({report.seconds:.1f} s)")
+    if report.mean_displacement is not None:
+        typer.echo(
+            f"the nodes already on the map moved {report.mean_displacement:.3g} on average, aligned to the old map "
+            f"({report.mean_displacement_unaligned:.3g} as fitted)"
+        )
     if status.stale:
         typer.echo(
             f"{status.placed_nodes} nodes arrived after the fit of {status.fitted_nodes}: "

@@ -55,6 +55,15 @@ def fitted_anchors(con: Connection) -> tuple[list[str], np.ndarray, np.ndarray]:
     return ids, np.vstack(list(table["embedding"])).astype(np.float32), xy
 
 
+def node_xy(con: Connection) -> tuple[list[str], np.ndarray]:
+    """(ids, xy) of every node on the map, fitted or placed: where a refit should keep them."""
+    table = con.execute(
+        "SELECT item_id::VARCHAR AS id, x, y FROM projection_points WHERE item_kind = 'node' ORDER BY item_id"
+    ).fetchnumpy()
+    ids = [str(i) for i in table["id"]]
+    return ids, np.column_stack([table["x"], table["y"]]).astype(np.float64).reshape(-1, 2)
+
+
 def unplaced(con: Connection, kind: str) -> tuple[list[str], np.ndarray]:
     """(ids, vectors) of the items of ``kind`` that have a vector but no point yet."""
     table = _table(kind)
