@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import streamlit as st
 
@@ -30,6 +31,9 @@ OFFLINE_NOTICE = (
     "(see Settings)."
 )
 CURRENT = "current_session"
+SESSION_PARAM = "session"  # the URL query parameter naming the chosen session on every page
+MIN_ID_PREFIX = 8  # a link may name an id by its first characters, as pages show it
+T = TypeVar("T")
 # The map's layers as its switches name them (explorer.figures.map.LAYERS).
 LAYER_LABELS = {
     "corpus": "Corpus",
@@ -94,9 +98,73 @@ def session_label(session: Session) -> str:
     return f"{session.name} · {session.status} · {session.step_count} steps · {session.id[:8]}"
 
 
+def linked_option(wanted: str, options: Sequence[T]) -> T | None:
+    """The option a link names: its id exactly, or (for ids) a prefix only one of them has, as pages show ids
+    by their first characters.
+    """
+    exact = [option for option in options if option is not None and str(option) == wanted]
+    if exact:
+        return exact[0]
+    if len(wanted) < MIN_ID_PREFIX:
+        return None
+    starting = [option for option in options if isinstance(option, str) and option.startswith(wanted)]
+    return starting[0] if len(starting) == 1 else None
+
+
+def linked_selectbox(
+    label: str,
+    options: Sequence[T],
+    *,
+    key: str,
+    param: str,
+    format_func: Callable[[T], str] = str,
+    on_change: Callable[[], None] | None = None,
+    clicked: T | None = None,
+    default: T | None = None,
+    what: str = "item",
+) -> T:
+    """A selectbox whose choice is also in the URL (``?param=value``), so a link or a refresh opens the page on it.
+
+    What it shows, first rule that applies: ``clicked`` when it is new (a table row picked this run), what the
+    URL names when the widget holds something else (a link was followed, a URL edited), the widget's own choice,
+    ``default`` (else the first option). A choice a person makes (in the widget or by clicking) is written to the
+    URL; what the page chose by itself is not, since every change of the URL is a step for the back button. A link
+    to something this database does not hold says so.
+    """
+
+    def follow() -> None:
+        set_url_param(param, st.session_state[key])
+        if on_change is not None:
+            on_change()
+
+    seen = f"{key}__clicked"
+    wanted = st.query_params.get(param)
+    if clicked is not None and clicked != st.session_state.get(seen) and clicked in options:
+        st.session_state[key] = clicked
+        set_url_param(param, clicked)
+    elif wanted is not None and wanted != str(st.session_state.get(key)):
+        match = linked_option(wanted, options)
+        if match is None:
+            st.warning(f"The link names {what} {md(wanted)}, which is not here.", icon=":material/link_off:")
+        else:
+            st.session_state[key] = match
+    elif key not in st.session_state and default in options:
+        st.session_state[key] = default
+    st.session_state[seen] = clicked
+    return st.selectbox(label, options, key=key, format_func=format_func, on_change=follow)
+
+
+def set_url_param(param: str, value: object) -> None:
+    """Name ``value`` in the URL (``?param=value``), or drop the parameter for ``None``."""
+    if value is None:
+        st.query_params.pop(param, None)
+    elif st.query_params.get(param) != str(value):
+        st.query_params[param] = str(value)
+
+
 def pick_session(rt: Runtime, key: str, *, allow_none: str | None = None, label: str = "Session") -> Session | None:
-    """A session selectbox that remembers the choice across pages (``st.session_state[CURRENT]``);
-    with nothing chosen yet, the most recent session.
+    """A session selectbox that remembers the choice across pages (``st.session_state[CURRENT]``) and in the
+    URL (``?session=ID``); with nothing chosen yet, the most recent session.
     """
     sessions = wander.list_sessions(rt, limit=500)
     if not sessions:
@@ -117,12 +185,14 @@ def pick_session(rt: Runtime, key: str, *, allow_none: str | None = None, label:
     def remember() -> None:
         st.session_state[CURRENT] = st.session_state[key]
 
-    chosen = st.selectbox(
+    chosen = linked_selectbox(
         label,
         options,
         key=key,
+        param=SESSION_PARAM,
+        what="session",
         on_change=remember,
-        format_func=lambda sid: allow_none if sid is None else session_label(by_id[sid]),
+        format_func=lambda sid: (allow_none or "") if sid is None else session_label(by_id[sid]),
     )
     if chosen is not None:
         st.session_state[CURRENT] = chosen

@@ -135,12 +135,17 @@ if rows:
     )
     selected_rows = event.selection.rows if event and event.selection else []
     by_id = {n.id: n for n in rows}
-    chosen = st.selectbox(
+    linked = st.query_params.get("node")
+    if linked and linked not in by_id and (shared := node_provenance(rt, linked)) is not None:
+        by_id = {shared.node.id: shared.node, **by_id}  # a link to a node on another page of the list
+    chosen = common.linked_selectbox(
         "Provenance of",
-        [n.id for n in rows],
-        index=selected_rows[0] if selected_rows else 0,
-        format_func=lambda i: f"{by_id[i].type} · {' '.join(by_id[i].text.split())[:90]}",
+        list(by_id),
         key=f"node_pick_{page_number}",
+        param="node",
+        what="node",
+        clicked=rows[selected_rows[0]].id if selected_rows else None,
+        format_func=lambda i: f"{by_id[i].type} · {' '.join(by_id[i].text.split())[:90]}",
     )
     found = node_provenance(rt, chosen)
     if found is not None:

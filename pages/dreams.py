@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -66,14 +68,34 @@ if "last_dream_report" in st.session_state:
             for error in errors[:10]:
                 st.text(str(error))
 
+
+def name_in_url(dream_id: str) -> None:
+    """An opened dream is named in the URL (?dream=ID), so the link opens it."""
+    if st.session_state.get(f"dream_{dream_id}"):
+        common.set_url_param("dream", dream_id)
+
+
 left, right = st.columns(2)
 with left:
     st.subheader("Recent dreams")
     recent = dreaming.recent_dreams(rt, limit=30)
+    # A link names a dream (?dream=ID): it comes first, open. Opening another one names it in the URL.
+    linked = st.query_params.get("dream")
+    shared = dreaming.get_dream(rt, linked) if linked else None
+    if linked and shared is None:
+        st.warning(f"The link names dream {untrusted.md(linked)}, which is not here.", icon=":material/link_off:")
+    if shared is not None:
+        recent = [shared, *(view for view in recent if view.dream.id != shared.dream.id)]
     if not recent:
         st.caption("No dream yet.")
     for view in recent:
-        with st.expander(untrusted.md(" ".join(view.dream.text.split())[:110]), icon=":material/bedtime:"):
+        with st.expander(
+            untrusted.md(" ".join(view.dream.text.split())[:110]),
+            icon=":material/bedtime:",
+            expanded=view is shared,
+            key=f"dream_{view.dream.id}",
+            on_change=partial(name_in_url, view.dream.id),
+        ):
             untrusted.text("question", view.question)
             untrusted.text("dream", view.dream.text)
             st.caption(

@@ -10,6 +10,8 @@ from explorer.views import map_data, node_provenance
 from explorer.wander import service as wander
 from pages import common, untrusted
 
+MAX_SHOWN = 20  # selected items shown (and named in the URL)
+
 rt = common.runtime()
 st.title("Map")
 common.offline_notice(rt)
@@ -67,26 +69,33 @@ with st.expander("Refit the map", icon=":material/refresh:"):
 
 # -- what is selected --------------------------------------------------------------------
 
-selected = []
-if event and event.selection and event.selection.points:
-    selected = [tuple(p["customdata"][:2]) for p in event.selection.points if p.get("customdata")]
+# Clicked points are also in the URL (?point=kind:id, repeated), so a link or a refresh shows the same selection.
+clicked = [tuple(p["customdata"][:2]) for p in (event.selection.points if event and event.selection else [])]
+clicked = [point for point in clicked if len(point) == 2]
+if "map_clicked" not in st.session_state:
+    st.session_state["map_clicked"] = clicked  # a first visit: what the URL names stands
+elif clicked != st.session_state["map_clicked"]:
+    st.session_state["map_clicked"] = clicked
+    st.query_params["point"] = [f"{kind}:{item_id}" for kind, item_id in clicked[:MAX_SHOWN]]
+selected = [tuple(value.split(":", 1)) for value in st.query_params.get_all("point") if ":" in value]
 if view is not None:
-    by_step = sorted(view.trace, key=lambda t: t.step_number)
-    options = [None] + [t.to_locus_id for t in by_step]
+    by_step = {t.step_number: t.to_locus_id for t in sorted(view.trace, key=lambda t: t.step_number)}
     loci = {locus.id: locus for locus in view.loci}
-    pick = st.selectbox(
+    step = common.linked_selectbox(
         "Or inspect a step of the path",
-        options,
+        [None, *by_step],
         key="map_step",
-        format_func=lambda lid: (
+        param="step",
+        what="step",
+        format_func=lambda number: (
             "—"
-            if lid is None
-            else f"step {next(t.step_number for t in by_step if t.to_locus_id == lid)} · "
-            f"{' '.join(loci[lid].concept.split())[:90] if lid in loci else lid}"
+            if number is None
+            else f"step {number} · "
+            + (" ".join(loci[by_step[number]].concept.split())[:90] if by_step[number] in loci else by_step[number])
         ),
     )
-    if pick:
-        selected = [("locus", pick), *selected]
+    if step is not None:
+        selected = [("locus", by_step[step]), *selected]
 
 if not selected:
     st.caption("Click a point, or draw a box or lasso, to see what it holds.")
@@ -101,7 +110,7 @@ crystals = {c.id: c for c in view.crystals} if view else {}
 resonances = {r.id: r for r in view.resonances} if view else {}
 loci = {locus.id: locus for locus in view.loci} if view else {}
 
-for kind, item_id in list(dict.fromkeys(selected))[:20]:
+for kind, item_id in list(dict.fromkeys(selected))[:MAX_SHOWN]:
     with st.container(border=True):
         if kind == "node":
             found = node_provenance(rt, item_id)

@@ -54,11 +54,13 @@ table = pd.DataFrame(
 event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="resonance_table")
 rows = event.selection.rows if event and event.selection else []
 by_id = {r.id: r for r in resonances}
-chosen = st.selectbox(
+chosen = common.linked_selectbox(
     "Resonance",
     [r.id for r in resonances],
-    index=rows[0] if rows else 0,
     key="resonance_pick",
+    param="resonance",
+    what="resonance",
+    clicked=resonances[rows[0]].id if rows else None,
     format_func=lambda rid: f"{', '.join(by_id[rid].themes[:4])} · {by_id[rid].status}",
 )
 resonance = by_id[chosen]

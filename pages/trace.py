@@ -49,7 +49,15 @@ table = pd.DataFrame(
 event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="trace_table")
 rows = event.selection.rows if event and event.selection else []
 numbers = [t.step_number for t in trace]
-number = st.selectbox("Step", numbers, index=rows[0] if rows else len(numbers) - 1, key="trace_step")
+number = common.linked_selectbox(
+    "Step",
+    numbers,
+    key="trace_step",
+    param="step",
+    what="step",
+    clicked=numbers[rows[0]] if rows else None,
+    default=numbers[-1],
+)
 chosen = next(t for t in trace if t.step_number == number)
 residue = next((r for r in view.residues if r.trace_id == chosen.id), None)
 with st.container(border=True):

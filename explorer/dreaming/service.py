@@ -511,10 +511,18 @@ def run_chrono(
 def recent_dreams(runtime: Runtime, limit: int = 50) -> list[DreamView]:
     """The newest dreams, newest first, each with the nodes it was dreamt from."""
     with runtime.db.connect() as con:
-        dreams = store.recent_nodes(con, "rem_dream", limit)
-        parents = {
-            n.id: n for n in corpus.get_nodes(con, {p for d in dreams for p in d.parent_ids}, with_vectors=False)
-        }
+        return _dream_views(con, store.recent_nodes(con, "rem_dream", limit))
+
+
+def get_dream(runtime: Runtime, dream_id: str) -> DreamView | None:
+    """One dream with the nodes it was dreamt from (``None`` when ``dream_id`` names no dream), e.g. for a link."""
+    with runtime.db.connect() as con:
+        found = [n for n in corpus.get_nodes(con, {dream_id}, with_vectors=False) if n.type == "rem_dream"]
+        return _dream_views(con, found)[0] if found else None
+
+
+def _dream_views(con: Connection, dreams: list[Node]) -> list[DreamView]:
+    parents = {n.id: n for n in corpus.get_nodes(con, {p for d in dreams for p in d.parent_ids}, with_vectors=False)}
     return [
         DreamView(d, (d.metadata or {}).get("question"), [parents[p] for p in d.parent_ids if p in parents])
         for d in dreams

@@ -141,12 +141,14 @@ def _row_to_node(row: Sequence[Any]) -> Node:
 
 
 def get_nodes(con: Connection, ids: Iterable[str], *, with_vectors: bool = True) -> list[Node]:
-    """Nodes by id, in the order asked (missing ids are left out)."""
+    """Nodes by id, in the order asked (missing ids, and text that is no id at all, are left out)."""
     ids = list(dict.fromkeys(ids))
     if not ids:
         return []
     select = _NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR
-    rows = con.execute(f"SELECT {select} FROM nodes WHERE id IN (SELECT unnest(?::UUID[]))", [ids]).fetchall()
+    rows = con.execute(
+        f"SELECT {select} FROM nodes WHERE id IN (SELECT TRY_CAST(unnest(?::VARCHAR[]) AS UUID))", [ids]
+    ).fetchall()
     found = {str(r[0]): _row_to_node(r) for r in rows}
     return [found[i] for i in ids if i in found]
 

@@ -20,7 +20,7 @@ import harness  # noqa: E402
 
 from explorer.projection import update_projection  # noqa: E402
 from explorer.runtime import open_runtime  # noqa: E402
-from explorer.settings import DEFAULT_EMBEDDING_MODEL, Settings  # noqa: E402
+from explorer.settings import Settings  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +36,8 @@ def e2e_db(minilm_corpus_template: Path, tmp_path_factory: pytest.TempPathFactor
 def app_url(e2e_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app's address; its server embeds with the default model, whatever the other tests use."""
     log = tmp_path_factory.mktemp("e2e-log") / "streamlit.log"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("EXPLORER_EMBEDDING_MODEL", DEFAULT_EMBEDDING_MODEL)
-        patch.setenv("OMP_NUM_THREADS", "1")  # the server shares two cores with this process (see real_embedder)
-        with harness.streamlit_server(e2e_db, log=log) as url:
-            yield url
+    with harness.streamlit_server(e2e_db, log=log, env=harness.TEST_ENV) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,12 @@ import signal
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from explorer.cli.demo import app_command
+from explorer.settings import DEFAULT_EMBEDDING_MODEL
 from explorer.testing.ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,16 +30,26 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# The browser tests' server embeds with the default model, whatever the other tests use, on one thread: it shares
+# two cores with the test process.
+TEST_ENV = {"EXPLORER_EMBEDDING_MODEL": DEFAULT_EMBEDDING_MODEL, "OMP_NUM_THREADS": "1"}
 PAGES = ("corpus", "sessions", "map", "crystals", "resonances", "trace", "dreams", "consolidation", "settings")
 
 
 @contextmanager
 def streamlit_server(
-    db: Path, *, port: int | None = None, log: Path | None = None, timeout_s: float = 60.0
+    db: Path,
+    *,
+    port: int | None = None,
+    log: Path | None = None,
+    timeout_s: float = 60.0,
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
-    """The app on ``db``; yields its URL and always stops the server (and its children)."""
+    """The app on ``db`` (with ``env`` added to this process's environment); yields its URL and always stops the
+    server (and its children).
+    """
     port = port or free_port()
-    env = dict(os.environ, EXPLORER_DB=str(db), PYTHONUNBUFFERED="1")
+    env = dict(os.environ, **(env or {}), EXPLORER_DB=str(db), PYTHONUNBUFFERED="1")
     command = app_command(port, "--server.fileWatcherType", "none")
     with contextlib.ExitStack() as files:  # the log stays open as long as the server writes to it
         out = files.enter_context(open(log, "wb")) if log else subprocess.DEVNULL

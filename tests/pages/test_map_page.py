@@ -66,7 +66,7 @@ def test_inspecting_a_step_shows_its_locus_and_residue(open_app, app_runtime) ->
     residue = next(r for r in view.residues if r.trace_id == step.id)
     locus = next(candidate for candidate in view.loci if candidate.id == step.to_locus_id)
     at = open_app("map")
-    at.selectbox(key="map_step").select(step.to_locus_id).run()
+    at.selectbox(key="map_step").select(step.step_number).run()
     shown = [t.value for t in at.text]
     assert locus.concept in shown and residue.connection in shown
     assert any(e.label.startswith("Residue · themes") for e in at.expander)
