@@ -1,14 +1,20 @@
-"""Crystals: the review queue. Approve, reject or archive each insight with notes, after reading its
-evidence: residues → loci → source chunks.
+"""Crystals: the review queue. **List** pages through them, each with its evidence; **Review** shows one crystal
+at a time, decided by one key each (A approve, X reject, S skip, Backspace undo) without reloading the page, with
+the crystal in the URL (``?view=Review&crystal=ID``) and its history, any entry of which can be reverted; **Bulk**
+decides everything a filter takes, after a count. Every decision goes through the engine's review state machine
+and into its review log.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import streamlit as st
 
-from explorer.records.wander import Crystal, ReviewState
+from explorer.errors import ExplorerError
+from explorer.records.wander import REVIEW_OUTCOMES, Crystal, Review, ReviewDecision, ReviewFilter, ReviewState
+from explorer.wander import review as reviewing
 from explorer.wander import service as wander
 from explorer.wander.guards import review_allowed
 from pages import common, untrusted
@@ -22,22 +28,30 @@ STATUS_FILTERS: dict[str, ReviewState | None] = {
     "all": None,
 }
 STATE_LABELS = {state: label for label, state in STATUS_FILTERS.items() if state is not None}
+VIEWS = ("List", "Review", "Bulk")
+# One key per decision, as annotation tools have it; Streamlit keeps C and R for itself (clear cache, rerun).
+KEYS = {"approve": "A", "reject": "X", "skip": "S", "undo": "Backspace"}
+SKIPPED, DONE, FLASH = "review_skipped", "review_done", "review_flash"  # this visitor's queue state
+ICONS: dict[ReviewDecision, str] = {
+    "approve": ":material/check:",
+    "reject": ":material/close:",
+    "archive": ":material/archive:",
+}
 
 rt = common.runtime()
 st.title("Crystals")
 common.offline_notice(rt)
 
 sessions = {s.id: s for s in wander.list_sessions(rt, limit=500)}
-f1, f2, f3, f4 = st.columns([2, 2, 3, 2])
-status = f1.selectbox("Status", list(STATUS_FILTERS), key="crystal_status")
-min_confidence = f2.slider("Min confidence", 0.0, 1.0, 0.0, 0.05, key="crystal_confidence")
-session_id = f3.selectbox(
+f1, f2, f3 = st.columns([3, 2, 2])
+session_id = f1.selectbox(
     "Session",
     [None, *sessions],
     key="crystal_session",
     format_func=lambda sid: "all sessions" if sid is None else common.session_label(sessions[sid]),
 )
-reviewer = f4.text_input(
+min_confidence = f2.slider("Min confidence", 0.0, 1.0, 0.0, 0.05, key="crystal_confidence")
+reviewer = f3.text_input(
     "Reviewer",
     value=st.session_state.get("reviewer", ""),
     key="crystal_reviewer",
@@ -45,104 +59,307 @@ reviewer = f4.text_input(
 )
 st.session_state["reviewer"] = reviewer
 
-crystals = [
-    c
-    for c in wander.list_crystals(rt, min_confidence=min_confidence or None, session_id=session_id)
-    if STATUS_FILTERS[status] in (None, c.review_state)
-]
-crystals.sort(key=lambda c: (-c.confidence, c.id))
-pending = sum(c.review_state is ReviewState.PENDING for c in wander.list_crystals(rt))
-st.caption(f"{len(crystals)} crystal(s) shown · {pending} awaiting review in all sessions")
-if not crystals:
-    st.info(
-        "No crystal matches. Crystals form when a confirmed resonance meets an interesting locus; "
-        "run sessions on the Sessions page.",
-        icon=":material/diamond:",
+
+def who() -> str | None:
+    return str(st.session_state.get("crystal_reviewer") or "").strip() or None
+
+
+def origin(crystal: Crystal) -> str:
+    return sessions[crystal.session_id].name if crystal.session_id in sessions else "deleted session"
+
+
+def describe(crystal: Crystal) -> None:
+    """A crystal's state, scores, insight, the two sources it connects and who reviewed it (model text as text)."""
+    st.markdown(
+        f"**{STATE_LABELS[crystal.review_state].capitalize()}** · confidence {crystal.confidence:.2f} · "
+        f"actionability {crystal.actionability:.2f} · domains {untrusted.md(', '.join(crystal.domains) or '—')} · "
+        f"{untrusted.md(origin(crystal))}"
     )
-    st.stop()
-
-pages_count = max(1, math.ceil(len(crystals) / PAGE_SIZE))
-page_number = st.pagination(pages_count, key="crystal_page") if pages_count > 1 else 1
-
-
-def review(crystal: Crystal, decision: str, notes: str) -> None:
-    wander.review_crystal(rt, crystal.id, decision, notes=notes.strip() or None, reviewer=reviewer.strip() or None)
-    st.toast(f"Crystal {decision}d" if decision != "reject" else "Crystal rejected", icon=":material/check:")
-
-
-for crystal in crystals[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]:
-    with st.container(border=True, key=f"crystal_{crystal.id}"):
-        state = STATE_LABELS[crystal.review_state]
-        origin = sessions[crystal.session_id].name if crystal.session_id in sessions else "deleted session"
-        st.markdown(
-            f"**{state.capitalize()}** · confidence {crystal.confidence:.2f} · actionability "
-            f"{crystal.actionability:.2f} · domains {untrusted.md(', '.join(crystal.domains) or '—')} · "
-            f"{untrusted.md(origin)}"
+    untrusted.text(None, crystal.insight)
+    if crystal.connects:
+        bridged = " ↔ ".join(
+            f"{c.get('title') or c.get('name') or '?'} ({c.get('domain') or '—'})" for c in crystal.connects
         )
-        untrusted.text(None, crystal.insight)
-        if crystal.connects:
-            bridged = " ↔ ".join(
-                f"{c.get('title') or c.get('name') or '?'} ({c.get('domain') or '—'})" for c in crystal.connects
-            )
-            untrusted.text("connects", bridged)
-        if crystal.validated_by or crystal.human_approved_by:
-            who = []
-            if crystal.validated_by:
-                who.append(f"validated by {crystal.validated_by}")
-            if crystal.human_approved_by:
-                when = crystal.human_approved_at.strftime("%Y-%m-%d %H:%M") if crystal.human_approved_at else ""
-                who.append(
-                    f"{'approved' if crystal.human_approved else 'reviewed'} by {crystal.human_approved_by} {when}"
-                )
-            st.caption(untrusted.md(" · ".join(who)))
-        if crystal.validation_notes:
-            untrusted.text("notes", crystal.validation_notes)
-        notes = st.text_input("Notes", key=f"notes_{crystal.id}", placeholder="why (stored with the decision)")
-        b1, b2, b3, _ = st.columns([1, 1, 1, 3])
-        if b1.button(
-            "Approve",
-            key=f"approve_{crystal.id}",
-            icon=":material/check:",
-            type="primary",
-            disabled=not review_allowed(crystal.review_state, ReviewState.APPROVED),
-        ):
-            review(crystal, "approve", notes)
-            st.rerun()
-        if b2.button(
-            "Reject",
-            key=f"reject_{crystal.id}",
-            icon=":material/close:",
-            disabled=not review_allowed(crystal.review_state, ReviewState.REJECTED),
-        ):
-            review(crystal, "reject", notes)
-            st.rerun()
-        if b3.button(
-            "Archive",
-            key=f"archive_{crystal.id}",
-            icon=":material/archive:",
-            disabled=not review_allowed(crystal.review_state, ReviewState.ARCHIVED),
-        ):
-            review(crystal, "archive", notes)
-            st.rerun()
-        with st.expander("Evidence: residues → loci → source chunks", icon=":material/account_tree:"):
-            evidence = wander.crystal_evidence(rt, crystal.id)
-            loci = {locus.id: locus for locus in evidence.loci}
-            st.markdown(f"**Residues** ({len(evidence.residues)})")
-            for residue in evidence.residues:
-                locus = loci.get(residue.to_locus_id)
-                st.caption(
-                    f"at “{untrusted.md(locus.concept[:100] if locus else residue.to_locus_id)}” · "
-                    f"themes {untrusted.md(', '.join(residue.themes[:5]))} · interest "
-                    f"{residue.interestingness or 0:.2f} · by {untrusted.md(residue.model_used)}"
-                )
-                for label in ("connection", "possibility"):
-                    untrusted.text(label, getattr(residue, label))
-            st.markdown(f"**Loci** ({len(evidence.loci)})")
-            for locus in evidence.loci:
-                untrusted.text(
-                    f"{locus.source_type} · {', '.join(locus.domains) or '—'} · visits {locus.visit_count}",
-                    " ".join(locus.concept.split())[:300],
-                )
-            st.markdown(f"**Source chunks** ({len(evidence.chunks)})")
-            for chunk in evidence.chunks:
-                untrusted.text(f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}", chunk.text)
+        untrusted.text("connects", bridged)
+    if crystal.validated_by or crystal.human_approved_by:
+        said = []
+        if crystal.validated_by:
+            said.append(f"validated by {crystal.validated_by}")
+        if crystal.human_approved_by:
+            when = crystal.human_approved_at.strftime("%Y-%m-%d %H:%M") if crystal.human_approved_at else ""
+            said.append(f"{'approved' if crystal.human_approved else 'reviewed'} by {crystal.human_approved_by} {when}")
+        st.caption(untrusted.md(" · ".join(said)))
+    if crystal.validation_notes:
+        untrusted.text("notes", crystal.validation_notes)
+
+
+def evidence(crystal: Crystal) -> None:
+    """What supports a crystal: residues → loci → source chunks."""
+    found = wander.crystal_evidence(rt, crystal.id)
+    loci = {locus.id: locus for locus in found.loci}
+    st.markdown(f"**Residues** ({len(found.residues)})")
+    for residue in found.residues:
+        locus = loci.get(residue.to_locus_id)
+        st.caption(
+            f"at “{untrusted.md(locus.concept[:100] if locus else residue.to_locus_id)}” · "
+            f"themes {untrusted.md(', '.join(residue.themes[:5]))} · interest "
+            f"{residue.interestingness or 0:.2f} · by {untrusted.md(residue.model_used)}"
+        )
+        for label in ("connection", "possibility"):
+            untrusted.text(label, getattr(residue, label))
+    st.markdown(f"**Loci** ({len(found.loci)})")
+    for locus in found.loci:
+        untrusted.text(
+            f"{locus.source_type} · {', '.join(locus.domains) or '—'} · visits {locus.visit_count}",
+            " ".join(locus.concept.split())[:300],
+        )
+    st.markdown(f"**Source chunks** ({len(found.chunks)})")
+    for chunk in found.chunks:
+        untrusted.text(f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}", chunk.text)
+
+
+# -- List: every crystal a filter takes, a page at a time ---------------------------------------------------------
+
+
+def list_view() -> None:
+    status = st.selectbox("Status", list(STATUS_FILTERS), key="crystal_status")
+    crystals = [
+        c
+        for c in wander.list_crystals(rt, min_confidence=min_confidence or None, session_id=session_id)
+        if STATUS_FILTERS[status] in (None, c.review_state)
+    ]
+    crystals.sort(key=lambda c: (-c.confidence, c.id))
+    pending = sum(c.review_state is ReviewState.PENDING for c in wander.list_crystals(rt))
+    st.caption(f"{len(crystals)} crystal(s) shown · {pending} awaiting review in all sessions")
+    if not crystals:
+        st.info(
+            "No crystal matches. Crystals form when a confirmed resonance meets an interesting locus; "
+            "run sessions on the Sessions page.",
+            icon=":material/diamond:",
+        )
+        return
+    pages_count = max(1, math.ceil(len(crystals) / PAGE_SIZE))
+    page_number = st.pagination(pages_count, key="crystal_page") if pages_count > 1 else 1
+    for crystal in crystals[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]:
+        with st.container(border=True, key=f"crystal_{crystal.id}"):
+            describe(crystal)
+            notes = st.text_input("Notes", key=f"notes_{crystal.id}", placeholder="why (stored with the decision)")
+            columns = st.columns([1, 1, 1, 3])
+            for column, (decision, target) in zip(columns, REVIEW_OUTCOMES.items(), strict=False):
+                if column.button(
+                    decision.capitalize(),
+                    key=f"{decision}_{crystal.id}",
+                    icon=ICONS[decision],
+                    type="primary" if decision == "approve" else "secondary",
+                    disabled=not review_allowed(crystal.review_state, target),
+                ):
+                    reviewing.review_crystal(rt, crystal.id, decision, notes=notes.strip() or None, reviewer=who())
+                    st.toast(f"Crystal {STATE_LABELS[target]}", icon=":material/check:")
+                    st.rerun()
+            with st.expander("Evidence: residues → loci → source chunks", icon=":material/account_tree:"):
+                evidence(crystal)
+
+
+# -- Review: one crystal at a time, one key per decision -----------------------------------------------------------
+# The queue is the pending crystals the filters take, surest first. This visitor's skips go to its end, and every
+# decision and skip goes on a stack that Backspace takes back (a decision by reverting its log entry). The buttons'
+# callbacks decide and clear ``crystal`` (the URL's), so the fragment's one read draws the next crystal at once.
+
+
+def _filter() -> ReviewFilter:
+    return ReviewFilter(session_id=session_id, min_confidence=min_confidence or None)
+
+
+def _flash(message: str) -> None:
+    st.session_state[FLASH] = message
+
+
+def _decide(crystal_id: str, decision: ReviewDecision) -> None:
+    notes = str(st.session_state.get(f"review_notes_{crystal_id}") or "").strip() or None
+    try:
+        entry = reviewing.decide(rt, crystal_id, decision, notes=notes, reviewer=who())
+    except ExplorerError as exc:
+        _flash(common.error_text(exc))
+        return
+    st.session_state[DONE].append(("review", crystal_id, entry.id))
+    st.session_state["crystal"] = ""  # the next one
+
+
+def _skip(crystal_id: str) -> None:
+    skipped: list[str] = st.session_state[SKIPPED]
+    if crystal_id in skipped:
+        skipped.remove(crystal_id)
+    skipped.append(crystal_id)
+    st.session_state[DONE].append(("skip", crystal_id, None))
+    st.session_state["crystal"] = ""
+
+
+def _undo() -> None:
+    kind, crystal_id, review_id = st.session_state[DONE].pop()
+    if kind == "review":
+        try:
+            reviewing.revert_review(rt, review_id, reviewer=who(), notes="undone in the review queue")
+        except ExplorerError as exc:
+            _flash(common.error_text(exc))
+    elif crystal_id in st.session_state[SKIPPED]:
+        st.session_state[SKIPPED].remove(crystal_id)
+    st.session_state["crystal"] = crystal_id
+
+
+def _revert(review_id: str) -> None:
+    try:
+        reviewing.revert_review(rt, review_id, reviewer=who())
+    except ExplorerError as exc:
+        _flash(common.error_text(exc))
+
+
+def _entry_line(entry: Review) -> str:
+    when = entry.created_at.strftime("%Y-%m-%d %H:%M:%S") if entry.created_at else "?"
+    marks = [m for m, on in (("forced", entry.forced), ("bulk", entry.batch_id)) if on]
+    extra = f" ({', '.join(marks)})" if marks else ""
+    return f"{when} · {entry.decision}{extra} · {entry.state_before} → {entry.state_after} · by {entry.reviewer}"
+
+
+def history(entries: list[Review]) -> None:
+    """A crystal's reviews and reverts, newest first; the newest can be reverted (the rest only after it)."""
+    st.markdown(f"**History** ({len(entries)})")
+    if not entries:
+        st.caption("Not reviewed yet.")
+    latest = entries[-1].id if entries else None
+    for entry in reversed(entries):
+        text, button = st.columns([5, 1], vertical_alignment="center")
+        text.caption(untrusted.md(_entry_line(entry)))
+        if entry.notes:
+            with text:
+                untrusted.text(None, entry.notes)
+        button.button(
+            "Revert",
+            key=f"revert_{entry.id}",
+            icon=":material/undo:",
+            on_click=_revert,
+            args=(entry.id,),
+            disabled=not entry.revertible or entry.id != latest,
+            help="Put the crystal back as it was before this (the newest entry first).",
+        )
+
+
+@st.fragment
+def review_view() -> None:
+    skipped: list[str] = st.session_state.setdefault(SKIPPED, [])
+    done: list[tuple[str, str, str | None]] = st.session_state.setdefault(DONE, [])
+    # the URL's crystal (a shared link) until this visit has a widget state of its own
+    asked = str(st.session_state["crystal"] if "crystal" in st.session_state else st.query_params.get("crystal", ""))
+    try:
+        view = reviewing.queue_view(rt, _filter(), asked or None, skipped)
+    except ExplorerError as exc:
+        _flash(common.error_text(exc))
+        view = reviewing.queue_view(rt, _filter(), None, skipped)
+    crystal = view.crystal
+    st.session_state["crystal"] = crystal.id if crystal else ""
+    st.text_input(
+        "Crystal under review",
+        key="crystal",
+        bind="query-params",
+        help="Its id, also in the page's address: share the address to show someone this crystal.",
+    )
+    if FLASH in st.session_state:
+        st.error(st.session_state.pop(FLASH), icon=":material/error:")
+    st.caption(
+        f"{len(view.queue)} awaiting review in this filter · {len(skipped)} skipped · keys: "
+        f"{KEYS['approve']} approve, {KEYS['reject']} reject, {KEYS['skip']} skip, {KEYS['undo']} undo"
+    )
+    state = crystal.review_state if crystal else ReviewState.PENDING
+    shown = crystal.id if crystal else ""
+    controls: list[tuple[str, str, dict[str, Any]]] = [
+        ("Approve", "approve", {"type": "primary", "shortcut": KEYS["approve"]}),
+        ("Reject", "reject", {"shortcut": KEYS["reject"]}),
+        ("Skip", "skip", {"icon": ":material/skip_next:", "shortcut": KEYS["skip"]}),
+        ("Undo", "undo", {"icon": ":material/undo:", "shortcut": KEYS["undo"]}),
+        ("Archive", "archive", {}),
+    ]
+    for column, (label, action, options) in zip(st.columns(len(controls)), controls, strict=True):
+        if action in REVIEW_OUTCOMES:
+            options.setdefault("icon", ICONS[action])
+            disabled = crystal is None or not review_allowed(state, REVIEW_OUTCOMES[action])
+            callback, args = _decide, (shown, action)
+        elif action == "skip":
+            disabled, callback, args = crystal is None, _skip, (shown,)
+        else:
+            disabled, callback, args = not done, _undo, ()
+        column.button(label, key=f"review_{action}", on_click=callback, args=args, disabled=disabled, **options)
+    if crystal is None:
+        st.success("Nothing awaits review in this filter.", icon=":material/task_alt:")
+        return
+    with st.container(border=True, key="review_card"):
+        describe(crystal)
+        st.text_input("Notes", key=f"review_notes_{crystal.id}", placeholder="why (stored with the decision)")
+    history(view.history)
+    with st.expander("Evidence: residues → loci → source chunks", key="review_evidence", on_change="rerun") as box:
+        if box.open:
+            evidence(crystal)
+
+
+# -- Bulk: one decision on everything a filter takes -------------------------------------------------------------
+
+
+def bulk_view() -> None:
+    st.caption("The crystals of the session and minimum confidence above, and of these:")
+    b1, b2 = st.columns([2, 3])
+    max_confidence = b1.slider("Max confidence", 0.0, 1.0, 1.0, 0.05, key="bulk_max_confidence")
+    states = b2.multiselect(
+        "Review state",
+        list(ReviewState),
+        default=[ReviewState.PENDING],
+        key="bulk_states",
+        format_func=lambda s: STATE_LABELS[s],
+    )
+    d1, d2 = st.columns([2, 5])
+    decision = d1.segmented_control(
+        "Decision", list(REVIEW_OUTCOMES), default="approve", key="bulk_decision", required=True
+    )
+    notes = d2.text_input("Notes", key="bulk_notes", placeholder="why (stored with each decision)")
+    where = ReviewFilter(
+        session_id=session_id,
+        min_confidence=min_confidence or None,
+        max_confidence=max_confidence if max_confidence < 1 else None,
+        states=frozenset(states),
+    )
+    count = reviewing.bulk_review(rt, where, decision, dry_run=True)
+    refused = (
+        f"; {count.refused} more match but keep their earlier decision (the command line's --force changes them)"
+        if count.refused
+        else ""
+    )
+    outcome = STATE_LABELS[REVIEW_OUTCOMES[decision]]
+    st.markdown(f"**{count.reviewed}** of {count.matched} matching crystal(s) would be {outcome}{refused}.")
+    sure = st.checkbox(
+        f"Yes, {decision} these {count.reviewed} crystal(s)", key="bulk_sure", disabled=not count.reviewed
+    )
+    st.button(
+        f"{decision.capitalize()} {count.reviewed} crystal(s)",
+        key="bulk_go",
+        icon=ICONS[decision],
+        type="primary",
+        disabled=not (sure and count.reviewed),
+        on_click=_bulk,
+        args=(where, decision, notes.strip() or None),
+    )
+    if "bulk_result" in st.session_state:
+        st.success(st.session_state.pop("bulk_result"), icon=":material/done_all:")
+
+
+def _bulk(where: ReviewFilter, decision: ReviewDecision, notes: str | None) -> None:
+    done = reviewing.bulk_review(rt, where, decision, notes=notes, reviewer=who())
+    st.session_state["bulk_sure"] = False  # the next bulk review is confirmed afresh
+    st.session_state["bulk_result"] = (
+        f"{STATE_LABELS[REVIEW_OUTCOMES[decision]].capitalize()} {done.reviewed} crystal(s) (batch {done.batch_id}); "
+        "each one's history (Review) can revert it."
+    )
+
+
+linked = "crystal" in st.query_params  # a shared link to a crystal opens it in the review queue
+tabs = st.tabs(VIEWS, key="view", bind="query-params", default="Review" if linked else "List")
+for tab, view in zip(tabs, (list_view, review_view, bulk_view), strict=True):
+    if tab.open:
+        with tab:
+            view()

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -115,11 +116,25 @@ def review_crystal(
     force: bool = False,
 ) -> Crystal:
     """A person's verdict: approve (human_approved), reject (invalidated) or archive; logged, so it can be
-    reverted (:func:`revert_review`).
+    reverted (:func:`revert_review`). Returns the crystal as it now is (:func:`decide` returns the log entry).
 
     The review state machine (:func:`~explorer.wander.guards.require_review`) refuses to overturn an earlier
     review unless ``force`` says the person means it.
     """
+    with runtime.db.transaction() as tx:
+        entry = decide(runtime, crystal_id, decision, notes=notes, reviewer=reviewer, force=force)
+        return require_crystal(tx, entry.crystal_id)
+
+
+def decide(
+    runtime: Runtime,
+    crystal_id: str,
+    decision: str,
+    notes: str | None = None,
+    reviewer: str | None = None,
+    force: bool = False,
+) -> Review:
+    """:func:`review_crystal`, returning the review's log entry (what an undo reverts)."""
     chosen = require_decision(decision)
     with runtime.db.transaction() as tx:
         crystal = require_crystal(tx, crystal_id)
@@ -128,7 +143,7 @@ def review_crystal(
         store.update_crystal(tx, crystal.id, **values)
         log.insert_reviews(tx, [review])
         events.emit(tx, "wander.crystal.validated", _event(review), crystal.session_id)
-        return require_crystal(tx, crystal.id)
+    return review
 
 
 def review_history(runtime: Runtime, crystal_id: str) -> list[Review]:
@@ -202,6 +217,36 @@ def review_queue(runtime: Runtime, where: ReviewFilter | None = None) -> list[Cr
     """
     with runtime.db.connect() as con:
         return _matching(con, where or ReviewFilter())
+
+
+@dataclass
+class QueueView:
+    """What a review queue shows: the crystals it holds, the one under review and that one's history."""
+
+    queue: list[Crystal]
+    crystal: Crystal | None
+    history: list[Review]
+
+
+def queue_view(
+    runtime: Runtime, where: ReviewFilter, crystal_id: str | None = None, skipped: Sequence[str] = ()
+) -> QueueView:
+    """The queue ``where`` takes, with ``crystal_id`` under review (any crystal, in the queue or not; an unknown
+    id is :class:`NotFound`) or, without one, the next to review: the surest not ``skipped``, else the one skipped
+    longest ago. One short read, since a person waits on it after every key.
+    """
+    with runtime.db.connect() as con:
+        queue = _matching(con, where)
+        crystal: Crystal | None
+        if crystal_id:
+            crystal = next((c for c in queue if c.id == crystal_id), None) or require_crystal(con, crystal_id)
+        else:
+            waiting = [c for c in queue if c.id not in skipped]
+            by_id = {c.id: c for c in queue}
+            waiting += [by_id[i] for i in skipped if i in by_id]
+            crystal = waiting[0] if waiting else None
+        history = log.crystal_reviews(con, crystal.id) if crystal else []
+    return QueueView(queue, crystal, history)
 
 
 def bulk_review(
