@@ -37,7 +37,16 @@ from explorer.consolidation import service as consolidation
 from explorer.errors import ExplorerError, Remedy
 from explorer.records import Progress
 from explorer.records.jobs import JobJson
-from explorer.records.wander import CrystalJson, LocusJson, ResonanceJson, RunJson, SearchHitJson, SessionJson, StepJson
+from explorer.records.wander import (
+    CrystalJson,
+    LocusJson,
+    ResonanceJson,
+    ReviewDecision,
+    RunJson,
+    SearchHitJson,
+    SessionJson,
+    StepJson,
+)
 from explorer.runtime import Runtime
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
@@ -241,7 +250,7 @@ def crystal_review(
     runtime: Runtime,
     crystal_id: Annotated[str, Field(description="The crystal's id, from wander_get_insights.")],
     decision: Annotated[
-        Literal["approve", "reject", "archive"],
+        ReviewDecision,
         Field(description="approve it as a real insight, reject it, or archive one that has served its purpose."),
     ],
     notes: Annotated[str | None, Field(description="Why; kept as the crystal's validation notes.")] = None,

@@ -8,13 +8,24 @@ fields, so a misspelt field is a 422, not a silently ignored wish.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
+from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from explorer.dreaming.service import ExplorationReport, FusionReport, RemReport
 from explorer.jobs.kinds import Consolidating, Dreaming
-from explorer.records.wander import CrystalJson, FenceAction, LocusJson, RunJson, SessionJson, SessionStatus, StepJson
+from explorer.records.wander import (
+    CrystalJson,
+    FenceAction,
+    LocusJson,
+    ReviewDecision,
+    ReviewState,
+    RunJson,
+    SessionJson,
+    SessionStatus,
+    StepJson,
+)
 from explorer.wander.config import SESSION_LIMITS
 from explorer.wander.service import SEARCH_TYPES, SearchKind
 
@@ -205,9 +216,29 @@ class CrystallizeOut(BaseModel):
 class ReviewRequest(Body):
     """A person's verdict on a crystal; a decision stands unless ``force`` changes it."""
 
-    decision: Literal["approve", "reject", "archive"]
+    decision: ReviewDecision
     notes: str | None = Field(None, max_length=10_000, description="Why; kept as the crystal's validation notes.")
     reviewer: str | None = Field(None, max_length=500, description="Who reviewed it.")
+    force: bool = False
+
+
+class BulkReviewRequest(ReviewRequest):
+    """One verdict on every crystal a filter takes (default: every one awaiting review); ``dry_run`` only counts.
+    A crystal whose earlier decision it would overturn is counted as refused unless ``force``.
+    """
+
+    session_id: UUID | None = Field(None, description="Only this session's crystals.")
+    min_confidence: float | None = Field(None, ge=0, le=1)
+    max_confidence: float | None = Field(None, ge=0, le=1)
+    states: list[ReviewState] = Field([ReviewState.PENDING], min_length=1, description="Only crystals in these states.")
+    dry_run: bool = False
+
+
+class RevertRequest(Body):
+    """Put a crystal back as it was before a review; ``force`` even if it was reviewed again since."""
+
+    notes: str | None = Field(None, max_length=10_000, description="Why it is reverted (kept in the log).")
+    reviewer: str | None = Field(None, max_length=500, description="Who reverted it.")
     force: bool = False
 
 

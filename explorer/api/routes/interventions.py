@@ -1,4 +1,6 @@
-"""A person steering the walk (wander.md's "Manual Intervention") and judging what it found (crystal review)."""
+"""A person steering the walk (wander.md's "Manual Intervention") and judging what it found (crystal review:
+one, in bulk, a crystal's history and reverting any entry of it).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +9,17 @@ from typing import Any
 from fastapi import APIRouter
 
 from explorer.api.dependencies import RuntimeDep
-from explorer.api.models import CrystallizeOut, FenceRequest, InjectOut, InjectRequest, ReviewRequest
-from explorer.records.wander import CrystalJson, SessionJson
+from explorer.api.models import (
+    BulkReviewRequest,
+    CrystallizeOut,
+    FenceRequest,
+    InjectOut,
+    InjectRequest,
+    RevertRequest,
+    ReviewRequest,
+)
+from explorer.records.wander import BulkReviewJson, CrystalJson, ReviewFilter, ReviewJson, SessionJson
+from explorer.wander import review as reviewing
 from explorer.wander import service
 
 router = APIRouter(prefix="/wander", tags=["interventions"])
@@ -39,7 +50,34 @@ def crystallize(session_id: str, runtime: RuntimeDep) -> Any:
 @router.post("/crystals/{crystal_id}/review", response_model=CrystalJson)
 def review(crystal_id: str, body: ReviewRequest, runtime: RuntimeDep) -> Any:
     """Approve, reject or archive a crystal. A decision stands: reviewing it again is a 409 unless ``force``."""
-    crystal = service.review_crystal(
+    crystal = reviewing.review_crystal(
         runtime, crystal_id, body.decision, notes=body.notes, reviewer=body.reviewer, force=body.force
     )
     return crystal.to_json()
+
+
+@router.post("/crystals/review-bulk", response_model=BulkReviewJson)
+def review_bulk(body: BulkReviewRequest, runtime: RuntimeDep) -> Any:
+    """One decision on every crystal a filter takes, each logged as if reviewed alone; ``dry_run`` only counts."""
+    session_id = str(body.session_id) if body.session_id else None
+    where = ReviewFilter(session_id, body.min_confidence, body.max_confidence, frozenset(body.states))
+    report = reviewing.bulk_review(
+        runtime, where, body.decision, notes=body.notes, reviewer=body.reviewer, force=body.force, dry_run=body.dry_run
+    )
+    return report.to_json()
+
+
+@router.get("/crystals/{crystal_id}/history", response_model=list[ReviewJson])
+def history(crystal_id: str, runtime: RuntimeDep) -> Any:
+    """A crystal's reviews and reverts, oldest first: who, when, the decision, the notes, the states on each side."""
+    return [entry.to_json() for entry in reviewing.review_history(runtime, crystal_id)]
+
+
+@router.post("/reviews/{review_id}/revert", response_model=ReviewJson)
+def revert(review_id: str, body: RevertRequest, runtime: RuntimeDep) -> Any:
+    """Put the crystal back exactly as it was before a review (409 if it was reviewed again since, unless
+    ``force``); the revert is logged, and can itself be reverted.
+    """
+    return reviewing.revert_review(
+        runtime, review_id, reviewer=body.reviewer, notes=body.notes, force=body.force
+    ).to_json()
