@@ -100,10 +100,16 @@ def shown(page) -> str:
     return page.locator(f'{CARD} [data-testid="stText"]').first.inner_text()
 
 
+def _visible_text(page) -> str:
+    return " | ".join(page.locator('[data-testid="stMain"]').inner_text().split("\n"))[:2000]
+
+
 def review_by_keyboard(page, url: str, count: int, timeout_ms: float = 30_000) -> KeyboardRun:
     """Review ``count`` pending crystals by keyboard on ``url``'s Review queue; what was pressed and how fast."""
     harness.open_page(page, url, "crystals?view=Review")
     page.locator(CARD).wait_for(timeout=timeout_ms)
+    page.locator(".st-key-review_approve button:enabled").wait_for(timeout=timeout_ms)
+    harness.settle(page)  # the keys are bound once the page's first run has finished drawing
     page.evaluate(WATCH, CARD)
     run = KeyboardRun()
     keys = plan(count)
@@ -113,10 +119,15 @@ def review_by_keyboard(page, url: str, count: int, timeout_ms: float = 30_000) -
         page.keyboard.press(key)
         run.keys.append((key, before))
         last = number == len(keys) - 1
-        if last:
-            page.get_by_text("Nothing awaits review in this filter.").wait_for(timeout=timeout_ms)
-            break
-        page.wait_for_function(f"() => window.reviewShown.length > {drawn}", timeout=timeout_ms)
+        try:
+            if last:
+                page.get_by_text("Nothing awaits review in this filter.").wait_for(timeout=timeout_ms)
+                break
+            page.wait_for_function(f"() => window.reviewShown.length > {drawn}", timeout=timeout_ms)
+        except Exception as exc:
+            raise AssertionError(
+                f"key {number} ({key}) on {before!r} drew nothing new; the page shows {_visible_text(page)!r}"
+            ) from exc
         pressed = page.evaluate("() => window.reviewKeys[window.reviewKeys.length - 1][1]")
         at = page.evaluate(f"() => window.reviewShown[{drawn}][1]")
         run.latencies_ms.append(at - pressed)
