@@ -8,8 +8,10 @@ discovered are dashed lines. A consolidation pattern's cluster is a tinted outli
 around its member experiences, placed beside the corpus they resemble; noise is not
 drawn.
 
-Pure: a :class:`MapData` in, a ``go.Figure`` out. Every point carries
-``customdata = [kind, id]`` so a selection in the app can be looked up.
+Pure: a :class:`MapData` in, a ``go.Figure`` out. Every point a selection can
+look up carries ``customdata = [kind, id]``, except on a compact map (more than
+``DETAILED_NODES`` nodes), whose node layers carry each node's row in
+``MapData.nodes`` instead: :func:`selected_items` reads both.
 """
 
 from __future__ import annotations
