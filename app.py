@@ -56,6 +56,7 @@ def sidebar() -> None:
 
 try:
     sidebar()
+    common.preparation_notice(common.runtime())
     page.run()
 except ExplorerError as exc:  # a user-facing problem (a busy database, a bad input): one line, no traceback
     st.error(common.error_text(exc), icon=":material/error:")

@@ -258,6 +258,7 @@ class ProgressBar:
 # not stop it, and every page (and the command line) can follow it.
 
 JOB_POLL_S = 1.0  # how often a page following a job looks at it
+DEMO_JOB = "demo.prepare"  # what `explorer demo` runs while the app is open
 
 
 def start_job(rt: Runtime, kind: str, params: dict, key: str) -> Job:
@@ -316,6 +317,29 @@ def job_outcome(job: Job, succeeded: str) -> None:
         st.warning(f"Cancelled: {md(job.error or '')}", icon=":material/cancel:")
     else:
         st.error(f"The job failed: {md(job.error or 'no reason given')}", icon=":material/error:")
+
+
+def preparation_notice(rt: Runtime) -> None:
+    """While ``explorer demo`` prepares the demo in the background: how far it got, live, above every page; the
+    page reruns once it is done, so it shows what was made.
+    """
+    preparing = [job for job in jobs.list_jobs(rt, limit=20) if job.kind == DEMO_JOB and not job.status.ended]
+    if not preparing:
+        return
+
+    @st.fragment(run_every=JOB_POLL_S)
+    def live() -> None:
+        job = jobs.get(rt, preparing[0].id)
+        if job.status.ended:
+            st.rerun()
+        with st.container(border=True):
+            st.markdown(
+                "**The demo is being prepared** in the background: the sample corpus is read, the map fitted, a "
+                "session walked to a checkpoint, then a few dreams and a consolidation. Pages fill in as it goes."
+            )
+            job_progress(job, "demo")
+
+    live()
 
 
 @st.fragment(run_every=5.0)

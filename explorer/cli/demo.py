@@ -1,10 +1,8 @@
-"""``explorer demo``: the sample corpus in a database, a prepared walk over it, then the app.
+"""``explorer demo``: the app at once, on the demo database, while the demo is prepared behind it.
 
-The first run ingests the sample corpus, fits the map, walks a seeded session to a
-human checkpoint (resonances formed, crystals waiting for review), dreams a
-little and consolidates what the walk and the night did, so a first-time visitor
-sees every page with something on it. Each part is
-done once: later runs find it in the database and go straight to the app.
+The preparation (:mod:`explorer.demo`: the sample corpus, the map, a walk to a human checkpoint, dreams, a
+consolidation) is a background job, so the first page answers in seconds and shows how far it got; once it is
+all there, later runs go straight to the app. ``--no-app`` prepares in the foreground instead.
 """
 
 from __future__ import annotations
@@ -12,71 +10,23 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from platformdirs import user_data_dir
 
+from explorer import demo as sample
+from explorer import jobs
 from explorer.cli.common import progress_callback, runtime_for
-from explorer.consolidation import service as consolidation
-from explorer.dreaming import service as dreaming
-from explorer.dreaming.service import DreamingError
-from explorer.projection import place_new, update_projection
-from explorer.reading.ingest import ingest_paths
-from explorer.runtime import Runtime
-from explorer.views import latest_consolidation
-from explorer.wander import service as wander
-from explorer.wander.config import SessionConfig
 
 REPO = Path(__file__).resolve().parents[2]
-SAMPLE_DATA = REPO / "sample_data"
-DEMO_SESSION = SessionConfig(
-    name="Demo: a language that changes and stays itself",
-    seed_concept="how a programming language changes over the years while keeping its character",
-    random_seed=7,
-    human_checkpoint_frequency=18,  # the walk stops at step 18 and waits for a person
-)
-DEMO_DREAMS = 3
 LOOPBACK = "127.0.0.1"  # the app serves this machine only unless told otherwise (--host)
+JOB = "demo.prepare"
 
 
 def _say(message: str) -> None:
     typer.echo(message, err=True)
-
-
-def prepare_demo(runtime: Runtime) -> dict[str, object]:
-    """Fit the map, walk the demo session to its checkpoint, dream, consolidate; skip whatever is already there."""
-    started = time.perf_counter()
-    _say("fitting the map (the first time on a machine, UMAP compiles for a minute or so)…")
-    fitted = update_projection(runtime)
-    existing = [s for s in wander.list_sessions(runtime, limit=500) if s.name == DEMO_SESSION.name]
-    session = existing[0] if existing else wander.create_session(runtime, DEMO_SESSION)
-    if not existing:
-        with progress_callback("demo walk", "step") as progress:
-            result = wander.run(runtime, session.id, DEMO_SESSION.human_checkpoint_frequency, progress=progress)
-        _say(
-            f"walked {result.steps_completed} steps, {result.crystals_formed} crystal(s) formed"
-            + (f"; {result.stopped_reason}" if result.stopped_reason else "")
-        )
-        waiting = [c for c in wander.list_crystals(runtime, session_id=session.id) if not c.human_approved]
-        if not waiting:
-            attempt = wander.crystallize(runtime, session.id)
-            _say("crystallized at the last locus" if attempt.crystal else f"no crystal yet: {attempt.reason}")
-    if not dreaming.recent_dreams(runtime, limit=1):
-        try:
-            with progress_callback("dreaming", "dream") as progress:
-                report = dreaming.run_rem(runtime, dreams=DEMO_DREAMS, seed=7, progress=progress)
-            _say(f"dreamt {report.dreams_stored} dream(s)")
-        except DreamingError as exc:
-            _say(f"no dreams: {exc}")
-    if latest_consolidation(runtime) is None:
-        with progress_callback("consolidating", "phase") as progress:
-            ran = consolidation.run_consolidation(runtime, "all", progress=progress).to_json()
-        _say(f"consolidated: {ran['status']}, {len(ran.get('patterns', []))} pattern(s)")
-    place_new(runtime)
-    return {"session_id": session.id, "fitted": fitted.fitted, "seconds": round(time.perf_counter() - started, 1)}
 
 
 def demo(
@@ -94,24 +44,24 @@ def demo(
         typer.Option(help="Address the app listens on: this machine only by default; 0.0.0.0 serves every interface."),
     ] = LOOPBACK,
     no_browser: Annotated[
-        bool, typer.Option("--no-app", help="Prepare the database only; do not start the app.")
+        bool, typer.Option("--no-app", help="Prepare the database in the foreground only; do not start the app.")
     ] = False,
 ) -> None:
-    """Ingest the sample corpus and prepare a walk over it (once), then open the app, offline unless a model is
-    configured.
+    """Open the app on the demo database, preparing the demo (once) in the background: the sample corpus, a walk
+    over it, dreams and a consolidation, offline unless a model is configured.
     """
     path = db or Path(user_data_dir("dream-explorer")) / "demo.duckdb"
     runtime = runtime_for(path)
     _say(f"demo database: {path}")
-    with progress_callback("sample corpus", "doc") as progress:
-        report = ingest_paths(runtime, [SAMPLE_DATA], progress=progress)
-    if report.documents_added:
-        _say(f"ingested {report.documents_added} documents, {report.chunks_added} chunks")
-    prepared = prepare_demo(runtime)
-    _say(f"demo ready ({prepared['seconds']} s): session {prepared['session_id']}")
-    runtime.calls.flush()
     if no_browser:
+        with progress_callback("demo", "item") as progress:
+            prepared = sample.prepare(runtime, progress=progress, say=_say)
+        _say(f"demo ready ({prepared['seconds']} s): session {prepared['session_id']}")
         return
+    if not sample.is_ready(runtime):
+        running = [job for job in jobs.list_jobs(runtime, limit=20) if job.kind == JOB and not job.status.ended]
+        job = running[0] if running else jobs.submit(runtime, JOB)
+        _say(f"preparing the demo in the background (job {job.id}); the app shows how far it got")
     env = dict(os.environ, EXPLORER_DB=str(path))
     _say(f"Dream Explorer is at http://{'localhost' if host == LOOPBACK else host}:{port}  (Ctrl+C to stop)")
     raise typer.Exit(subprocess.call(app_command(port, host=host), env=env))

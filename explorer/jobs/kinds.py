@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from explorer import demo
 from explorer.consolidation import service as consolidation
 from explorer.dreaming import service as dreaming
 from explorer.dreaming.exploration import ExplorationConfig
@@ -90,6 +91,10 @@ class Ingest(Budgeted):
     fit_map: bool = False  # fit the map if it was never fitted (the app's first documents); else only place
 
 
+class DemoPrepare(Params):
+    """``demo``: whatever of the demo is missing (it has no parameters)."""
+
+
 def _wander_run(runtime: Runtime, p: WanderRun, progress: Progress) -> dict[str, Any]:
     result: dict[str, Any] = {**wander.run(runtime, p.session_id, p.steps, progress=progress).to_json()}
     brief = consolidation.after_session_brief(runtime, wander.get_session(runtime, p.session_id).status)
@@ -160,4 +165,5 @@ KINDS: dict[str, Kind] = {
         ).to_json(),
     ),
     "ingest": Kind(Ingest, _ingest),
+    "demo.prepare": Kind(DemoPrepare, lambda rt, p, progress: demo.prepare(rt, progress=progress)),
 }
