@@ -180,14 +180,15 @@ def session_map(
     if clusters:
         traces += _cluster_members(data.clusters, scale)
 
+    compact = webgl and len(data.nodes) > DETAILED_NODES
     if "links" in layers:
         traces += _links(data.links, scale)
     path = _path(data.path, scale) if "path" in layers else []
     traces += path[:-1]
     if "loci" in layers:
-        traces += _loci(data.loci, colours, scale)
+        traces += _painted_over(_loci(data.loci, colours, scale), compact)
     if "crystals" in layers:
-        traces += _crystals(data.crystals, scale)
+        traces += _painted_over(_crystals(data.crystals, scale), compact)
     traces += path[-1:]  # step numbers on top of everything, so they stay readable
     figure = go.Figure(traces)
     title = f"<b>{hover_text(data.title, 90)}</b>"
@@ -304,20 +305,27 @@ def _nodes(
         if (is_dream and dreams) or (not is_dream and corpus):
             groups[(domain or UNKNOWN_DOMAIN, is_dream, kind)].append(i)
     budget = min(150, HOVER_BYTES // len(nodes))
+    # A compact map's node markers shrink so that all of them cover about the area 10k nodes cover: a denser
+    # picture with less overdraw, and the browser paints them in about half the time at 100k (the fragments
+    # are most of the drawing; Chromium without a GPU paints WebGL on the CPU).
+    corpus_size, dream_size = max(3, 6 * scale), max(5, 9 * scale)
+    if compact:
+        shrink = math.sqrt(DETAILED_NODES / len(nodes))
+        corpus_size, dream_size = max(2.0, corpus_size * shrink), max(5.0, dream_size * shrink)
     traces = []
     in_legend: set[str] = set()
     for (domain, is_dream, kind), rows in sorted(groups.items()):
         idx = np.array(rows)
         marker = (
             dict(
-                size=max(5, 9 * scale),
+                size=dream_size,
                 symbol="diamond",
                 color=colours[domain],
                 opacity=0.9,
                 line=dict(width=1.2, color=DREAM_LINE),
             )
             if is_dream
-            else dict(size=max(3, 6 * scale), color=colours[domain], opacity=0.45, line=dict(width=0))
+            else dict(size=corpus_size, color=colours[domain], opacity=0.45, line=dict(width=0))
         )
         hover: dict[str, object]
         if compact:
@@ -406,9 +414,10 @@ def _template(text: str) -> str:
 
 
 def selected_items(points: Iterable[Mapping[str, Any]], nodes: NodePoints) -> list[tuple[str, str]]:
-    """(kind, id) of each point of a selection (Plotly's points, as Streamlit hands them over), in order and
-    once each: a point names its item in its customdata as ``[kind, id]``, or, on a compact map's node layers,
-    by its row in ``nodes`` (one number, to keep the figure small).
+    """(kind, id) of each point of a selection (Plotly's points, as Streamlit hands them over), once each: a point
+    names its item in its customdata as ``[kind, id]``, or, on a compact map's node layers, by its row in
+    ``nodes`` (one number, to keep the figure small). The walk's items come before the corpus's, in the order
+    selected: a box around a star on a dense map holds hundreds of nodes and the one crystal it was drawn for.
     """
     found: list[tuple[str, str]] = []
     for point in points:
@@ -418,7 +427,7 @@ def selected_items(points: Iterable[Mapping[str, Any]], nodes: NodePoints) -> li
                 found.append(("node", nodes.ids[int(data)]))
         elif isinstance(data, Sequence) and not isinstance(data, str) and len(data) >= 2:
             found.append((str(data[0]), str(data[1])))
-    return list(dict.fromkeys(found))
+    return sorted(dict.fromkeys(found), key=lambda item: item[0] == "node")
 
 
 def _links(links: list[MapLink], scale: float) -> list[go.BaseTraceType]:
@@ -614,6 +623,31 @@ def _path(steps: list[MapStep], scale: float) -> list[go.BaseTraceType]:
     return [line, start, numbers]
 
 
+def _painted_over(traces: list[go.BaseTraceType], compact: bool) -> list[go.BaseTraceType]:
+    """A small layer, and on a compact map a WebGL copy of it that only paints it over the corpus.
+
+    Plotly paints WebGL above every SVG trace, so thousands of WebGL nodes would hide the stars and loci; but the
+    SVG trace must stay to be hovered and clicked: Plotly picks an SVG marker anywhere on it, a WebGL one only by
+    its centre, which the node a locus (and its crystal) stands on shares.
+    """
+    if not compact:
+        return traces
+    copies = [
+        go.Scattergl(
+            x=trace.x,
+            y=trace.y,
+            mode="markers",
+            marker=trace.marker.to_plotly_json(),
+            name=trace.name,
+            legendgroup=trace.legendgroup,
+            showlegend=False,
+            hoverinfo="skip",
+        )
+        for trace in traces
+    ]
+    return [*traces, *copies]
+
+
 def _loci(loci: list[MapLocus], colours: dict[str, str], scale: float) -> list[go.BaseTraceType]:
     if not loci:
         return []
@@ -638,6 +672,7 @@ def _loci(loci: list[MapLocus], colours: dict[str, str], scale: float) -> list[g
             hovertext=text,
             hoverinfo="text",
             customdata=[["locus", locus.id] for locus in loci],
+            legendgroup="loci",  # with its WebGL copy on a compact map
             legendrank=50,
         )
     ]
@@ -667,6 +702,7 @@ def _crystals(crystals: list[MapCrystal], scale: float) -> list[go.BaseTraceType
             hovertext=text,
             hoverinfo="text",
             customdata=[["crystal", c.id] for c in shown],
+            legendgroup="crystals",  # with its WebGL copy on a compact map
             legendrank=60,
         )
     ]

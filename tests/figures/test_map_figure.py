@@ -182,14 +182,22 @@ def test_a_large_map_is_compact_webgl_and_each_point_still_says_what_it_is() -> 
     assert "%{x}" not in percent.hovertemplate and "50&#37;{x}" in percent.hovertemplate
     # one legend entry per domain, whatever the types in it
     assert sorted(t.name for t in traces if t.showlegend) == ["50%{x}", "art", "python"]
-    (crystal,) = [t for t in figure.data if t.name == "crystal"]
+    crystal, painted = [t for t in figure.data if t.name == "crystal"]
     assert list(crystal.customdata) == [["crystal", "c1"]]  # small layers name their items as before
+    # Plotly paints WebGL over SVG: a WebGL copy paints the stars over the nodes, the SVG trace takes the clicks
+    assert isinstance(crystal, go.Scatter) and isinstance(painted, go.Scattergl)
+    assert figure.data.index(painted) > figure.data.index(traces[-1])
+    assert painted.hoverinfo == "skip" and painted.marker.symbol == "star" and not painted.showlegend
+    assert painted.legendgroup == crystal.legendgroup  # the legend shows or hides both
 
 
 def test_a_map_of_100k_points_is_under_5_mb_of_json_whatever_its_text() -> None:
     for text in ("plain words of a chunk " * 10, "ünïcödé / ‘quoted’ — “text” " * 10):
-        spec = session_map(large(100_000, text)).to_json()
-        assert len(spec) < 4.5e6, len(spec)
+        figure = session_map(large(100_000, text))
+        assert len(figure.to_json()) < 4.5e6
+    # and its markers are smaller, so the picture (and the browser's work) stays about that of 10k nodes
+    corpus = next(t for t in node_traces(figure) if t.legendgroup == "python" and not t.name.endswith("(dream)"))
+    assert corpus.marker.size <= 0.5 * by_name(session_map(sample()))["python"].marker.size
 
 
 def test_a_selection_names_its_items_on_a_small_or_a_compact_map() -> None:
@@ -203,7 +211,8 @@ def test_a_selection_names_its_items_on_a_small_or_a_compact_map() -> None:
         {"x": 1.0},  # a point that names nothing (the path, a cluster's member)
         {"customdata": len(data.nodes)},  # no such row
     ]
-    assert selected_items(points, data.nodes) == [("node", data.nodes.ids[row]), ("crystal", "c1")]
+    # the walk's items first (a box around a star also holds the nodes near it), then the nodes, each once
+    assert selected_items(points, data.nodes) == [("crystal", "c1"), ("node", data.nodes.ids[row])]
     small = sample()
     figure = session_map(small)
     clicked = [{"customdata": list(t.customdata[0])} for t in figure.data if t.customdata is not None]
