@@ -1,7 +1,8 @@
-"""Figures: build, serialise and draw the session map at 1k, 10k and 50k points; export PNGs;
-and how new points are placed on the stable map (neighbour placement vs UMAP ``transform``).
+"""Figures: build and serialise the session map at 10k, 50k and 100k points, fetch and draw it in Chromium,
+export PNGs; and how new points are placed on the stable map (neighbour placement vs UMAP ``transform``).
 
-    python -m bench.figures [--sizes 1000,10000,50000] [--db DEMO.duckdb] [--no-browser] [--no-placement]
+    python -m bench.figures [--sizes 10000,50000,100000] [--db DEMO.duckdb] [--no-browser] [--no-png]
+                            [--no-placement]
 
 Synthetic maps (nine domains, a 50-step walk, crystals, halos) measure the figure code;
 ``--db`` (a database with a corpus, e.g. the demo's) measures placement on real vectors
@@ -11,19 +12,33 @@ and the Map page's own script time (Streamlit AppTest, server side).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import statistics
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-from explorer.export import render_png
-from explorer.figures.map import MapCrystal, MapData, MapHalo, MapLocus, MapStep, NodePoints, session_map
+from explorer.export import WEBGL_ABOVE, render_png
+from explorer.figures.map import (
+    DETAILED_NODES,
+    MapCrystal,
+    MapData,
+    MapHalo,
+    MapLocus,
+    MapStep,
+    NodePoints,
+    session_map,
+)
 
 T = TypeVar("T")
 
@@ -71,24 +86,66 @@ def timed(fn: Callable[[], T], repeat: int = 3) -> tuple[float, T]:
     return statistics.median(times), result
 
 
-HTML = """<!doctype html><html><head><meta charset="utf-8"><script src="{plotly}"></script></head>
+HTML = """<!doctype html><html><head><meta charset="utf-8"><script src="plotly.min.js"></script></head>
 <body><div id="map" style="width:1200px;height:760px"></div></body></html>"""
 
+# Fetch the figure's JSON from a loopback server (what Streamlit sends, minus its websocket), parse it, and draw
+# it as Streamlit's chart does (Plotly.react), until Plotly says it has drawn (plotly_afterplot) and two frames
+# have been painted. An empty chart first, untimed, so the listener is there before the drawing starts.
+DRAW = """async (url) => {
+    const gd = document.getElementById('map');
+    Plotly.purge(gd);
+    await Plotly.newPlot(gd, [], {});
+    const started = performance.now();
+    const body = await (await fetch(url, {cache: 'no-store'})).text();
+    const fetched = performance.now();
+    const figure = JSON.parse(body);
+    const parsed = performance.now();
+    const drawn = new Promise(resolve => gd.once('plotly_afterplot', resolve));
+    await Plotly.react(gd, figure.data, figure.layout);
+    await drawn;
+    await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    const done = performance.now();
+    return [(fetched - started) / 1000, (parsed - fetched) / 1000, (done - parsed) / 1000];
+}"""
 
-def browser_render_seconds(figure_json: str, page: Any) -> float:
-    """Seconds for Plotly.js in Chromium to draw the figure (what the Map page's chart does in the browser)."""
-    return page.evaluate(
-        """async (spec) => {
-        const fig = JSON.parse(spec);
-        const started = performance.now();
-        await Plotly.newPlot('map', fig.data, fig.layout);
-        await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-        const took = (performance.now() - started) / 1000;
-        Plotly.purge('map');
-        return took;
-    }""",
-        figure_json,
-    )
+
+class Browser:
+    """Debian's Chromium as the browser test drives it (``tests/e2e/harness.py``), on a page that loads the
+    plotly.js bundled with the plotly package (offline), and a loopback server for the figures' JSON.
+    """
+
+    def __init__(self, stack: contextlib.ExitStack) -> None:
+        import plotly
+
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
+        import harness
+
+        self.folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        shutil.copy(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", self.folder)
+        (self.folder / "map.html").write_text(HTML, encoding="utf-8")
+        handler = partial(QuietHandler, directory=str(self.folder))
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        stack.callback(server.server_close)
+        stack.callback(server.shutdown)
+        self.url = f"http://127.0.0.1:{server.server_address[1]}"
+        self.page = stack.enter_context(harness.chromium(1400, 1000))
+        self.page.goto(f"{self.url}/map.html")
+
+    def draw(self, figure_json: str) -> tuple[float, float, float]:
+        """Seconds to fetch the figure's JSON, to parse it and to draw it: each the median of three."""
+        (self.folder / "figure.json").write_text(figure_json, encoding="utf-8")
+        runs = [self.page.evaluate(DRAW, f"{self.url}/figure.json") for _ in range(3)]
+        fetched, parsed, drawn = (statistics.median(column) for column in zip(*runs, strict=True))
+        return fetched, parsed, drawn
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    """Serves the bench's folder without a log line per request."""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        """Nothing: the table is the output."""
 
 
 def square_png(data: MapData, webgl: bool, size: int) -> bytes:
@@ -96,57 +153,42 @@ def square_png(data: MapData, webgl: bool, size: int) -> bytes:
     return render_png(session_map(data, webgl=webgl, width=size, height=size), size, size)
 
 
-def figure_figures(sizes: list[int], browser: bool) -> None:
-    """Time building, serialising, drawing and exporting the session map at each size."""
-    print("session map figure (median of 3)")
+def figure_figures(sizes: list[int], browser: bool, png: bool) -> None:
+    """Time building and serialising the session map at each size, fetching and drawing it in Chromium, and
+    exporting it as a PNG.
+    """
+    print(f"session map figure (median of 3; compact above {DETAILED_NODES} nodes)")
     print(
-        f"{'points':>8} {'build s':>8} {'to_json s':>9} {'JSON MB':>8} {'browser s':>9} "
-        f"{'PNG 1024 s':>10} {'PNG 512 s':>9}"
+        f"{'points':>8} {'build s':>8} {'to_json s':>9} {'JSON MB':>8} {'fetch s':>8} {'parse s':>8} "
+        f"{'draw s':>7} {'browser s':>9}" + (f" {'PNG 1024 s':>10} {'PNG 512 s':>9}" if png else "")
     )
-    page = context = None
-    if browser:
-        import plotly
-        from playwright.sync_api import sync_playwright
-
-        plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-        folder = Path(tempfile.mkdtemp())
-        (folder / "map.html").write_text(HTML.format(plotly=plotly_js.as_uri()), encoding="utf-8")
-        context = sync_playwright().start()
-        chromium = context.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            args=[
-                "--no-sandbox",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--use-angle=swiftshader",
-                "--enable-unsafe-swiftshader",
-            ],
-        )
-        page = chromium.new_page()
-        page.goto((folder / "map.html").as_uri())
-    render_png(session_map(synthetic(100), webgl=False, width=512, height=512), 512, 512)  # start kaleido's browser
-    for n in sizes:
-        data = synthetic(n)
-        build, figure = timed(partial(session_map, data))
-        serialise, spec = timed(figure.to_json)
-        drawn = timed(partial(browser_render_seconds, spec, page))[0] if page else float("nan")
-        webgl = n > 5000  # as the archive does
-        repeat = 1 if n > 10000 else 3
-        png_1024 = timed(partial(square_png, data, webgl, 1024), repeat=repeat)[0]
-        png_512 = timed(partial(square_png, data, webgl, 512), repeat=repeat)[0]
-        print(
-            f"{n:>8} {build:>8.3f} {serialise:>9.3f} {len(spec) / 1e6:>8.1f} {drawn:>9.3f} "
-            f"{png_1024:>10.2f} {png_512:>9.2f}"
-        )
-    if context:
-        context.stop()
+    with contextlib.ExitStack() as stack:
+        chromium = Browser(stack) if browser else None
+        if png:
+            render_png(session_map(synthetic(100), webgl=False, width=512, height=512), 512, 512)  # start kaleido
+        for n in sizes:
+            data = synthetic(n)
+            build, figure = timed(partial(session_map, data))
+            serialise, spec = timed(figure.to_json)
+            fetched, parsed, drawn = chromium.draw(spec) if chromium else (float("nan"),) * 3
+            line = (
+                f"{n:>8} {build:>8.3f} {serialise:>9.3f} {len(spec) / 1e6:>8.2f} {fetched:>8.3f} {parsed:>8.3f} "
+                f"{drawn:>7.3f} {fetched + parsed + drawn:>9.3f}"
+            )
+            if png:
+                webgl = n > WEBGL_ABOVE  # as the archive does
+                repeat = 1 if n > 10000 else 3
+                png_1024 = timed(partial(square_png, data, webgl, 1024), repeat=repeat)[0]
+                png_512 = timed(partial(square_png, data, webgl, 512), repeat=repeat)[0]
+                line += f" {png_1024:>10.2f} {png_512:>9.2f}"
+            print(line, flush=True)
 
 
 def placement_figures(db: Path, held_out: float = 0.2, k: int = 10) -> None:
-    """Fit on most of the corpus, place the rest: by neighbours (ours) and by UMAP's transform."""
-    from explorer.projection import ProjectionConfig, exact_knn, fit_layout, place_by_neighbours
+    """Fit on most of the corpus, place the rest: by neighbours (ours) and by UMAP's transform; then refit it all
+    and measure how far the aligned refit moves the points.
+    """
+    from explorer.projection import ProjectionConfig, align_to, exact_knn, fit_layout, place_by_neighbours
     from explorer.store import Database
     from explorer.store import projection as store
     from explorer.umap_loader import import_umap
@@ -206,6 +248,18 @@ def placement_figures(db: Path, held_out: float = 0.2, k: int = 10) -> None:
     print(f"{'UMAP transform, warm':<34} {transform_s:>8.3f}")
     print(f"(UMAP's own fit with its search index, needed for transform: {refit_s:.1f} s)")
 
+    # The refit that follows: every node fitted afresh, aligned to the map the people saw (fitted and placed).
+    old_xy = np.empty((n, 2))
+    old_xy[fit_rows], old_xy[new_rows] = fitted_xy, ours
+    refit_xy = fit_layout(vectors, config)
+    rows = [str(i) for i in range(n)]
+    _, (aligned, unaligned) = align_to(rows, refit_xy, rows, old_xy)
+    width = float(np.ptp(old_xy, axis=0).max())
+    print(
+        f"\nrefit of all {n} nodes, aligned to that map (Procrustes): old points moved {aligned:.2f} on average "
+        f"({aligned / width:.1%} of the map's width), {unaligned:.2f} as fitted ({unaligned / width:.1%})"
+    )
+
 
 def page_figures(db: Path) -> None:
     """Server-side time of the Map page's script on a real database (AppTest, no browser)."""
@@ -228,12 +282,13 @@ def page_figures(db: Path) -> None:
 def main() -> None:
     """The figure benches the options ask for."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--sizes", default="10000,50000,100000")
     parser.add_argument("--db", type=Path, help="a database with a corpus (placement and Map page figures)")
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--no-png", action="store_true")
     parser.add_argument("--no-placement", action="store_true")
     args = parser.parse_args()
-    figure_figures([int(s) for s in args.sizes.split(",")], browser=not args.no_browser)
+    figure_figures([int(s) for s in args.sizes.split(",")], browser=not args.no_browser, png=not args.no_png)
     if args.db:
         if not args.no_placement:
             placement_figures(args.db)
