@@ -12,6 +12,17 @@ from pages import common, untrusted
 
 MAX_SHOWN = 20  # selected items shown (and named in the URL)
 
+
+def review_link(crystal_id: str) -> None:
+    """A link to the crystal on the Crystals page's review, with its evidence and history."""
+    st.page_link(
+        "pages/crystals.py",
+        label="Review it, with its evidence",
+        icon=":material/diamond:",
+        query_params={"view": "Review", "crystal": crystal_id},
+    )
+
+
 rt = common.runtime()
 st.title("Map")
 common.offline_notice(rt)
@@ -140,11 +151,9 @@ for kind, item_id in list(dict.fromkeys(selected))[:MAX_SHOWN]:
                         untrusted.text(label, getattr(residue, label))
             for crystal in (c for c in crystals.values() if c.source_locus_id == item_id):
                 # a crystal sits on its locus: clicking the star may pick either, so show both
-                st.markdown(
-                    f"**Crystal formed here** · {crystal.status}"
-                    f"{' · approved' if crystal.human_approved else ''} · confidence {crystal.confidence:.2f}"
-                )
+                st.markdown(f"**Crystal formed here** · {crystal.review_state} · confidence {crystal.confidence:.2f}")
                 untrusted.text(None, crystal.insight)
+                review_link(crystal.id)
             if locus.node_id:
                 found = node_provenance(rt, locus.node_id)
                 if found is not None:
@@ -154,12 +163,9 @@ for kind, item_id in list(dict.fromkeys(selected))[:MAX_SHOWN]:
                     )
         elif kind == "crystal" and item_id in crystals:
             crystal = crystals[item_id]
-            st.markdown(
-                f"**Crystal** · {crystal.status}{' · approved' if crystal.human_approved else ''} · "
-                f"confidence {crystal.confidence:.2f}"
-            )
+            st.markdown(f"**Crystal** · {crystal.review_state} · confidence {crystal.confidence:.2f}")
             untrusted.text(None, crystal.insight)
-            st.caption("Review it, with its evidence, on the Crystals page.")
+            review_link(crystal.id)
         elif kind == "resonance" and item_id in resonances:
             resonance = resonances[item_id]
             st.markdown(

@@ -117,11 +117,16 @@ def test_a_person_wanders_reviews_and_exports(page, app_url, e2e_db, real_embedd
     page.mouse.move(0, 0)  # no hover label over the star to read instead of the details
     harness.settle(page)
     page.get_by_role("heading", name="Selected (1)").wait_for()
-    page.get_by_text("Review it, with its evidence, on the Crystals page.").wait_for(timeout=60_000)
+    review = page.get_by_role("link", name="Review it, with its evidence")
+    review.wait_for(timeout=60_000)
     page.get_by_text(crystal.insight[:60]).first.wait_for()
-    assert page.get_by_text(f"**Crystal** · active · confidence {crystal.confidence:.2f}").count() == 0  # drawn
-    assert page.get_by_text(f"Crystal · active · confidence {crystal.confidence:.2f}").count() == 1
+    assert page.get_by_text(f"**Crystal** · pending · confidence {crystal.confidence:.2f}").count() == 0  # drawn
+    assert page.get_by_text(f"Crystal · pending · confidence {crystal.confidence:.2f}").count() == 1
     assert page.get_by_text("Crystal formed here").count() == 0  # the crystal, not the locus it formed at
+    review.click()  # to the crystal in the Crystals page's review, by a link that names it
+    page.wait_for_url(f"**/crystals?*crystal={crystal.id}*")
+    harness.settle(page)
+    page.get_by_text(crystal.insight[:60]).first.wait_for()
 
     # -- approve the crystal with a note ---------------------------------------------------
     harness.open_page(page, app_url, "crystals")
