@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import projection
-from explorer.figures.map import LAYERS, session_map
+from explorer.figures.map import LAYERS, selected_items, session_map
 from explorer.views import map_data, node_provenance
 from explorer.wander import service as wander
 from pages import common, untrusted
@@ -81,8 +81,7 @@ with st.expander("Refit the map", icon=":material/refresh:"):
 # -- what is selected --------------------------------------------------------------------
 
 # Clicked points are also in the URL (?point=kind:id, repeated), so a link or a refresh shows the same selection.
-clicked = [tuple(p["customdata"][:2]) for p in (event.selection.points if event and event.selection else [])]
-clicked = [point for point in clicked if len(point) == 2]
+clicked = selected_items(event.selection.points if event and event.selection else [], data.nodes)
 if "map_clicked" not in st.session_state:
     st.session_state["map_clicked"] = clicked  # a first visit: what the URL names stands
 elif clicked != st.session_state["map_clicked"]:
