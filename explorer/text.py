@@ -25,12 +25,22 @@ def _segmenter() -> pysbd.Segmenter:
     return pysbd.Segmenter(language="en", clean=False)
 
 
+# The offline provider reads the same chunk many times over (an implant, its entities, excerpts, a topic) and a
+# walk names the same nodes again: these pure functions remember their last few thousand texts. Ingesting the
+# sample's Python documents split 5,790 texts for 131 chunks, 17 s of 62.
+TEXT_CACHE = 4096
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (rule-based, handles abbreviations and version numbers)."""
-    text = text.strip()
+    return list(_sentences(text.strip()))
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _sentences(text: str) -> tuple[str, ...]:
     if not text:
-        return []
-    return [s.strip() for s in _segmenter().segment(text) if s.strip()]
+        return ()
+    return tuple(s.strip() for s in _segmenter().segment(text) if s.strip())
 
 
 # -- plain text: what reads as prose --------------------------------------------------
@@ -52,6 +62,7 @@ _HEADING = re.compile(r"(?:^|\s)#{1,6}\s")
 _EMPHASIS = re.compile(r"(\*\*|\*|__)(?=\S)(.+?)(?<=\S)\1")
 
 
+@lru_cache(maxsize=TEXT_CACHE)
 def plain_text(text: str) -> str:
     """``text`` without code blocks, markup, links, addresses, citations and credits: what a reader can quote.
 
@@ -176,10 +187,15 @@ def keyphrases(text: str, top: int = 5) -> list[str]:
     """The most salient one- and two-word phrases of ``text``, best first: themes (:func:`is_theme`) only,
     found in its plain text (:func:`plain_text`), so no code, markup, address or credited name is one.
     """
-    clean = plain_text(text or "")
+    return list(_keyphrases(text or "", top))
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _keyphrases(text: str, top: int) -> tuple[str, ...]:
+    clean = plain_text(text)
     if not _WORD.search(clean):
-        return []
-    names = person_names(text or "")
+        return ()
+    names = person_names(text)
     found = [phrase for phrase, _ in _extractor(top * 3).extract_keywords(clean)]
     unique: list[str] = []
     for phrase in found:
@@ -187,7 +203,7 @@ def keyphrases(text: str, top: int = 5) -> list[str]:
             continue
         if not any(phrase.lower() in u.lower() or u.lower() in phrase.lower() for u in unique):
             unique.append(phrase)
-    return unique[:top]
+    return tuple(unique[:top])
 
 
 def shorten(text: str, words: int = 40) -> str:

@@ -1,5 +1,5 @@
 """A first run: ``explorer demo`` on a fresh database opens the app at once and prepares the demo behind it, as a
-background job the app shows live. (How long the whole preparation takes is measured by ``bench.first_run``.)
+background job the app shows live. How long it all takes is measured by ``python -m bench.first_run``.
 """
 
 from __future__ import annotations
