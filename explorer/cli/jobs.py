@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Annotated, Any
 
@@ -99,11 +100,21 @@ def worker_(
         float | None,
         typer.Option("--idle-exit", min=0.0, help="End after this many seconds with nothing to do (default: never)."),
     ] = None,
+    niceness: Annotated[
+        int,
+        typer.Option(
+            "--nice",
+            min=0,
+            max=19,
+            help="Lower the worker's CPU priority by this much, so the app and commands stay quick while it works.",
+        ),
+    ] = worker.NICENESS,
     db: DbOption = None,
 ) -> None:
     """Carry out queued jobs (one worker per database; a second one exits at once). Started on demand by
     --background; run it yourself to keep one waiting.
     """
+    os.nice(niceness)
     runtime = runtime_for(db)
     carried = worker.work(runtime, idle_exit_s=idle_exit)
     typer.echo(f"worker done: {carried} jobs carried out", err=True)

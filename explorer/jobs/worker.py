@@ -40,6 +40,9 @@ from explorer.store import jobs as store
 PROGRESS_EVERY_S = 0.5  # progress (and the cancel flag) is written and read at most this often
 POLL_S = 1.0  # how often an idle worker looks for queued jobs
 IDLE_EXIT_S = 60.0  # a worker started on demand ends after this long with nothing to do
+# How much a worker lowers its CPU priority (`jobs worker --nice`): its runs are background work, and on two cores a
+# worker embedding a batch on both starved the app's first page (8.6 s to draw instead of 3.5).
+NICENESS = 10
 
 
 class JobCancelled(BaseException):
