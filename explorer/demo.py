@@ -34,6 +34,7 @@ SESSION = SessionConfig(
     human_checkpoint_frequency=18,  # the walk stops at step 18 and waits for a person
 )
 DREAMS = 3
+JOB_KIND = "demo.prepare"  # the background job of the preparation (explorer.jobs.kinds)
 # The parts in order, as progress names them; the first reports per document, the others per item of their own.
 PHASES = ("reading the sample corpus", "fitting the map", "walking", "dreaming", "consolidating")
 

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from explorer import jobs
+from explorer import demo, jobs
 from explorer.errors import ExplorerError, Remedy
 from explorer.providers.embeddings import make_embedder
 from explorer.providers.gateway import OFFLINE_MODEL
@@ -258,7 +258,6 @@ class ProgressBar:
 # not stop it, and every page (and the command line) can follow it.
 
 JOB_POLL_S = 1.0  # how often a page following a job looks at it
-DEMO_JOB = "demo.prepare"  # what `explorer demo` runs while the app is open
 
 
 def start_job(rt: Runtime, kind: str, params: dict, key: str) -> Job:
@@ -323,7 +322,7 @@ def preparation_notice(rt: Runtime) -> None:
     """While ``explorer demo`` prepares the demo in the background: how far it got, live, above every page; the
     page reruns once it is done, so it shows what was made.
     """
-    preparing = [job for job in jobs.list_jobs(rt, limit=20) if job.kind == DEMO_JOB and not job.status.ended]
+    preparing = jobs.list_jobs(rt, status="active", kind=demo.JOB_KIND)
     if not preparing:
         return
 

@@ -22,7 +22,6 @@ from explorer.cli.common import progress_callback, runtime_for
 
 REPO = Path(__file__).resolve().parents[2]
 LOOPBACK = "127.0.0.1"  # the app serves this machine only unless told otherwise (--host)
-JOB = "demo.prepare"
 
 
 def _say(message: str) -> None:
@@ -59,8 +58,8 @@ def demo(
         _say(f"demo ready ({prepared['seconds']} s): session {prepared['session_id']}")
         return
     if not sample.is_ready(runtime):
-        running = [job for job in jobs.list_jobs(runtime, limit=20) if job.kind == JOB and not job.status.ended]
-        job = running[0] if running else jobs.submit(runtime, JOB)
+        running = jobs.list_jobs(runtime, status="active", kind=sample.JOB_KIND)
+        job = running[0] if running else jobs.submit(runtime, sample.JOB_KIND)
         _say(f"preparing the demo in the background (job {job.id}); the app shows how far it got")
     env = dict(os.environ, EXPLORER_DB=str(path))
     _say(f"Dream Explorer is at http://{'localhost' if host == LOOPBACK else host}:{port}  (Ctrl+C to stop)")

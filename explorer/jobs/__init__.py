@@ -90,8 +90,12 @@ def get(runtime: Runtime, job_id: str) -> Job:
     return job
 
 
-def list_jobs(runtime: Runtime, status: str | None = None, limit: int = 50, offset: int = 0) -> list[Job]:
-    """Jobs, newest first; ``status`` narrows them to one status, or ``"active"`` to queued and running ones."""
+def list_jobs(
+    runtime: Runtime, status: str | None = None, limit: int = 50, offset: int = 0, kind: str | None = None
+) -> list[Job]:
+    """Jobs, newest first; ``status`` narrows them to one status, or ``"active"`` to queued and running ones, and
+    ``kind`` to one kind.
+    """
     if status == "active":
         statuses: tuple[str, ...] = (JobStatus.QUEUED, JobStatus.RUNNING)
     elif status is None:
@@ -104,7 +108,7 @@ def list_jobs(runtime: Runtime, status: str | None = None, limit: int = 50, offs
         raise InvalidRequest("limit and offset must not be negative")
     with runtime.db.connect() as con:
         fail_orphans(runtime)
-        return store.list_jobs(con, statuses, limit, offset)
+        return store.list_jobs(con, statuses, limit, offset, kind)
 
 
 def cancel(runtime: Runtime, job_id: str) -> Job:

@@ -165,5 +165,5 @@ KINDS: dict[str, Kind] = {
         ).to_json(),
     ),
     "ingest": Kind(Ingest, _ingest),
-    "demo.prepare": Kind(DemoPrepare, lambda rt, p, progress: demo.prepare(rt, progress=progress)),
+    demo.JOB_KIND: Kind(DemoPrepare, lambda rt, p, progress: demo.prepare(rt, progress=progress)),
 }

@@ -43,10 +43,19 @@ def get_job(con: Connection, job_id: str) -> Job | None:
     return None if row is None else _job(row)
 
 
-def list_jobs(con: Connection, statuses: tuple[str, ...] = (), limit: int = 50, offset: int = 0) -> list[Job]:
-    """Jobs, newest first, narrowed to some statuses."""
-    where = "WHERE list_contains(?, status)" if statuses else ""
-    params: list[object] = [list(statuses)] if statuses else []
+def list_jobs(
+    con: Connection, statuses: tuple[str, ...] = (), limit: int = 50, offset: int = 0, kind: str | None = None
+) -> list[Job]:
+    """Jobs, newest first, narrowed to some statuses and to one kind."""
+    conditions: list[str] = []
+    params: list[object] = []
+    if statuses:
+        conditions.append("list_contains(?, status)")
+        params.append(list(statuses))
+    if kind is not None:
+        conditions.append("kind = ?")
+        params.append(kind)
+    where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
     rows = con.execute(
         f"SELECT {_COLUMNS} FROM jobs {where} ORDER BY created_at DESC, id LIMIT ? OFFSET ?", [*params, limit, offset]
     ).fetchall()

@@ -87,6 +87,8 @@ def test_a_worker_carries_a_job_out_and_stores_its_report(corpus_runtime: Runtim
     assert done.started_at is not None and done.finished_at is not None and done.worker is not None
     assert [j.id for j in jobs.list_jobs(corpus_runtime, status="succeeded")] == [job.id]
     assert jobs.list_jobs(corpus_runtime, status="active") == []
+    assert [j.id for j in jobs.list_jobs(corpus_runtime, kind="wander.run")] == [job.id]
+    assert jobs.list_jobs(corpus_runtime, status="succeeded", kind="ingest") == []
 
 
 def test_a_failing_job_fails_alone_with_the_engines_words(corpus_runtime: Runtime) -> None:
