@@ -10,14 +10,19 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
+from explorer import jobs
 from explorer.cli.demo import app_command
-from explorer.settings import DEFAULT_EMBEDDING_MODEL
+from explorer.jobs.worker import is_alive
+from explorer.runtime import open_runtime
+from explorer.settings import DEFAULT_EMBEDDING_MODEL, Settings
 from explorer.testing.ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,21 +63,7 @@ def streamlit_server(
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + timeout_s
-            while True:
-                if process.poll() is not None:
-                    raise RuntimeError(
-                        f"streamlit exited with status {process.returncode}" + (f"; see {log}" if log else "")
-                    )
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                        if answer.read().strip() == b"ok":
-                            break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not answer on {url} within {timeout_s:.0f} s")
-                time.sleep(0.3)
+            wait_until_healthy(process, url, timeout_s, f"; see {log}" if log else "")
             yield url
         finally:
             if process.poll() is None:
@@ -84,6 +75,52 @@ def streamlit_server(
                     process.wait()
         if log:
             out.close()
+
+
+def wait_until_healthy(process: subprocess.Popen, url: str, timeout_s: float, hint: str = "") -> None:
+    """Wait until the app ``process`` serves ``url``; an error if it exits or stays silent ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"the app exited with status {process.returncode}{hint}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                if answer.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the app did not answer on {url} within {timeout_s:.0f} s{hint}")
+        time.sleep(0.1)
+
+
+@contextmanager
+def demo_app(db: Path, *, env: Mapping[str, str] | None = None, timeout_s: float = 90.0) -> Iterator[str]:
+    """``explorer demo`` on ``db`` (which it prepares in a background job); yields the app's URL once it answers and
+    always stops the app and the database's worker, which outlives the command that started it.
+    """
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "explorer", "demo", "--db", str(db), "--port", str(port)],
+        cwd=REPO,
+        env=dict(os.environ, **(env or {}), PYTHONUNBUFFERED="1"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_until_healthy(process, url, timeout_s)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+        if db.exists():
+            runtime = open_runtime(replace(Settings(), db_path=db))
+            alive = {job.worker_pid for job in jobs.list_jobs(runtime) if job.worker and is_alive(job.worker)}
+            for pid in alive - {None}:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGTERM)
 
 
 @contextmanager
