@@ -9,7 +9,6 @@ each side, so it can be put back exactly; each is also an event (``wander.crysta
 
 from __future__ import annotations
 
-import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -17,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from explorer.errors import Remedy
+from explorer.records import new_id
 from explorer.records.wander import (
     REVIEW_OUTCOMES,
     BulkReview,
@@ -270,7 +270,7 @@ def bulk_review(
         report = BulkReview(chosen, len(matched), len(taken), len(matched) - len(taken), dry_run)
         if dry_run or not taken:
             return report
-        report.batch_id = batch = str(uuid.uuid4())
+        report.batch_id = batch = new_id()
         who, now = _who(reviewer), utcnow()
         reviews: list[Review] = []
         same_values: dict[tuple[Any, ...], list[str]] = defaultdict(list)
