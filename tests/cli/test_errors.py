@@ -95,6 +95,7 @@ CASES: list[tuple[str, int, str]] = [
         2,
         "error: --min-confidence must be from 0.0 to 1.0, not 1.5" + SEE.format("wander crystals"),
     ),
+    ("jobs worker --nice 20", 2, "error: --nice must be from 0 to 19, not 20" + SEE.format("jobs worker")),
     ("dream rem --dreams 0", 2, "error: --dreams must be from 1 to 10000, not 0" + SEE.format("dream rem")),
     ("dream cycle --dreams 2.5", 2, "error: --dreams must be a whole number, not '2.5'" + SEE.format("dream cycle")),
     ("dream rem --seed -1", 2, "error: --seed must be from 0 to 4294967295, not -1" + SEE.format("dream rem")),
