@@ -13,7 +13,7 @@ import numpy as np
 
 from explorer.records import consolidation as records
 from explorer.records.consolidation import Check, Experience, LadderItem, Pattern, WanderStep
-from explorer.store.database import Connection
+from explorer.store.database import Connection, insert_rows
 
 _EXPERIENCE_COLUMNS = (
     "id, source, kind, outcome, description, strategy, confidence, insight_type, impact, trigger, duration_s, "
@@ -42,8 +42,10 @@ def insert_experiences(con: Connection, experiences: Sequence[Experience]) -> in
     known = {str(r[0]) for r in rows}
     fresh = list({e.id: e for e in experiences if e.id not in known}.values())
     if fresh:
-        con.executemany(
-            f"INSERT INTO experiences ({_EXPERIENCE_COLUMNS}) VALUES ({', '.join('?' * 15)})",
+        insert_rows(
+            con,
+            "experiences",
+            _EXPERIENCE_COLUMNS.split(", "),
             [
                 (e.id, e.source, e.kind, e.outcome, e.description, e.strategy, e.confidence, e.insight_type)
                 + (e.impact, e.trigger, e.duration_s, e.candidates_eliminated, e.session_id)
@@ -144,10 +146,11 @@ def insert_knowledge(
 ) -> None:
     """A run's patterns, every rung of its ladder, its connections and its verification checks."""
     if patterns:
-        con.executemany(
-            "INSERT INTO consolidation_patterns (id, run_id, name, type, description, conditions, actions, "
-            "example_ids, member_ids, success_rate, usage_count, confidence, utility, status, embedding) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        insert_rows(
+            con,
+            "consolidation_patterns",
+            ("id", "run_id", "name", "type", "description", "conditions", "actions", "example_ids", "member_ids")
+            + ("success_rate", "usage_count", "confidence", "utility", "status", "embedding"),
             [
                 (p.id, run_id, p.name, p.type, p.description, list(p.conditions), list(p.actions))
                 + (list(p.example_ids), list(p.member_ids), p.success_rate, p.usage_count, p.confidence)
@@ -157,24 +160,27 @@ def insert_knowledge(
         )
     items = [item for level in ladder for item in level]
     if items:
-        con.executemany(
-            "INSERT INTO consolidation_ladder (run_id, id, level, name, statement, subsumes, embedding) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        insert_rows(
+            con,
+            "consolidation_ladder",
+            ("run_id", "id", "level", "name", "statement", "subsumes", "embedding"),
             [[run_id, i.id, i.level, i.name, i.statement, list(i.subsumes), _vector(i.embedding)] for i in items],
         )
     if connections:
-        con.executemany(
-            "INSERT INTO consolidation_connections (run_id, from_id, to_id, relationship, strength, level, "
-            "evidence, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        insert_rows(
+            con,
+            "consolidation_connections",
+            ("run_id", "from_id", "to_id", "relationship", "strength", "level", "evidence", "reason"),
             [
                 [run_id, c.from_id, c.to_id, c.relationship, c.strength, c.level, list(c.evidence), c.reason]
                 for c in connections
             ],
         )
     if checks:
-        con.executemany(
-            "INSERT INTO consolidation_checks (run_id, name, passed, score, severity, message, details) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        insert_rows(
+            con,
+            "consolidation_checks",
+            ("run_id", "name", "passed", "score", "severity", "message", "details"),
             [[run_id, c.name, c.passed, c.score, c.severity, c.message, list(c.details)] for c in checks],
         )
 

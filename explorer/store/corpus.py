@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from explorer.records import Document, Node, Relation
-from explorer.store.database import Connection, scalar
+from explorer.store.database import Connection, insert_rows, scalar
 
 _NODE_COLUMNS = (
     "id",
@@ -93,9 +93,10 @@ def insert_nodes(con: Connection, nodes: Sequence[Node]) -> None:
     """Add knowledge to the corpus: chunks from reading, and what dreaming and fusion make of them."""
     if not nodes:
         return
-    placeholders = ", ".join("?" for _ in _NODE_COLUMNS[:-1])
-    con.executemany(
-        f"INSERT INTO nodes ({', '.join(_NODE_COLUMNS[:-1])}) VALUES ({placeholders})",
+    insert_rows(
+        con,
+        "nodes",
+        _NODE_COLUMNS[:-1],
         [
             [
                 n.id,
@@ -244,9 +245,10 @@ def domain_year_counts(con: Connection) -> list[tuple[str | None, int | None, st
 def insert_relations(con: Connection, relations: Sequence[Relation]) -> None:
     """Link nodes (DERIVES, UPDATES …), so provenance and tension can be followed later."""
     if relations:
-        con.executemany(
-            "INSERT INTO relations (id, source_id, target_id, type, confidence, description, scores, created_by) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        insert_rows(
+            con,
+            "relations",
+            ("id", "source_id", "target_id", "type", "confidence", "description", "scores", "created_by"),
             [
                 [
                     r.id,

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from explorer.records import Node, Relation, Verdict
 from explorer.store import corpus
-from explorer.store.database import Connection
+from explorer.store.database import Connection, insert_rows
 
 
 def set_prominence(con: Connection, values: dict[str, float]) -> None:
@@ -71,8 +71,10 @@ _VERDICT_COLUMNS = (
 def insert_verdicts(con: Connection, verdicts: Sequence[Verdict]) -> None:
     """Store a judge's verdicts, kept and refused alike."""
     if verdicts:
-        con.executemany(
-            f"INSERT INTO verdicts ({_VERDICT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        insert_rows(
+            con,
+            "verdicts",
+            _VERDICT_COLUMNS.split(", "),
             [
                 [v.id, v.seed_id, v.candidate_id, v.novelty, v.plausibility, v.usefulness, v.kept, v.reason]
                 + [v.connection, v.evidence, v.created_by]
