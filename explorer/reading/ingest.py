@@ -1,11 +1,12 @@
 """Ingestion: files in, READING cycle, one transaction per document.
 
 This is the orchestration the CLI and the app share, in the engine's one pattern
-for model-calling flows (read → think → write): each document is checked against
-the store in a short connection, read by the pure
+for model-calling flows (read → think → write): what is stored already is read
+in short connections, each batch of documents is read by the pure
 :func:`~explorer.reading.cycle.read_documents` with no connection held while the
-model thinks, and its rows written together in one transaction, so a failure
-leaves nothing half-written and other processes get the file in between.
+model thinks, and each document's rows are written together in one transaction,
+so a failure leaves nothing half-written and other processes get the file
+between batches.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from explorer.reading.cycle import (
     DocumentText,
     KnownNodes,
     ReadingConfig,
+    ReadingResult,
     alias_links,
     read_documents,
 )
@@ -129,6 +131,8 @@ def ingest_sources(
     budget = budget or Budget(runtime.settings.cloud_budget_cents)
     before = budget.spent_cents
     known = load_known(runtime)
+    with runtime.db.connect() as con:
+        stored = {document.content_hash for document in corpus.list_documents(con)}
     chunked = [(source, chunk_text(source.text, config.chunk_words)) for source in sources]  # cut once
     _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks])
     seen: set[str] = set()
@@ -138,7 +142,7 @@ def ingest_sources(
         if progress:
             progress(position, len(sources), source.title)
         digest = content_hash(source)
-        if digest in seen or _already_read(runtime, digest):
+        if digest in seen or digest in stored:
             report.documents_skipped += 1
             other_titles.setdefault(digest, []).append(source.title)
             continue
@@ -177,11 +181,6 @@ def _document(source: SourceText, digest: str) -> Document:
     )
 
 
-def _already_read(runtime: Runtime, digest: str) -> bool:
-    with runtime.db.connect() as con:
-        return corpus.find_document_by_hash(con, digest) is not None
-
-
 def _ingest_batch(
     runtime: Runtime,
     batch: list[_Pending],
@@ -190,9 +189,10 @@ def _ingest_batch(
     report: IngestReport,
     budget: Budget,
 ) -> KnownNodes:
-    """Read a batch with no connection held while the models think, then write each document in one transaction;
-    returns the (possibly reloaded) known nodes. When reading the batch fails outright, its documents are read
-    one at a time, so only the one at fault is lost.
+    """Read a batch with no connection held while the models think, then write each document in one transaction
+    (all of them in one connection: opening the file costs about as much as writing a document); returns the
+    (possibly reloaded) known nodes. When reading the batch fails outright, its documents are read one at a time,
+    so only the one at fault is lost.
     """
     texts = [DocumentText(p.document.id, p.chunks, p.document.year, p.document.domain, p.document.title) for p in batch]
     try:
@@ -208,27 +208,38 @@ def _ingest_batch(
         pending = batch[0]
         report.add_error(LoadError(pending.source.path, f"could not ingest: {exc}", pending.source.line))
         return load_known(runtime)
-    for index, (pending, result) in enumerate(zip(batch, results, strict=True)):
-        try:
-            with runtime.db.transaction() as con:
-                corpus.insert_document(con, pending.document)
-                corpus.insert_nodes(con, result.nodes)
-                corpus.insert_relations(con, result.relations)
-        except StoreError:
-            raise
-        except Exception as exc:  # one bad document must not stop the batch; its rows were rolled back
-            report.add_error(LoadError(pending.source.path, f"could not ingest: {exc}", pending.source.line))
-            # The rest of the batch was read beside rows that were not written: read it again without them.
-            rest = batch[index + 1 :]
-            known = load_known(runtime)
-            return _ingest_batch(runtime, rest, known, config, report, budget) if rest else known
-        report.documents_added += 1
-        report.chunks_added += result.chunks
-        report.syntheses_added += result.syntheses
-        report.entity_insights_added += result.entity_insights
-        for failure in result.failures:
-            report.add_error(LoadError(pending.source.path, failure, pending.source.line))
-    return known
+    written = _write_batch(runtime, batch, results, report)
+    if written == len(batch):
+        return known
+    # The rest of the batch was read beside rows that were not written: read it again without them.
+    rest = batch[written + 1 :]
+    known = load_known(runtime)
+    return _ingest_batch(runtime, rest, known, config, report, budget) if rest else known
+
+
+def _write_batch(runtime: Runtime, batch: list[_Pending], results: list[ReadingResult], report: IngestReport) -> int:
+    """Each document of the batch in its own transaction, until one fails (reported, its rows rolled back);
+    how many were written before it.
+    """
+    with runtime.db.connect():
+        for index, (pending, result) in enumerate(zip(batch, results, strict=True)):
+            try:
+                with runtime.db.transaction() as con:
+                    corpus.insert_document(con, pending.document)
+                    corpus.insert_nodes(con, result.nodes)
+                    corpus.insert_relations(con, result.relations)
+            except StoreError:
+                raise
+            except Exception as exc:  # one bad document must not stop the batch
+                report.add_error(LoadError(pending.source.path, f"could not ingest: {exc}", pending.source.line))
+                return index
+            report.documents_added += 1
+            report.chunks_added += result.chunks
+            report.syntheses_added += result.syntheses
+            report.entity_insights_added += result.entity_insights
+            for failure in result.failures:
+                report.add_error(LoadError(pending.source.path, failure, pending.source.line))
+    return len(batch)
 
 
 def _add_aliases(runtime: Runtime, other_titles: dict[str, list[str]], known: KnownNodes, report: IngestReport) -> None:

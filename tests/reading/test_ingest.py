@@ -146,6 +146,29 @@ def test_a_failing_document_leaves_nothing_half_written(runtime: Runtime, tmp_pa
         assert {n.document_id for n in corpus.list_nodes(con)} == {corpus.list_documents(con)[0].id}
 
 
+def test_the_documents_after_a_failing_one_are_read_again_without_it(
+    runtime: Runtime, tmp_path: Path, monkeypatch
+) -> None:
+    write(tmp_path, "a.txt", RELATED_TXT)
+    write(tmp_path, "b.md", GOOD_MD)
+    write(tmp_path, "c.txt", RELATED_TXT.replace("cycle detector", "cycle collector") + " Finalizers delay it.")
+    real_insert = corpus.insert_document
+
+    def explode_for_b(con, document):
+        if document.title == "Garbage collection":
+            raise RuntimeError("disk full")
+        real_insert(con, document)
+
+    monkeypatch.setattr(corpus, "insert_document", explode_for_b)
+    report = ingest_paths(runtime, [tmp_path / "a.txt", tmp_path / "b.md", tmp_path / "c.txt"])
+    assert report.documents_added == 2
+    with runtime.db.connect() as con:
+        assert sorted(d.title for d in corpus.list_documents(con)) == ["a", "c"]
+        stored = {n.id for n in corpus.list_nodes(con)}
+        relations = corpus.list_relations(con)
+    assert relations and all({r.source_id, r.target_id} <= stored for r in relations)  # nothing points at b
+
+
 def test_nothing_ingestable_is_a_failure(runtime: Runtime, tmp_path: Path) -> None:
     write(tmp_path, "empty.txt", "")
     report = ingest_paths(runtime, [tmp_path / "empty.txt"])
