@@ -10,23 +10,29 @@ reflection.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from explorer.offline.kit import OfflineKit
 from explorer.prompts import Prompt
 
 Answerer = Callable[[dict[str, Any], OfflineKit], str]
+Compared = Callable[[dict[str, Any]], list[str]]
 ANSWERS: dict[str, Answerer] = {}
+COMPARED: dict[str, Compared] = {}
 
 
-def answers(kind: str) -> Callable[[Answerer], Answerer]:
-    """Register the offline answer for one prompt kind."""
+def answers(kind: str, compares: Compared | None = None) -> Callable[[Answerer], Answerer]:
+    """Register the offline answer for one prompt kind, and optionally the texts that answer embeds to compare
+    (so a batch of requests can have them embedded together first: :meth:`OfflineProvider.prepare`).
+    """
 
     def register(fn: Answerer) -> Answerer:
         if kind in ANSWERS:
             raise ValueError(f"offline answer for {kind!r} is defined twice")
         ANSWERS[kind] = fn
+        if compares is not None:
+            COMPARED[kind] = compares
         return fn
 
     return register
@@ -46,6 +52,22 @@ class OfflineProvider:
         except KeyError:
             raise LookupError(f"the offline provider has no answer for prompt kind {prompt.kind!r}") from None
         return fn(fields, self.kit)
+
+    def prepare(self, requests: Sequence[tuple[Prompt[Any], dict[str, Any]]]) -> None:
+        """Embed in one batch every text these requests' answers will compare; the embedder's cache then serves
+        each answer. A request whose texts cannot be told is simply not prepared for.
+        """
+        load_answers()
+        texts: dict[str, None] = {}
+        for prompt, fields in requests:
+            compared = COMPARED.get(prompt.kind)
+            if compared is not None:
+                try:
+                    texts.update(dict.fromkeys(compared(fields)))
+                except Exception:  # the answer itself will meet (and report) the trouble
+                    continue
+        if texts:
+            self.kit.embed(list(texts))
 
 
 def load_answers() -> None:

@@ -23,17 +23,26 @@ def _relation(similarity: float) -> str:
     return "restates" if similarity > 0.8 else "echoes" if similarity > 0.55 else "touches on"
 
 
-@answers("implant")
+def _implant_texts(fields: dict[str, Any]) -> tuple[str, list[str], list[str], list[tuple[int, str]]]:
+    """The new passage, the known ones, the new one's sentences and each known sentence with its passage."""
+    new_info = str(fields["new_info"])
+    known = split_passages(str(fields["existing_knowledge"]))
+    return new_info, known, excerpt(new_info), [(p, s) for p, text in enumerate(known) for s in excerpt(text)]
+
+
+def _implant_compares(fields: dict[str, Any]) -> list[str]:
+    new_info, known, new_sentences, pool = _implant_texts(fields)
+    return [new_info, *known, *new_sentences, *(s for _, s in pool)]
+
+
+@answers("implant", compares=_implant_compares)
 def implant(fields: dict[str, Any], kit: OfflineKit) -> str:
     """How a new passage relates to its nearest known one: what each is about, the sentences that meet and what
     the new one adds; NOTHING when it all but repeats something known, or holds no sentence to relate.
     """
-    new_info = str(fields["new_info"])
-    known = split_passages(str(fields["existing_knowledge"]))
+    new_info, known, new_sentences, pool = _implant_texts(fields)
     if not known or float(kit.similarity([new_info], known)[0].max()) >= NOTHING_SIMILARITY:
         return "NOTHING"
-    new_sentences = excerpt(new_info)
-    pool = [(p, s) for p, text in enumerate(known) for s in excerpt(text)]
     if not new_sentences or not pool:
         return "NOTHING"
     known_sentences = [s for _, s in pool]

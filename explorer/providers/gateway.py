@@ -41,6 +41,10 @@ class OfflineAnswerer(Protocol):
         """Text the prompt's parser accepts, derived from ``fields`` alone."""
         ...
 
+    def prepare(self, requests: Sequence[tuple[Prompt[Any], dict[str, Any]]]) -> None:
+        """Get ready to answer these requests one by one (what they will compare, embedded in one batch)."""
+        ...
+
 
 @dataclass
 class Answer(Generic[T]):
@@ -190,6 +194,25 @@ class Gateway:
                 for done, _ in enumerate(as_completed(futures)):
                     progress(done + 1, len(items), f"{done + 1}/{len(items)}")
             return [future.result() for future in futures]
+
+    def ask_each(
+        self,
+        requests: Sequence[tuple[Prompt[Any], dict[str, Any]]],
+        *,
+        budget: Budget | None = None,
+        progress: Progress | None = None,
+    ) -> list[Answer[Any]]:
+        """Independent (prompt, fields) requests asked through :meth:`map`, answers in their order. Offline, the
+        provider first prepares for all of them at once: one batch embeds what the answers will compare on every
+        core, where the texts one answer at a time cost three to four times more.
+        """
+        if self.model_for("local")[1] == "offline":
+            self.offline.prepare(requests)
+        return self.map(
+            lambda request: self.ask(request[0], request[1], purpose=request[0].kind, budget=budget),
+            requests,
+            progress,
+        )
 
     def token_prices(self, model: str) -> tuple[float, float] | None:
         """(input, output) dollars per token for ``model``, so a call can be budgeted before it is made.

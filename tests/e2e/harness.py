@@ -117,10 +117,17 @@ def demo_app(db: Path, *, env: Mapping[str, str] | None = None, timeout_s: float
         process.wait(timeout=30)
         if db.exists():
             runtime = open_runtime(replace(Settings(), db_path=db))
-            alive = {job.worker_pid for job in jobs.list_jobs(runtime) if job.worker and is_alive(job.worker)}
-            for pid in alive - {None}:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGTERM)
+            alive = {
+                (job.worker, job.worker_pid) for job in jobs.list_jobs(runtime) if job.worker and is_alive(job.worker)
+            }
+            workers = {worker for worker, _ in alive}
+            for _, pid in alive:
+                if pid is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while any(is_alive(worker) for worker in workers) and time.monotonic() < deadline:
+                time.sleep(0.1)  # it writes its log and frees its lock as it goes: let it, before the folder goes
 
 
 @contextmanager

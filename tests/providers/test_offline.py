@@ -82,3 +82,19 @@ def test_every_offline_answer_is_read_without_a_reason(runtime, kind) -> None:
     value, reason = prompt.read(text)
     assert reason is None and value is not None, f"{kind}: {reason}"
     assert len(text) <= prompt.answer_cap
+
+
+def test_a_batch_of_requests_is_embedded_at_once_and_a_bad_one_fails_alone(runtime, monkeypatch) -> None:
+    inner = runtime.embedder.inner
+    calls: list[int] = []
+    real = inner.embed
+    monkeypatch.setattr(inner, "embed", lambda texts: calls.append(len(texts)) or real(texts))
+    passages = format_passages(KNOWN)
+    requests = [
+        (IMPLANT, {"new_info": f"{NEW} Release {n} adds more.", "existing_knowledge": passages}) for n in (1, 2)
+    ]
+    requests.append((IMPLANT, {"new_info": NEW}))  # no existing_knowledge: the provider cannot answer it
+    answers = runtime.gateway.ask_each(requests)
+    assert len(calls) == 1  # every text the answers compared was embedded in one call, before them
+    assert [a.ok for a in answers] == [True, True, False]
+    assert "existing_knowledge" in answers[2].error
