@@ -161,9 +161,21 @@ def person_names(text: str) -> set[str]:
     return found
 
 
-@lru_cache(maxsize=8)
-def _extractor(top: int) -> yake.KeywordExtractor:
-    return yake.KeywordExtractor(lan="en", n=2, top=top, dedupLim=0.6)
+RANKED = 60  # YAKE's phrases kept per text: every caller's ``top * 3`` fits (its ranking of the first n does not
+# depend on how many it was asked for, so one extraction serves every ``top``)
+
+
+@lru_cache(maxsize=1)
+def _extractor() -> yake.KeywordExtractor:
+    return yake.KeywordExtractor(lan="en", n=2, top=RANKED, dedupLim=0.6)
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _ranked(clean: str) -> tuple[str, ...]:
+    """YAKE's phrases of a plain text, best first: one extraction per text, whichever ``top`` is asked (the
+    offline provider asks for a chunk's keyphrases three times, each with its own ``top``).
+    """
+    return tuple(phrase for phrase, _ in _extractor().extract_keywords(clean))
 
 
 _NOT_A_THEME = re.compile(r"[@/\\:()\[\]{}<>=_`#|*~^$&]|\d|\.\w")
@@ -187,6 +199,8 @@ def keyphrases(text: str, top: int = 5) -> list[str]:
     """The most salient one- and two-word phrases of ``text``, best first: themes (:func:`is_theme`) only,
     found in its plain text (:func:`plain_text`), so no code, markup, address or credited name is one.
     """
+    if top * 3 > RANKED:
+        raise ValueError(f"keyphrases ranks {RANKED // 3} at most, not {top}")
     return list(_keyphrases(text or "", top))
 
 
@@ -196,7 +210,7 @@ def _keyphrases(text: str, top: int) -> tuple[str, ...]:
     if not _WORD.search(clean):
         return ()
     names = person_names(text)
-    found = [phrase for phrase, _ in _extractor(top * 3).extract_keywords(clean)]
+    found = _ranked(clean)[: top * 3]
     unique: list[str] = []
     for phrase in found:
         if not is_theme(phrase, names):
