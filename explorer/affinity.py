@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from explorer.providers.embeddings import Embedder
 from explorer.records import Node
@@ -183,6 +182,10 @@ class Affinity:
 
 def term_vectors(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str]]:
     """Unit TF-IDF rows (English stop words left out, sub-linear counts), and the vocabulary by column."""
+    # Imported here: scikit-learn takes a second to import, and every surface imports this module (the app's
+    # first page and each CLI command) while few of them build an affinity.
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=1)
     try:
         matrix = vectorizer.fit_transform(list(texts))
