@@ -206,9 +206,9 @@ def _undo() -> None:
     st.session_state["crystal"] = crystal_id
 
 
-def _revert(review_id: str) -> None:
+def _revert(review_id: str, force: bool) -> None:
     try:
-        reviewing.revert_review(rt, review_id, reviewer=who())
+        reviewing.revert_review(rt, review_id, reviewer=who(), force=force)
     except ExplorerError as exc:
         _flash(common.error_text(exc))
 
@@ -221,7 +221,9 @@ def _entry_line(entry: Review) -> str:
 
 
 def history(entries: list[Review]) -> None:
-    """A crystal's reviews and reverts, newest first; the newest can be reverted (the rest only after it)."""
+    """A crystal's reviews and reverts, newest first, each of which can be reverted: an older one puts the crystal
+    back as it was before it over the later ones (a forced revert, logged as such and itself revertible).
+    """
     st.markdown(f"**History** ({len(entries)})")
     if not entries:
         st.caption("Not reviewed yet.")
@@ -232,14 +234,17 @@ def history(entries: list[Review]) -> None:
         if entry.notes:
             with text:
                 untrusted.text(None, entry.notes)
+        newest = entry.id == latest
         button.button(
-            "Revert",
+            "Revert" if newest else "Revert to before",
             key=f"revert_{entry.id}",
             icon=":material/undo:",
             on_click=_revert,
-            args=(entry.id,),
-            disabled=not entry.revertible or entry.id != latest,
-            help="Put the crystal back as it was before this (the newest entry first).",
+            args=(entry.id, not newest),
+            disabled=not entry.revertible,
+            help="Put the crystal back as it was before this."
+            if newest
+            else "Put the crystal back as it was before this, over the later entries (logged as a forced revert).",
         )
 
 

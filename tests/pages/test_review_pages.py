@@ -8,6 +8,7 @@ import pytest
 
 from explorer.records.wander import ReviewState
 from explorer.store import events
+from explorer.wander import review as reviewing
 from explorer.wander import service as wander
 
 
@@ -47,6 +48,22 @@ def test_approving_a_crystal_stores_who_when_and_why(open_app, app_runtime, page
     assert f"approve_{crystal.id}" not in [b.key for b in at.button if not b.disabled]
     at.selectbox(key="crystal_status").select("approved").run()
     assert crystal.insight in [t.value for t in at.text]
+
+
+def test_any_entry_of_a_history_can_be_reverted(open_app, app_runtime) -> None:
+    (crystal, *_) = wander.list_crystals(app_runtime, status="active")
+    approved = reviewing.decide(app_runtime, crystal.id, "approve", reviewer="Ada")
+    reviewing.decide(app_runtime, crystal.id, "archive", reviewer="Ada")
+    at = open_app("crystals")
+    at.query_params.update(view="Review", crystal=crystal.id)
+    at.run()
+    older = at.button(key=f"revert_{approved.id}")
+    assert older.label == "Revert to before" and not older.disabled  # not only the newest entry
+    older.click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    *_, revert = reviewing.review_history(app_runtime, crystal.id)
+    assert revert.reverts == approved.id and revert.forced  # over the archive that came after it, and says so
+    assert reviewing.get_crystal(app_runtime, crystal.id).review_state is ReviewState.PENDING
 
 
 def test_reject_and_archive(open_app, app_runtime) -> None:
