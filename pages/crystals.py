@@ -129,8 +129,7 @@ def list_view() -> None:
         if STATUS_FILTERS[status] in (None, c.review_state)
     ]
     crystals.sort(key=lambda c: (-c.confidence, c.id))
-    pending = sum(c.review_state is ReviewState.PENDING for c in wander.list_crystals(rt))
-    st.caption(f"{len(crystals)} crystal(s) shown · {pending} awaiting review in all sessions")
+    st.caption(f"{len(crystals)} crystal(s) shown · {awaiting} awaiting review in all sessions")
     if not crystals:
         st.info(
             "No crystal matches. Crystals form when a confirmed resonance meets an interesting locus; "
@@ -362,8 +361,10 @@ def _bulk(where: ReviewFilter, decision: ReviewDecision, notes: str | None) -> N
     )
 
 
-linked = "crystal" in st.query_params  # a shared link to a crystal opens it in the review queue
-tabs = st.tabs(VIEWS, key="view", bind="query-params", default="Review" if linked else "List")
+awaiting = sum(c.review_state is ReviewState.PENDING for c in wander.list_crystals(rt))
+# The review queue first when something waits for review, or when a link names a crystal; the list otherwise.
+linked = "crystal" in st.query_params
+tabs = st.tabs(VIEWS, key="view", bind="query-params", default="Review" if linked or awaiting else "List")
 for tab, view in zip(tabs, (list_view, review_view, bulk_view), strict=True):
     if tab.open:
         with tab:

@@ -129,7 +129,7 @@ def test_a_person_wanders_reviews_and_exports(page, app_url, e2e_db, real_embedd
     page.get_by_text(crystal.insight[:60]).first.wait_for()
 
     # -- approve the crystal with a note ---------------------------------------------------
-    harness.open_page(page, app_url, "crystals")
+    harness.open_page(page, app_url, "crystals?view=List")
     page.get_by_role("textbox", name="Reviewer").fill("E2E tester")
     page.get_by_role("textbox", name="Reviewer").press("Enter")
     harness.settle(page)

@@ -10,6 +10,7 @@ import re
 import shutil
 import sys
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -99,10 +100,14 @@ def app_runtime(app_db: Path, request: pytest.FixtureRequest, on_minilm: bool) -
 
 @pytest.fixture
 def open_app(app_db: Path) -> Callable[[str], AppTest]:
-    """``open_app("sessions")`` → an AppTest on the test's database that has run app.py and switched to that page."""
+    """``open_app("sessions")`` → an AppTest on the test's database that has run app.py and switched to that page;
+    ``open_app("crystals?view=List")`` with those query parameters, as a link would open it.
+    """
 
     def open_page(name: str = "corpus") -> AppTest:
+        name, _, query = name.partition("?")
         at = AppTest.from_file(str(APP), default_timeout=180)
+        at.query_params.update(urllib.parse.parse_qsl(query))
         at.run()
         if name != "corpus":
             at.switch_page(f"pages/{name}.py").run()

@@ -14,7 +14,7 @@ from explorer.wander import service as wander
 
 def test_approving_a_crystal_stores_who_when_and_why(open_app, app_runtime, page_text) -> None:
     (crystal, *_) = wander.list_crystals(app_runtime, status="active")
-    at = open_app("crystals")
+    at = open_app("crystals?view=List")
     assert "Offline provider" in page_text(at)
     assert crystal.insight in [t.value for t in at.text]
     assert len(crystal.connects) == 2  # a crystal joins two stored sources, and the page names them
@@ -50,11 +50,26 @@ def test_approving_a_crystal_stores_who_when_and_why(open_app, app_runtime, page
     assert crystal.insight in [t.value for t in at.text]
 
 
+def test_the_review_queue_opens_first_while_crystals_wait(open_app, app_runtime) -> None:
+    def opens_on(at) -> str:
+        review = any(w.label == "Crystal under review" for w in at.text_input)
+        listing = any(w.key == "crystal_status" for w in at.selectbox)
+        assert review != listing
+        return "Review" if review else "List"
+
+    assert opens_on(open_app("crystals")) == "Review"
+    for crystal in wander.list_crystals(app_runtime):
+        if crystal.review_state is ReviewState.PENDING:
+            reviewing.decide(app_runtime, crystal.id, "archive")
+    assert opens_on(open_app("crystals")) == "List"  # nothing waits: the list
+    assert opens_on(open_app("crystals?view=Review")) == "Review"  # unless the link says otherwise
+
+
 def test_any_entry_of_a_history_can_be_reverted(open_app, app_runtime) -> None:
     (crystal, *_) = wander.list_crystals(app_runtime, status="active")
     approved = reviewing.decide(app_runtime, crystal.id, "approve", reviewer="Ada")
     reviewing.decide(app_runtime, crystal.id, "archive", reviewer="Ada")
-    at = open_app("crystals")
+    at = open_app("crystals?view=List")
     at.query_params.update(view="Review", crystal=crystal.id)
     at.run()
     older = at.button(key=f"revert_{approved.id}")
@@ -68,7 +83,7 @@ def test_any_entry_of_a_history_can_be_reverted(open_app, app_runtime) -> None:
 
 def test_reject_and_archive(open_app, app_runtime) -> None:
     (first, *_) = wander.list_crystals(app_runtime, status="active")
-    at = open_app("crystals")
+    at = open_app("crystals?view=List")
     at.button(key=f"reject_{first.id}").click().run()
     assert next(c for c in wander.list_crystals(app_runtime) if c.id == first.id).status == "invalidated"
     at.selectbox(key="crystal_status").select("rejected").run()
@@ -88,7 +103,7 @@ def test_every_crystal_opens_its_evidence(open_app, app_runtime) -> None:
     (crystal, *_) = wander.list_crystals(app_runtime)
     evidence = wander.crystal_evidence(app_runtime, crystal.id)
     assert evidence.residues and evidence.chunks
-    at = open_app("crystals")
+    at = open_app("crystals?view=List")
     shown = [t.value for t in at.text]
     assert all(r.connection in shown for r in evidence.residues if r.connection)
     assert all(c.text in shown for c in evidence.chunks)
@@ -97,7 +112,7 @@ def test_every_crystal_opens_its_evidence(open_app, app_runtime) -> None:
 
 def test_the_confidence_filter(open_app, app_runtime, page_text) -> None:
     crystals = wander.list_crystals(app_runtime)
-    at = open_app("crystals")
+    at = open_app("crystals?view=List")
     at.slider(key="crystal_confidence").set_value(1.0).run()
     expected = sum(c.confidence >= 1.0 and c.status == "active" and not c.human_approved for c in crystals)
     assert f"{expected} crystal(s) shown" in page_text(at)
