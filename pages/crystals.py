@@ -1,8 +1,8 @@
 """Crystals: the review queue, opened first while crystals wait. **List** pages through them, each with its
 evidence; **Review** shows one crystal at a time, decided by one key each (A approve, X reject, S skip, Backspace
 undo) without reloading the page, with the crystal in the URL (``?view=Review&crystal=ID``) and its history, any
-entry of which can be reverted; **Bulk** decides everything a filter takes, after a count. Every decision goes through the engine's review state machine
-and into its review log.
+entry of which can be reverted; **Bulk** decides everything a filter takes, after a count. Every decision goes
+through the engine's review state machine and into its review log.
 """
 
 from __future__ import annotations

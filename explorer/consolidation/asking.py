@@ -52,9 +52,8 @@ def ask_each(
     """``prompt`` asked with each item's ``fields`` (concurrently, under the concurrency setting), its failures
     said under each item's label.
     """
-    answers = gateway.map(
-        lambda item: gateway.ask(prompt, item, purpose="consolidation", budget=budget), fields, progress
-    )
+    requests = [(prompt, item) for item in fields]
+    answers = gateway.ask_each(requests, purpose="consolidation", budget=budget, progress=progress)
     asked: Asked[T] = Asked()
     for label, answer in zip(labels, answers, strict=True):
         asked.usage.add(answer)

@@ -199,17 +199,19 @@ class Gateway:
         self,
         requests: Sequence[tuple[Prompt[Any], dict[str, Any]]],
         *,
+        purpose: str | None = None,
         budget: Budget | None = None,
         progress: Progress | None = None,
     ) -> list[Answer[Any]]:
-        """Independent (prompt, fields) requests asked through :meth:`map`, answers in their order. Offline, the
-        provider first prepares for all of them at once: one batch embeds what the answers will compare on every
-        core, where the texts one answer at a time cost three to four times more.
+        """Independent (prompt, fields) requests asked through :meth:`map`, answers in their order (logged under
+        ``purpose``, else each prompt's kind). Offline, the provider first prepares for all of them at once: one
+        batch embeds what the answers will compare on every core, where the texts one answer at a time cost three
+        to four times more.
         """
         if self.model_for("local")[1] == "offline":
             self.offline.prepare(requests)
         return self.map(
-            lambda request: self.ask(request[0], request[1], purpose=request[0].kind, budget=budget),
+            lambda request: self.ask(request[0], request[1], purpose=purpose or request[0].kind, budget=budget),
             requests,
             progress,
         )

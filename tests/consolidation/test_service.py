@@ -41,6 +41,9 @@ class HeldProbe:
         self.held.append(self.runtime.db.held)
         return self.inner.answer(prompt, fields)
 
+    def prepare(self, requests: list[tuple[Prompt[Any], dict[str, Any]]]) -> None:
+        self.inner.prepare(requests)
+
 
 def test_a_run_stores_its_knowledge_in_one_go_with_the_file_free_while_the_model_thinks(runtime) -> None:
     import_log(runtime, SAMPLE_LOG)
