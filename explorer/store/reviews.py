@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from explorer.records.wander import Review, ReviewState
-from explorer.store.database import Connection
+from explorer.store.database import Connection, insert_rows
 
 _COLUMNS = (
     "id",
@@ -26,7 +26,6 @@ _COLUMNS = (
     "reverts",
     "created_at",
 )
-_ROW = f"({', '.join('?' for _ in _COLUMNS)})"
 
 
 def _json(value: dict[str, Any] | None) -> str | None:
@@ -47,28 +46,14 @@ def _review(row: Sequence[Any]) -> Review:
 
 def insert_reviews(con: Connection, reviews: Sequence[Review]) -> None:
     """Log reviews, in one statement (a bulk review logs one entry per crystal it changed)."""
-    if not reviews:
-        return
-    con.execute(
-        f"INSERT INTO wander_reviews ({', '.join(_COLUMNS)}) VALUES {', '.join(_ROW for _ in reviews)}",
+    insert_rows(
+        con,
+        "wander_reviews",
+        _COLUMNS,
         [
-            value
+            (r.id, r.crystal_id, r.decision, r.reviewer, r.notes, r.state_before.value, r.state_after.value)
+            + (_json(r.values_before), _json(r.values_after), r.forced, r.batch_id, r.reverts, r.created_at)
             for r in reviews
-            for value in (
-                r.id,
-                r.crystal_id,
-                r.decision,
-                r.reviewer,
-                r.notes,
-                r.state_before.value,
-                r.state_after.value,
-                _json(r.values_before),
-                _json(r.values_after),
-                r.forced,
-                r.batch_id,
-                r.reverts,
-                r.created_at,
-            )
         ],
     )
 

@@ -24,7 +24,7 @@ from explorer.records.wander import (
     Trace,
     WarmMemory,
 )
-from explorer.store.database import Connection, scalar
+from explorer.store.database import Connection, insert_rows, scalar
 
 R = TypeVar("R")
 
@@ -99,7 +99,7 @@ def _from_db(name: str, value: Any) -> Any:
 
 
 def _insert(con: Connection, records: Sequence[Any]) -> None:
-    """One INSERT statement for all the records (a statement costs DuckDB about a millisecond)."""
+    """One INSERT statement for the records of each set of columns (a statement costs DuckDB about a millisecond)."""
     if not records:
         return
     kind = type(records[0])
@@ -108,11 +108,7 @@ def _insert(con: Connection, records: Sequence[Any]) -> None:
         columns = tuple(c for c in _columns(kind) if not (c in _DEFAULTED and getattr(record, c) is None))
         groups.setdefault(columns, []).append(record)
     for columns, group in groups.items():
-        row = f"({', '.join('?' for _ in columns)})"
-        con.execute(
-            f"INSERT INTO {_TABLES[kind]} ({', '.join(columns)}) VALUES {', '.join(row for _ in group)}",
-            [_to_db(c, getattr(record, c)) for record in group for c in columns],
-        )
+        insert_rows(con, _TABLES[kind], columns, [[_to_db(c, getattr(record, c)) for c in columns] for record in group])
 
 
 def _in(ids: Sequence[str]) -> str:
