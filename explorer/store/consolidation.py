@@ -41,18 +41,17 @@ def insert_experiences(con: Connection, experiences: Sequence[Experience]) -> in
     rows = con.execute("SELECT id FROM experiences WHERE id IN (SELECT unnest(?::UUID[]))", [ids]).fetchall()
     known = {str(r[0]) for r in rows}
     fresh = list({e.id: e for e in experiences if e.id not in known}.values())
-    if fresh:
-        insert_rows(
-            con,
-            "experiences",
-            _EXPERIENCE_COLUMNS.split(", "),
-            [
-                (e.id, e.source, e.kind, e.outcome, e.description, e.strategy, e.confidence, e.insight_type)
-                + (e.impact, e.trigger, e.duration_s, e.candidates_eliminated, e.session_id)
-                + (json.dumps(e.metadata, default=str), e.occurred_at)
-                for e in fresh
-            ],
-        )
+    insert_rows(
+        con,
+        "experiences",
+        _EXPERIENCE_COLUMNS.split(", "),
+        [
+            (e.id, e.source, e.kind, e.outcome, e.description, e.strategy, e.confidence, e.insight_type)
+            + (e.impact, e.trigger, e.duration_s, e.candidates_eliminated, e.session_id)
+            + (json.dumps(e.metadata, default=str), e.occurred_at)
+            for e in fresh
+        ],
+    )
     return len(fresh)
 
 
@@ -145,44 +144,40 @@ def insert_knowledge(
     checks: Sequence[Check],
 ) -> None:
     """A run's patterns, every rung of its ladder, its connections and its verification checks."""
-    if patterns:
-        insert_rows(
-            con,
-            "consolidation_patterns",
-            ("id", "run_id", "name", "type", "description", "conditions", "actions", "example_ids", "member_ids")
-            + ("success_rate", "usage_count", "confidence", "utility", "status", "embedding"),
-            [
-                (p.id, run_id, p.name, p.type, p.description, list(p.conditions), list(p.actions))
-                + (list(p.example_ids), list(p.member_ids), p.success_rate, p.usage_count, p.confidence)
-                + (p.utility, p.status, _vector(p.embedding))
-                for p in patterns
-            ],
-        )
+    insert_rows(
+        con,
+        "consolidation_patterns",
+        ("id", "run_id", "name", "type", "description", "conditions", "actions", "example_ids", "member_ids")
+        + ("success_rate", "usage_count", "confidence", "utility", "status", "embedding"),
+        [
+            (p.id, run_id, p.name, p.type, p.description, list(p.conditions), list(p.actions))
+            + (list(p.example_ids), list(p.member_ids), p.success_rate, p.usage_count, p.confidence)
+            + (p.utility, p.status, _vector(p.embedding))
+            for p in patterns
+        ],
+    )
     items = [item for level in ladder for item in level]
-    if items:
-        insert_rows(
-            con,
-            "consolidation_ladder",
-            ("run_id", "id", "level", "name", "statement", "subsumes", "embedding"),
-            [[run_id, i.id, i.level, i.name, i.statement, list(i.subsumes), _vector(i.embedding)] for i in items],
-        )
-    if connections:
-        insert_rows(
-            con,
-            "consolidation_connections",
-            ("run_id", "from_id", "to_id", "relationship", "strength", "level", "evidence", "reason"),
-            [
-                [run_id, c.from_id, c.to_id, c.relationship, c.strength, c.level, list(c.evidence), c.reason]
-                for c in connections
-            ],
-        )
-    if checks:
-        insert_rows(
-            con,
-            "consolidation_checks",
-            ("run_id", "name", "passed", "score", "severity", "message", "details"),
-            [[run_id, c.name, c.passed, c.score, c.severity, c.message, list(c.details)] for c in checks],
-        )
+    insert_rows(
+        con,
+        "consolidation_ladder",
+        ("run_id", "id", "level", "name", "statement", "subsumes", "embedding"),
+        [[run_id, i.id, i.level, i.name, i.statement, list(i.subsumes), _vector(i.embedding)] for i in items],
+    )
+    insert_rows(
+        con,
+        "consolidation_connections",
+        ("run_id", "from_id", "to_id", "relationship", "strength", "level", "evidence", "reason"),
+        [
+            [run_id, c.from_id, c.to_id, c.relationship, c.strength, c.level, list(c.evidence), c.reason]
+            for c in connections
+        ],
+    )
+    insert_rows(
+        con,
+        "consolidation_checks",
+        ("run_id", "name", "passed", "score", "severity", "message", "details"),
+        [[run_id, c.name, c.passed, c.score, c.severity, c.message, list(c.details)] for c in checks],
+    )
 
 
 def last_run(con: Connection, sources: Sequence[str] | None = None) -> tuple[str, datetime] | None:

@@ -91,8 +91,6 @@ def _vector(value: np.ndarray | None) -> list[float] | None:
 
 def insert_nodes(con: Connection, nodes: Sequence[Node]) -> None:
     """Add knowledge to the corpus: chunks from reading, and what dreaming and fusion make of them."""
-    if not nodes:
-        return
     insert_rows(
         con,
         "nodes",
@@ -244,25 +242,24 @@ def domain_year_counts(con: Connection) -> list[tuple[str | None, int | None, st
 
 def insert_relations(con: Connection, relations: Sequence[Relation]) -> None:
     """Link nodes (DERIVES, UPDATES …), so provenance and tension can be followed later."""
-    if relations:
-        insert_rows(
-            con,
-            "relations",
-            ("id", "source_id", "target_id", "type", "confidence", "description", "scores", "created_by"),
+    insert_rows(
+        con,
+        "relations",
+        ("id", "source_id", "target_id", "type", "confidence", "description", "scores", "created_by"),
+        [
             [
-                [
-                    r.id,
-                    r.source_id,
-                    r.target_id,
-                    r.type,
-                    r.confidence,
-                    r.description,
-                    None if r.scores is None else json.dumps(r.scores),
-                    r.created_by,
-                ]
-                for r in relations
-            ],
-        )
+                r.id,
+                r.source_id,
+                r.target_id,
+                r.type,
+                r.confidence,
+                r.description,
+                None if r.scores is None else json.dumps(r.scores),
+                r.created_by,
+            ]
+            for r in relations
+        ],
+    )
 
 
 def list_relations(con: Connection, node_ids: Iterable[str] | None = None) -> list[Relation]:

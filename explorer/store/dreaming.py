@@ -70,17 +70,16 @@ _VERDICT_COLUMNS = (
 
 def insert_verdicts(con: Connection, verdicts: Sequence[Verdict]) -> None:
     """Store a judge's verdicts, kept and refused alike."""
-    if verdicts:
-        insert_rows(
-            con,
-            "verdicts",
-            _VERDICT_COLUMNS.split(", "),
-            [
-                [v.id, v.seed_id, v.candidate_id, v.novelty, v.plausibility, v.usefulness, v.kept, v.reason]
-                + [v.connection, v.evidence, v.created_by]
-                for v in verdicts
-            ],
-        )
+    insert_rows(
+        con,
+        "verdicts",
+        _VERDICT_COLUMNS.split(", "),
+        [
+            [v.id, v.seed_id, v.candidate_id, v.novelty, v.plausibility, v.usefulness, v.kept, v.reason]
+            + [v.connection, v.evidence, v.created_by]
+            for v in verdicts
+        ],
+    )
 
 
 def recent_verdicts(con: Connection, limit: int) -> list[Verdict]:
