@@ -145,6 +145,9 @@ class ModelServer:
 def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes: with Nagle's algorithm the body waits for the client's delayed
+        # ACK of the headers (40 ms on Linux), a stall real servers (uvicorn, vLLM) do not have.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
             """Quiet: tests read ``server.requests`` instead."""
