@@ -541,11 +541,13 @@ def corpus_marker(con: Connection) -> tuple[int, int, int]:
 def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:
     """Columns of every embedded, latest node: id, embedding, domain (its document's when it has none of its
     own: a synthesis belongs to its note's domain), importance, confidence, text, type, entity, document_id and its
-    document's title.
+    document's title, and the parent ids of a node with neither (a dream: it spans its parents' domains).
     """
     table = con.execute(
         "SELECT n.id, n.embedding, coalesce(n.domain, d.domain) AS domain, n.importance, n.confidence, n.text, "
-        "n.type, n.entity, n.document_id, d.title FROM nodes n LEFT JOIN documents d ON d.id = n.document_id "
+        "n.type, n.entity, n.document_id, d.title, "
+        "CASE WHEN coalesce(n.domain, d.domain) IS NULL THEN n.parent_ids END AS parent_ids "
+        "FROM nodes n LEFT JOIN documents d ON d.id = n.document_id "
         "WHERE n.is_latest AND n.embedding IS NOT NULL ORDER BY n.created_at, n.rowid"
     ).fetchnumpy()
     return table

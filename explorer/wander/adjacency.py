@@ -89,13 +89,12 @@ class Surroundings:
         """A candidate standing on a corpus node (its text is filled in later, for the few that survive)."""
         node_id = self.corpus.index.ids[row]
         existing = self.loci.locus_for_node(node_id)
-        domain = self.corpus.domain(row)
         return Adjacency(
             concept=existing.concept if existing else "",
             embedding=self.corpus.index.matrix[row],
             strategy=strategy,
             source_type=source_type,
-            domains=[domain] if domain else [],
+            domains=self.corpus.domains(row),
             node_id=node_id,
             locus_id=existing.id if existing else None,
             similarity=float(self.node_sims[row]),

@@ -126,11 +126,13 @@ def weak_bridge(c: Adjacency, here_domains: list[str], line: float) -> bool:
     """Whether a candidate in another domain has too little evidence of being related to here to cross to.
 
     Why drop it rather than score it low: a step across domains claims a connection, and one the evidence does
-    not support is noise in front of a reviewer; within a domain, a weak step only moves the walk.
+    not support is noise in front of a reviewer; within a domain, a weak step only moves the walk. A locus on a
+    dream spans its parents' domains, and a step onto or off it claims a connection with each of them: it stays
+    within a domain only between loci of the same domains.
     """
     mine = {d.lower() for d in here_domains}
     theirs = {d.lower() for d in c.domains}
-    crosses = bool(mine and theirs and not mine & theirs)
+    crosses = bool(mine and theirs and mine != theirs)
     return crosses and c.relatedness < line
 
 

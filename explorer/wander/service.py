@@ -130,6 +130,7 @@ def corpus_space(runtime: Runtime, con: Connection) -> CorpusSpace:
         entities=optional("entity"),
         documents=[None if d is None else str(d) for d in table["document_id"]],
         relations=store.corpus_links(con),
+        parents=[None if p is np.ma.masked or p is None else [str(i) for i in p] for p in table["parent_ids"]],
     )
     with _cache_lock:
         _corpus_cache[key] = space
@@ -263,8 +264,7 @@ def create_session(runtime: Runtime, config: SessionConfig, tuning: WanderTuning
         row = space.row(node_id) if node_id else None
         if row is not None:  # the fence is drawn around the note the seed names, not around its title's words
             session.seed_embedding = space.index.matrix[row].copy()
-        domain = space.domain(row) if row is not None else None
-        domains = [domain] if domain else _infer_domains(space, seed_vector)
+        domains = (space.domains(row) if row is not None else []) or _infer_domains(space, seed_vector)
         now = utcnow()
         seed = Locus(
             session_id=session.id,

@@ -69,6 +69,34 @@ def _sources(
     return sources, links, {k: frozenset(v) for k, v in named.items()}
 
 
+def _spans(
+    ids: Sequence[str], domain_codes: np.ndarray, domain_names: list[str], parents: Sequence[Sequence[str] | None]
+) -> dict[int, tuple[str, ...]]:
+    """Row → the domains of the nodes it was derived from, for each row without a domain of its own that has
+    parents (a dream binds notes of several domains). Rows come oldest first, so a dream of dreams finds its
+    parents' spans already made; parents outside the space are left out.
+
+    Why: a step onto or off such a node claims a connection to each of its parents; with no domain it would
+    cross from one domain to another unseen, free of the evidence a bridge needs.
+    """
+    row_of = {node_id: row for row, node_id in enumerate(ids)}
+    spans: dict[int, tuple[str, ...]] = {}
+    for row, parent_ids in enumerate(parents):
+        if not parent_ids or int(domain_codes[row]) != NO_DOMAIN:
+            continue
+        found: dict[str, None] = {}
+        for parent in parent_ids:
+            other = row_of.get(parent)
+            if other is None:
+                continue
+            code = int(domain_codes[other])
+            for name in (domain_names[code],) if code != NO_DOMAIN else spans.get(other, ()):
+                found[name] = None
+        if found:
+            spans[row] = tuple(found)
+    return spans
+
+
 def _source_vectors(
     sources: np.ndarray, vectors: np.ndarray, type_codes: np.ndarray, type_names: list[str]
 ) -> np.ndarray:
@@ -140,6 +168,7 @@ class CorpusSpace:
     source_entities: dict[int, frozenset[str]] = field(default_factory=dict)
     source_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     source_terms: sparse.csr_matrix | None = None  # unit TF-IDF rows of each source's words (title first)
+    spans: dict[int, tuple[str, ...]] = field(default_factory=dict)  # see _spans: a dream's parents' domains
     _bridge_lines: dict[tuple[float, float], float] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -158,9 +187,11 @@ class CorpusSpace:
         entities: Sequence[str | None] | None = None,
         documents: Sequence[str | None] | None = None,
         relations: Sequence[tuple[str, str, str]] = (),
+        parents: Sequence[Sequence[str] | None] | None = None,
     ) -> CorpusSpace:
         """The space of the corpus columns the store read (one row per node), domains coded as integers so a
         step can mask by domain without comparing strings, and the links between sources (see :meth:`linked`).
+        ``parents``: the parent ids of the rows without a domain (others may be None), whose domains they span.
         """
         n = len(ids)
         index = VectorIndex(dim, capacity=max(1, n))
@@ -188,6 +219,7 @@ class CorpusSpace:
             source_entities,
             _source_vectors(sources, np.asarray(vectors, dtype=np.float32), type_codes, type_names),
             _source_terms(sources, list(texts) if texts is not None else [""] * n, titles, type_codes, type_names),
+            _spans(ids, domain_codes, domain_names, parents) if parents is not None else {},
         )
 
     def __len__(self) -> int:
@@ -201,6 +233,11 @@ class CorpusSpace:
         """The domain name of a row, or None for a node without one."""
         code = int(self.domain_codes[row])
         return None if code == NO_DOMAIN else self.domain_names[code]
+
+    def domains(self, row: int) -> list[str]:
+        """The domains a row belongs to: its own, or the ones its parents' span (a dream across notes)."""
+        domain = self.domain(row)
+        return [domain] if domain is not None else list(self.spans.get(row, ()))
 
     def codes_of(self, domains: list[str]) -> np.ndarray:
         """The integer codes of these domain names (case-insensitive), for masks over the rows."""

@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from explorer.records import Node
 from explorer.records.wander import Adjacency, Locus, Residue, Session
 from explorer.store import corpus as corpus_store
 from explorer.store import events as event_log
@@ -154,6 +155,53 @@ def test_ranking_rewards_evidence_of_relatedness_not_distance() -> None:
     # the graph's claims are candidates of their own: b comes first among the bridges, saying why
     bridges = adjacency.cross_domain(s)
     assert bridges[0].node_id == "b" and "MENTIONS" in (bridges[0].note or "")
+
+
+def test_a_dream_spans_its_parents_domains_and_stepping_onto_it_is_a_bridge() -> None:
+    """A dream has no domain or document of its own: it belongs to the domains of the notes it binds, so a walk
+    cannot cross from one domain to another through it unseen (issue 11: 46 of 52 such steps joined unrelated
+    notes on the bridges bench).
+    """
+    here, other = np.array([1.0, 0.0, 0.0], np.float32), np.array([0.6, 0.8, 0.0], np.float32)
+    corpus = CorpusSpace.build(
+        3,
+        ["a", "b", "c", "dream", "dream of dreams", "orphan"],
+        np.vstack([here, other, other, other, other, other]),
+        ["os", "hardware", "os", None, None, None],
+        np.full(6, 0.5),
+        np.ones(6),
+        types=["raw_chunk"] * 3 + ["rem_dream"] * 3,
+        documents=["da", "db", "dc", None, None, None],
+        parents=[None, None, None, ["b", "c", "gone"], ["dream", "a"], ["gone"]],
+    )
+    assert corpus.domains(corpus.row("dream")) == ["hardware", "os"]  # its parents', in their order
+    assert corpus.domains(corpus.row("dream of dreams")) == ["hardware", "os"]  # through the dream it binds
+    assert corpus.domains(corpus.row("orphan")) == [] and corpus.domains(corpus.row("a")) == ["os"]
+    here_locus = Locus("s", "A", here, "ADJACENT", node_id="a", domains=["os"], visit_count=1)
+    s = adjacency.Surroundings(here_locus, corpus, LociSpace.build(3, [here_locus]), np.zeros((0, 3)), TUNING)
+    onto = s.from_node(corpus.row("dream"), "distance_band", "ADJACENT")
+    assert onto.domains == ["hardware", "os"]
+    # it shares here's domain, yet stepping onto it claims a link to its hardware parent: weak, it is dropped
+    assert selection.weak_bridge(onto, ["os"], line=1.0) and not selection.weak_bridge(onto, ["os"], line=0.0)
+    # and off it: everything but a locus of the same domains is a bridge
+    assert selection.weak_bridge(s.from_node(corpus.row("c"), "distance_band", "ADJACENT"), onto.domains, 1.0)
+    assert not selection.weak_bridge(
+        s.from_node(corpus.row("dream of dreams"), "distance_band", "ADJACENT"), onto.domains, 1.0
+    )
+
+
+def test_the_store_gives_a_dream_its_parents_domains(corpus_runtime) -> None:
+    rt = corpus_runtime
+    with rt.db.transaction() as con:
+        space = service.corpus_space(rt, con)
+        chunks = [n for n in corpus_store.list_nodes(con, with_vectors=True) if n.type == "raw_chunk"]
+        first_of = {d: n for n in reversed(chunks) if (d := space.domain(space.row(n.id)))}
+        a, b = sorted(first_of.items())[:2]  # the small corpus holds notes of several domains
+        dream = Node(type="rem_dream", text="What binds them?", embedding=a[1].embedding, parent_ids=[a[1].id, b[1].id])
+        corpus_store.insert_nodes(con, [dream])
+    with rt.db.connect() as con:
+        space = service.corpus_space(rt, con)  # rebuilt: the store changed
+    assert space.domains(space.row(dream.id)) == [a[0], b[0]]
 
 
 def test_shared_words_and_entities_count_as_evidence() -> None:
