@@ -562,11 +562,15 @@ def corpus_links(con: Connection) -> list[tuple[str, str, str]]:
 
 
 def nodes_of_title(con: Connection, title: str) -> list[str]:
-    """The latest embedded raw chunks of the documents titled ``title`` (case and surrounding spaces aside)."""
+    """The latest embedded raw chunks of the documents titled ``title`` or known by it as an alias (a duplicate
+    read under another title), case and surrounding spaces aside.
+    """
+    name = title.strip().lower()
     rows = con.execute(
-        "SELECT n.id FROM nodes n JOIN documents d ON d.id = n.document_id WHERE lower(trim(d.title)) = ? "
+        "SELECT n.id FROM nodes n JOIN documents d ON d.id = n.document_id "
+        "WHERE (lower(trim(d.title)) = ? OR list_contains(list_transform(d.aliases, lambda a: lower(trim(a))), ?)) "
         "AND n.type = 'raw_chunk' AND n.is_latest AND n.embedding IS NOT NULL ORDER BY n.chunk_index, n.id",
-        [title.strip().lower()],
+        [name, name],
     ).fetchall()
     return [str(r[0]) for r in rows]
 

@@ -92,6 +92,11 @@ def test_a_seed_naming_a_note_starts_on_that_note(corpus_runtime) -> None:
     assert seed.domains == [node.domain] and np.allclose(s.seed_embedding, node.embedding, atol=1e-5)
     first = service.step(rt, s.id)
     assert first.from_locus.node_id == node.id and first.to_locus.node_id
+    # a title the note is also known by (a duplicate read under it) starts there too
+    with rt.db.transaction() as con:
+        corpus_store.add_alias(con, document.id, "The Same Note, Read Again")
+    (seed,) = service.session_view(rt, new_session(rt, seed_concept="the same note, read again").id).loci
+    assert seed.node_id in {c.id for c in chunks}
 
 
 def test_a_ping_pong_trips_the_breaker(mock_runtime) -> None:
