@@ -190,9 +190,20 @@ def is_theme(phrase: str, names: set[str] | frozenset[str] = frozenset()) -> boo
         return False
     if len({w.lower() for w in words}) < len(words) or phrase in _GIVEN_NAMES:  # YAKE's "branch branch"; "Ben"
         return False
-    if len(words) == 2 and (words[0].endswith("ly") or (words[1].islower() and words[1].endswith("ed"))):
-        return False  # "subsequently ported", "versions developed": a verb, not a subject
+    if len(words) == 2 and (_adverb(words[0]) or _adverb(words[1]) or (words[1].islower() and words[1].endswith("ed"))):
+        return False  # "subsequently ported", "procedures quickly", "versions developed": a verb, not a subject
     return not any(_POSSESSIVE.sub("", w) in names for w in words)
+
+
+# Nouns that end like adverbs ("power supply", "processor family", "assembly language").
+_LY_NOUNS = _words(
+    "ally anomaly assembly belly bully family fly folly holly italy jelly lily monopoly rally reply supply"
+)
+
+
+def _adverb(word: str) -> bool:
+    """Whether ``word`` reads as an adverb ("quickly", "sequentially"): lower-case, -ly, and no such noun."""
+    return word.islower() and word.endswith("ly") and word not in _LY_NOUNS
 
 
 def keyphrases(text: str, top: int = 5) -> list[str]:

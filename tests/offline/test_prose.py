@@ -81,6 +81,8 @@ def label_faults(label: str) -> list[str]:
         faults.append("a number")
     if {w.strip("'’s") for w in label.split()} & PEOPLE:
         faults.append("a person")
+    if re.fullmatch(r"\S+ [a-z]+ly", label) and not label.endswith(("family", "supply", "assembly")):
+        faults.append("an adverb: what something does, not a subject")
     return faults
 
 
@@ -105,6 +107,7 @@ OLD = {
     "long": " ".join(["Python 3.0 makes print a function."] * 40),
 }
 OLD_LABELS = ["Luke Skywalker", "day Peter", "Peter Schneider-Kamp", "amk@amk.ca", "https://python.org", "3.8", "len()"]
+OLD_LABELS += ["procedures quickly", "tracks sequentially"]
 
 
 @pytest.mark.parametrize("rule", sorted(OLD))
@@ -125,6 +128,7 @@ def test_the_checker_passes_plain_prose_and_subjects() -> None:
     )
     assert prose_faults(text) == []
     assert label_faults("delay slot") == [] and label_faults("Microsoft SMB") == []
+    assert label_faults("power supply") == [] and label_faults("processor family") == []
 
 
 def _by_kind(samples: list[Any]) -> dict[str, list[Any]]:
