@@ -25,8 +25,10 @@ from explorer.prompts.dreaming import NO_CONNECTION
 from explorer.text import keyphrases, prose_sentences
 
 _NUMBERED = re.compile(r"^\[(\d+)\] (.*)$", re.MULTILINE)
-# Percentiles at which a link is plausible, from 2 to 5: a link must beat nearly every pair of the base.
-PLAUSIBLE_AT = (98.5, 99.3, 99.7, 99.9)
+# Percentiles at which a link is plausible, from 2 to 5: a link must beat nearly every pair of the base. Measured on
+# the bridges benchmark's verdicts (48 each): it keeps 31% of the candidates without names and 52% with them, where
+# (98.5, 99.3, 99.7, 99.9) kept 19-23%, on the floor of the 20-60% a judge that discriminates keeps.
+PLAUSIBLE_AT = (98.0, 99.0, 99.5, 99.8)
 # Shares of the affinity owed to shared terms (affinity − meaning) at which a link is useful, from 2 to 5:
 # words two notes both use are what a reader can follow from one to the other.
 USEFUL_AT = (0.08, 0.15, 0.25, 0.35)
