@@ -108,7 +108,7 @@ def score(
         domains = {d.lower() for d in c.domains}
         if not domains:
             c.bridge_potential = UNKNOWN_DOMAIN_BRIDGE * c.relatedness
-        elif here_domains and domains & here_domains:
+        elif here_domains and domains == here_domains:  # as weak_bridge sees it: a dream's parents' domains count
             c.bridge_potential = SAME_DOMAIN_BRIDGE * c.relatedness
         else:
             c.bridge_potential = c.relatedness * (1.0 if domains - seen_domains else tuning.seen_domain_bridge)

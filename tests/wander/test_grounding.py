@@ -193,6 +193,11 @@ def test_a_dream_spans_its_parents_domains_and_stepping_onto_it_is_a_bridge() ->
     assert not selection.weak_bridge(
         s.from_node(corpus.row("dream of dreams"), "distance_band", "ADJACENT"), onto.domains, 1.0
     )
+    # and it is scored as the bridge it is, not as a step at home
+    home = s.from_node(corpus.row("c"), "distance_band", "ADJACENT")
+    selection.score([onto, home], s, Session(name="s", seed_concept="A"), {"os"}, np.zeros((0, 3)), TUNING)
+    assert onto.bridge_potential == pytest.approx(onto.relatedness)  # hardware is new to the walk
+    assert home.bridge_potential == pytest.approx(selection.SAME_DOMAIN_BRIDGE * home.relatedness)
 
 
 def test_the_store_gives_a_dream_its_parents_domains(corpus_runtime) -> None:
