@@ -68,7 +68,13 @@ def relatedness(candidates: list[Adjacency], s: Surroundings, tuning: WanderTuni
     known = [(c, r) for c, r in zip(candidates, rows, strict=True) if r is not None]
     if here_row is None or not known:
         return
-    found = evidence(s.corpus, here_row, np.asarray([r for _, r in known], dtype=np.int64), tuning)
+    others = np.asarray([r for _, r in known], dtype=np.int64)
+    found = evidence(s.corpus, here_row, others, tuning)
+    for i, row in enumerate(others):  # a step onto a dream claims a link to each of its parents
+        for parent in s.corpus.parent_rows.get(int(row), ()):
+            found[i] = min(found[i], evidence(s.corpus, here_row, np.asarray([parent]), tuning)[0])
+    for parent in s.corpus.parent_rows.get(here_row, ()):  # and a step off one, from each of them
+        found = np.minimum(found, evidence(s.corpus, parent, others, tuning))
     for (c, _), value in zip(known, found, strict=True):
         c.relatedness = float(value)
 

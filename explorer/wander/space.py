@@ -71,30 +71,31 @@ def _sources(
 
 def _spans(
     ids: Sequence[str], domain_codes: np.ndarray, domain_names: list[str], parents: Sequence[Sequence[str] | None]
-) -> dict[int, tuple[str, ...]]:
-    """Row → the domains of the nodes it was derived from, for each row without a domain of its own that has
-    parents (a dream binds notes of several domains). Rows come oldest first, so a dream of dreams finds its
-    parents' spans already made; parents outside the space are left out.
+) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[int, ...]]]:
+    """For each row without a domain of its own that has parents (a dream binds notes of several domains): the
+    domains of the nodes it was derived from, and their rows. Rows come oldest first, so a dream of dreams finds
+    its parents' spans already made; parents outside the space are left out.
 
     Why: a step onto or off such a node claims a connection to each of its parents; with no domain it would
     cross from one domain to another unseen, free of the evidence a bridge needs.
     """
     row_of = {node_id: row for row, node_id in enumerate(ids)}
     spans: dict[int, tuple[str, ...]] = {}
+    parent_rows: dict[int, tuple[int, ...]] = {}
     for row, parent_ids in enumerate(parents):
         if not parent_ids or int(domain_codes[row]) != NO_DOMAIN:
             continue
+        rows = tuple(other for parent in parent_ids if (other := row_of.get(parent)) is not None)
         found: dict[str, None] = {}
-        for parent in parent_ids:
-            other = row_of.get(parent)
-            if other is None:
-                continue
+        for other in rows:
             code = int(domain_codes[other])
             for name in (domain_names[code],) if code != NO_DOMAIN else spans.get(other, ()):
                 found[name] = None
+        if rows:
+            parent_rows[row] = rows
         if found:
             spans[row] = tuple(found)
-    return spans
+    return spans, parent_rows
 
 
 def _source_vectors(
@@ -169,6 +170,7 @@ class CorpusSpace:
     source_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     source_terms: sparse.csr_matrix | None = None  # unit TF-IDF rows of each source's words (title first)
     spans: dict[int, tuple[str, ...]] = field(default_factory=dict)  # see _spans: a dream's parents' domains
+    parent_rows: dict[int, tuple[int, ...]] = field(default_factory=dict)  # and their rows
     _bridge_lines: dict[tuple[float, float], float] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -219,7 +221,7 @@ class CorpusSpace:
             source_entities,
             _source_vectors(sources, np.asarray(vectors, dtype=np.float32), type_codes, type_names),
             _source_terms(sources, list(texts) if texts is not None else [""] * n, titles, type_codes, type_names),
-            _spans(ids, domain_codes, domain_names, parents) if parents is not None else {},
+            *(_spans(ids, domain_codes, domain_names, parents) if parents is not None else ({}, {})),
         )
 
     def __len__(self) -> int:

@@ -168,10 +168,11 @@ def test_a_dream_spans_its_parents_domains_and_stepping_onto_it_is_a_bridge() ->
     notes on the bridges bench).
     """
     here, other = np.array([1.0, 0.0, 0.0], np.float32), np.array([0.6, 0.8, 0.0], np.float32)
+    apart, near = np.array([0.0, 0.0, 1.0], np.float32), np.array([0.8, 0.6, 0.0], np.float32)
     corpus = CorpusSpace.build(
         3,
         ["a", "b", "c", "dream", "dream of dreams", "orphan"],
-        np.vstack([here, other, other, other, other, other]),
+        np.vstack([here, apart, other, near, other, other]),
         ["os", "hardware", "os", None, None, None],
         np.full(6, 0.5),
         np.ones(6),
@@ -193,11 +194,21 @@ def test_a_dream_spans_its_parents_domains_and_stepping_onto_it_is_a_bridge() ->
     assert not selection.weak_bridge(
         s.from_node(corpus.row("dream of dreams"), "distance_band", "ADJACENT"), onto.domains, 1.0
     )
-    # and it is scored as the bridge it is, not as a step at home
+    # it is scored as the bridge it is, not as a step at home, and on the evidence for its weakest parent: close
+    # to here as its own words are, it binds b, which has nothing to do with here
     home = s.from_node(corpus.row("c"), "distance_band", "ADJACENT")
     selection.score([onto, home], s, Session(name="s", seed_concept="A"), {"os"}, np.zeros((0, 3)), TUNING)
+    assert selection.pair_relatedness(corpus, "a", "dream", TUNING) > 0.3
+    assert onto.relatedness == pytest.approx(selection.pair_relatedness(corpus, "a", "b", TUNING)) == 0.0
     assert onto.bridge_potential == pytest.approx(onto.relatedness)  # hardware is new to the walk
     assert home.bridge_potential == pytest.approx(selection.SAME_DOMAIN_BRIDGE * home.relatedness)
+    # off the dream, each parent must bear on where the walk goes: c is far from b
+    off = adjacency.Surroundings(
+        replace(here_locus, node_id="dream", domains=onto.domains), corpus, s.loci, np.zeros((0, 3)), TUNING
+    )
+    onward = off.from_node(corpus.row("c"), "distance_band", "ADJACENT")
+    selection.relatedness([onward], off, TUNING)
+    assert onward.relatedness == pytest.approx(selection.pair_relatedness(corpus, "b", "c", TUNING))
 
 
 def test_the_store_gives_a_dream_its_parents_domains(corpus_runtime) -> None:
