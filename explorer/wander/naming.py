@@ -23,6 +23,8 @@ _TAG = re.compile(r"<[^<>\n]{1,40}>")  # a domain tag such as "<operating system
 _FENCE = re.compile(r"```.*?(```|$)", re.DOTALL)
 _MARKUP = re.compile(r"[`*_#>|]+")
 _SPACE = re.compile(r"\s+")
+_ASIDE = re.compile(r"\([^()]*\)|…|\b\d+\.")
+_SENSE = re.compile(r"^\d+\.\s+(?=\S)")  # a dictionary entry's sense number, "2. A vector of …"
 _KIND = {
     "synthesis": "synthesis",
     "rem_dream": "dream",
@@ -40,24 +42,33 @@ def plain(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def _says_something(sentence: str) -> bool:
+    """Whether a sentence has three words outside parentheses, blanks and numbering: "(ACAP)" or "1. …" opening a
+    dictionary entry names nothing, the definition after it does.
+    """
+    return len(_ASIDE.sub(" ", sentence).split()) >= 3
+
+
 @lru_cache(maxsize=8192)
 def extract(text: str, words: int) -> str:
-    """The first sentence of ``text`` in plain words, cut to ``words`` words.
+    """The first sentence of ``text`` that says something (:func:`_says_something`), in plain words, without a
+    sense number, cut to ``words`` words.
 
     Only the first words are split into sentences, and names are remembered: a step names a dozen candidates,
     and splitting a whole chunk costs a millisecond or more each time.
     """
     cleaned = " ".join(plain(text).split()[: SENTENCE_SCAN_WORDS + words])
     sentences = split_sentences(cleaned) if cleaned else []
-    first = sentences[0] if sentences else cleaned
-    return shorten(first.rstrip(" ."), words)
+    first = next((s for s in sentences if _says_something(s)), sentences[0] if sentences else cleaned)
+    return shorten(_SENSE.sub("", first).rstrip(" ."), words)
 
 
 def _without_title(text: str, title: str) -> str:
     """A chunk's text after its title when it starts with it, so the name does not say the title twice."""
     stripped = plain(text)
     head = title.rstrip(" .…")  # a title cut from the text's first words ends in an ellipsis
-    if head and stripped.lower().startswith(head.lower()):
+    after = stripped[len(head) : len(head) + 1]
+    if head and stripped.lower().startswith(head.lower()) and not after.isalnum():  # "app", not "app|lication"
         rest = stripped[len(head) :].lstrip(" :.-–—,…")
         return rest or stripped
     return stripped

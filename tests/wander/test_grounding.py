@@ -49,6 +49,13 @@ def test_loci_are_named_after_their_nodes() -> None:
         "text": "A book is the work of a mind, but paper is cheap.",
     }
     assert locus_name(cut) == "A book is the work of a mind,...: but paper is cheap"
+    # a dictionary entry opens with its abbreviation or a sense number: the definition names it
+    acap = {"type": "raw_chunk", "title": "acap", "text": "<protocol> (ACAP) A protocol which enhances IMAP."}
+    assert locus_name(acap) == "acap: A protocol which enhances IMAP"
+    senses = {"type": "raw_chunk", "title": "display", "text": "1. monitor. 2. A vector of pointers to records."}
+    assert locus_name(senses) == "display: A vector of pointers to records"
+    app = {"type": "raw_chunk", "title": "app", "text": "application (Or app) A complete, self-contained program."}
+    assert locus_name(app).startswith("app: application")  # a title that opens a longer word stays in it
     dream = {"type": "rem_dream", "title": None, "text": "```python\nx = 1\n``` What do **caches** and memory share?"}
     assert locus_name(dream) == "What do caches and memory share?"
     for name in map(locus_name, (chunk, repeated, insight, synthesis, dream)):
