@@ -190,7 +190,9 @@ def is_theme(phrase: str, names: set[str] | frozenset[str] = frozenset()) -> boo
         return False
     if len({w.lower() for w in words}) < len(words) or phrase in _GIVEN_NAMES:  # YAKE's "branch branch"; "Ben"
         return False
-    if len(words) == 2 and (_adverb(words[0]) or _adverb(words[1]) or (words[1].islower() and words[1].endswith("ed"))):
+    if len(words) == 1 and (_adverb(words[0]) or _participle(words[0])):
+        return False  # "typically", "designed": how or what was done, not a subject
+    if len(words) == 2 and (_adverb(words[0]) or _adverb(words[1]) or _participle(words[1])):
         return False  # "subsequently ported", "procedures quickly", "versions developed": a verb, not a subject
     return not any(_POSSESSIVE.sub("", w) in names for w in words)
 
@@ -199,11 +201,20 @@ def is_theme(phrase: str, names: set[str] | frozenset[str] = frozenset()) -> boo
 _LY_NOUNS = _words(
     "ally anomaly assembly belly bully family fly folly holly italy jelly lily monopoly rally reply supply"
 )
+# Words that end like participles but are not ("hundred", "red", "shed").
+_ED_NOUNS = _words("bed bred fled hundred kindred led red shed sled sped wed")
 
 
 def _adverb(word: str) -> bool:
     """Whether ``word`` reads as an adverb ("quickly", "sequentially"): lower-case, -ly, and no such noun."""
     return word.islower() and word.endswith("ly") and word not in _LY_NOUNS
+
+
+def _participle(word: str) -> bool:
+    """Whether ``word`` reads as a past participle ("developed", "executed"): lower-case and -ed, not -eed
+    ("speed", "seed") and no such noun ("hundred").
+    """
+    return word.islower() and word.endswith("ed") and not word.endswith("eed") and word not in _ED_NOUNS
 
 
 def keyphrases(text: str, top: int = 5) -> list[str]:

@@ -270,7 +270,8 @@ def test_composite_score_and_seeded_softmax(surroundings, runtime) -> None:
         assert c.score == pytest.approx(expected)
         assert all(0 <= x <= 1 for x in (c.interestingness, c.novelty, c.bridge_potential, c.uncertainty))
     for c in found:  # a bridge is worth the evidence behind it; a step inside here's domain bridges little
-        crosses = c.strategy == "cross_domain"
+        crosses = {d.lower() for d in c.domains} != {d.lower() for d in s.here.domains}
+        assert crosses or c.strategy != "cross_domain"
         assert c.bridge_potential == pytest.approx(c.relatedness * (1.0 if crosses else selection.SAME_DOMAIN_BRIDGE))
     picks = [selection.softmax_select(found, 0.7, np.random.default_rng([9, step])) for step in range(20)]
     assert picks == [selection.softmax_select(found, 0.7, np.random.default_rng([9, step])) for step in range(20)]
