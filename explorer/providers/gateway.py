@@ -208,7 +208,7 @@ class Gateway:
         batch embeds what the answers will compare on every core, where the texts one answer at a time cost three
         to four times more.
         """
-        if self.model_for("local")[1] == "offline":
+        if self.offline_only:
             self.offline.prepare(requests)
         return self.map(
             lambda request: self.ask(request[0], request[1], purpose=purpose or request[0].kind, budget=budget),

@@ -70,12 +70,18 @@ def content_hash(source: SourceText) -> str:
 
 def load_known(runtime: Runtime) -> KnownNodes:
     """Everything already in the knowledge base, for new chunks to be implanted among."""
+    return _load_stored(runtime)[0]
+
+
+def _load_stored(runtime: Runtime) -> tuple[KnownNodes, set[str]]:
+    """The known nodes (:func:`load_known`) and the content hashes of the documents stored, read at once."""
     known = KnownNodes(runtime.db.embedding_dim)
     with runtime.db.connect() as con:
         known.add(corpus.list_nodes(con, with_vectors=True))
-        for document in corpus.list_documents(con):
-            known.add_names(document.id, document.names)
-    return known
+        documents = corpus.list_documents(con)
+    for document in documents:
+        known.add_names(document.id, document.names)
+    return known, {document.content_hash for document in documents}
 
 
 def collect_sources(
@@ -130,9 +136,7 @@ def ingest_sources(
     report = report or IngestReport()
     budget = budget or Budget(runtime.settings.cloud_budget_cents)
     before = budget.spent_cents
-    known = load_known(runtime)
-    with runtime.db.connect() as con:
-        stored = {document.content_hash for document in corpus.list_documents(con)}
+    known, stored = _load_stored(runtime)
     chunked = [(source, chunk_text(source.text, config.chunk_words)) for source in sources]  # cut once
     _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks])
     seen: set[str] = set()

@@ -45,12 +45,6 @@ _NODE_SELECT_NO_VECTOR = ", ".join("NULL AS embedding" if c == "embedding" else 
 # -- documents -----------------------------------------------------------------
 
 
-def find_document_by_hash(con: Connection, content_hash: str) -> str | None:
-    """The document already ingested with this content, so reading the same text twice adds nothing."""
-    row = con.execute("SELECT id FROM documents WHERE content_hash = ?", [content_hash]).fetchone()
-    return str(row[0]) if row else None
-
-
 def insert_document(con: Connection, doc: Document) -> None:
     """Remember a source text, so its chunks can name where they came from."""
     con.execute(
