@@ -114,7 +114,7 @@ def score(
         domains = {d.lower() for d in c.domains}
         if not domains:
             c.bridge_potential = UNKNOWN_DOMAIN_BRIDGE * c.relatedness
-        elif here_domains and domains == here_domains:  # as weak_bridge sees it: a dream's parents' domains count
+        elif here_domains and not crosses(s.here.domains, c.domains):
             c.bridge_potential = SAME_DOMAIN_BRIDGE * c.relatedness
         else:
             c.bridge_potential = c.relatedness * (1.0 if domains - seen_domains else tuning.seen_domain_bridge)
@@ -128,18 +128,23 @@ def score(
         )
 
 
+def crosses(here_domains: list[str], domains: list[str]) -> bool:
+    """Whether a step between loci of these domains crosses from one domain to another (unknown when either has
+    none). A locus on a dream spans its parents' domains, and a step onto or off it claims a connection with each
+    of them: it stays within a domain only between loci of the same domains.
+    """
+    mine = {d.lower() for d in here_domains}
+    theirs = {d.lower() for d in domains}
+    return bool(mine and theirs and mine != theirs)
+
+
 def weak_bridge(c: Adjacency, here_domains: list[str], line: float) -> bool:
     """Whether a candidate in another domain has too little evidence of being related to here to cross to.
 
     Why drop it rather than score it low: a step across domains claims a connection, and one the evidence does
-    not support is noise in front of a reviewer; within a domain, a weak step only moves the walk. A locus on a
-    dream spans its parents' domains, and a step onto or off it claims a connection with each of them: it stays
-    within a domain only between loci of the same domains.
+    not support is noise in front of a reviewer; within a domain, a weak step only moves the walk.
     """
-    mine = {d.lower() for d in here_domains}
-    theirs = {d.lower() for d in c.domains}
-    crosses = bool(mine and theirs and mine != theirs)
-    return crosses and c.relatedness < line
+    return crosses(here_domains, c.domains) and c.relatedness < line
 
 
 def softmax_select(

@@ -8,7 +8,7 @@ moves (see ``service``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,7 +70,10 @@ def _sources(
 
 
 def _spans(
-    ids: Sequence[str], domain_codes: np.ndarray, domain_names: list[str], parents: Sequence[Sequence[str] | None]
+    row_of: Callable[[str], int | None],
+    domain_codes: np.ndarray,
+    domain_names: list[str],
+    parents: Sequence[Sequence[str] | None],
 ) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[int, ...]]]:
     """For each row without a domain of its own that has parents (a dream binds notes of several domains): the
     domains of the nodes it was derived from, and their rows. Rows come oldest first, so a dream of dreams finds
@@ -79,13 +82,12 @@ def _spans(
     Why: a step onto or off such a node claims a connection to each of its parents; with no domain it would
     cross from one domain to another unseen, free of the evidence a bridge needs.
     """
-    row_of = {node_id: row for row, node_id in enumerate(ids)}
     spans: dict[int, tuple[str, ...]] = {}
     parent_rows: dict[int, tuple[int, ...]] = {}
     for row, parent_ids in enumerate(parents):
         if not parent_ids or int(domain_codes[row]) != NO_DOMAIN:
             continue
-        rows = tuple(other for parent in parent_ids if (other := row_of.get(parent)) is not None)
+        rows = tuple(other for parent in parent_ids if (other := row_of(parent)) is not None)
         found: dict[str, None] = {}
         for other in rows:
             code = int(domain_codes[other])
@@ -221,7 +223,7 @@ class CorpusSpace:
             source_entities,
             _source_vectors(sources, np.asarray(vectors, dtype=np.float32), type_codes, type_names),
             _source_terms(sources, list(texts) if texts is not None else [""] * n, titles, type_codes, type_names),
-            *(_spans(ids, domain_codes, domain_names, parents) if parents is not None else ({}, {})),
+            *(_spans(index.row, domain_codes, domain_names, parents) if parents is not None else ({}, {})),
         )
 
     def __len__(self) -> int:
