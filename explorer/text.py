@@ -16,6 +16,7 @@ from itertools import takewhile
 
 import pysbd
 import yake
+from lemminflect import getAllLemmas
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'+-]*")
 
@@ -178,7 +179,7 @@ def _ranked(clean: str) -> tuple[str, ...]:
     return tuple(phrase for phrase, _ in _extractor().extract_keywords(clean))
 
 
-_NOT_A_THEME = re.compile(r"[@/\\:()\[\]{}<>=_`#|*~^$&]|\d|\.\w")
+_NOT_A_THEME = re.compile(r"[@/\\:()\[\]{}<>=_`#|*~^$&]|\d|\.\w|[.,;!?'\"]$")
 
 
 def is_theme(phrase: str, names: set[str] | frozenset[str] = frozenset()) -> bool:
@@ -190,31 +191,35 @@ def is_theme(phrase: str, names: set[str] | frozenset[str] = frozenset()) -> boo
         return False
     if len({w.lower() for w in words}) < len(words) or phrase in _GIVEN_NAMES:  # YAKE's "branch branch"; "Ben"
         return False
-    if len(words) == 1 and (_adverb(words[0]) or _participle(words[0])):
-        return False  # "typically", "designed": how or what was done, not a subject
-    if len(words) == 2 and (_adverb(words[0]) or _adverb(words[1]) or _participle(words[1])):
-        return False  # "subsequently ported", "procedures quickly", "versions developed": a verb, not a subject
+    if not _names_a_subject(words):
+        return False  # "typically", "held", "procedures quickly", "support virtual": not a thing the text is about
     return not any(_POSSESSIVE.sub("", w) in names for w in words)
 
 
-# Nouns that end like adverbs ("power supply", "processor family", "assembly language").
-_LY_NOUNS = _words(
-    "ally anomaly assembly belly bully family fly folly holly italy jelly lily monopoly rally reply supply"
-)
-# Words that end like participles but are not ("hundred", "red", "shed").
-_ED_NOUNS = _words("bed bred fled hundred kindred led red shed sled sped wed")
-
-
-def _adverb(word: str) -> bool:
-    """Whether ``word`` reads as an adverb ("quickly", "sequentially"): lower-case, -ly, and no such noun."""
-    return word.islower() and word.endswith("ly") and word not in _LY_NOUNS
-
-
-def _participle(word: str) -> bool:
-    """Whether ``word`` reads as a past participle ("developed", "executed"): lower-case and -ed, not -eed
-    ("speed", "seed") and no such noun ("hundred").
+def _names_a_subject(words: list[str]) -> bool:
+    """Whether one or two words can name a thing: the last one can be a noun (in LemmInflect's English lexicon, or
+    a gerund, or unknown to it: a name, an acronym, jargon) and a first one can modify it (a noun, an adjective, a
+    participle). "Typically", "held", "versions developed", "support virtual" and "enhances IMAP" name nothing.
     """
-    return word.islower() and word.endswith("ed") and not word.endswith("eed") and word not in _ED_NOUNS
+    *modifiers, head = words
+    head_kinds = _kinds(head)
+    if head_kinds is not None and "NOUN" not in head_kinds and not head.endswith("ing"):
+        return False
+    return all(
+        kinds is None or kinds & {"NOUN", "ADJ"} or word.endswith(("ing", "ed", "en"))
+        for word, kinds in ((w, _kinds(w)) for w in modifiers)
+    )
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _kinds(word: str) -> frozenset[str] | None:
+    """The parts of speech ``word`` can be (None for a word the lexicon does not know, or a name or an acronym:
+    "IBM", "iPhone"; a capitalised word is looked up as the word it is at the start of a sentence).
+    """
+    if any(c.isupper() for c in word[1:]):
+        return None
+    kinds = getAllLemmas(word.lower())
+    return frozenset(kinds) or None
 
 
 def keyphrases(text: str, top: int = 5) -> list[str]:
@@ -235,11 +240,22 @@ def _keyphrases(text: str, top: int) -> tuple[str, ...]:
     found = _ranked(clean)[: top * 3]
     unique: list[str] = []
     for phrase in found:
-        if not is_theme(phrase, names):
+        if not is_theme(phrase, names) or _cut_off(phrase, clean):
             continue
         if not any(phrase.lower() in u.lower() or u.lower() in phrase.lower() for u in unique):
             unique.append(phrase)
     return tuple(unique[:top])
+
+
+_ELLIPSIS = re.compile(r"\s*(?:…|\.\.\.)")
+
+
+def _cut_off(phrase: str, text: str) -> bool:
+    """Whether an ellipsis follows ``phrase`` wherever ``text`` says it: the words that ended it were left out
+    ("removable hard …"), so it is the start of a name, not one.
+    """
+    ends = [m.end() for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE)]
+    return bool(ends) and all(_ELLIPSIS.match(text, end) for end in ends)
 
 
 def shorten(text: str, words: int = 40) -> str:
