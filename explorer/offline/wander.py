@@ -213,10 +213,10 @@ def _insight(chosen: list[tuple[int, str]], evidence: list[str], themes: list[st
     if not chosen:
         return shorten(content(locus), 40)
     verb = "recur" if len(recurring) > 1 else "recurs"
-    opener = f"{capitalise(join(recurring))} {verb} where" if recurring else "A pattern recurs where"
+    opener = f"{capitalise(join(recurring))} {verb}" if recurring else "A pattern recurs"
     if len(chosen) < 2:
-        return f"{opener} {subjects[0]} comes up: {said[0]}."
-    return f"{opener} {subjects[0]} meets {subjects[1]}: {said[0]}, and {said[1]}."
+        return f"{opener} where {subjects[0]} comes up: {said[0]}."
+    return f"{opener} between {subjects[0]} and {subjects[1]}: {said[0]}, and {said[1]}."
 
 
 @answers("wander_validate")

@@ -183,7 +183,14 @@ def test_a_text_that_connects_quotes_two_of_its_sources(prose_samples: list[Any]
 
 
 def test_a_synthesis_never_quotes_another_answers_connectives(prose_samples: list[Any]) -> None:
-    connectives = ("This passage on", "meet on this question", "recur where", "A lead to follow", "They part ways")
+    connectives = (
+        "This passage on",
+        "meet on this question",
+        "recur between",
+        "recurs between",
+        "A lead to follow",
+        "They part ways",
+    )
     connectives += ("It adds", "Related knowledge adds", "an earlier note", "Of what is known")
     for sample in prose_samples:
         for quotation in re.findall(r"“([^”]*)”", sample.text):
