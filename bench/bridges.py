@@ -249,10 +249,11 @@ def run(args: argparse.Namespace, folder: Path) -> dict:
         if runtime.settings.offline
         else (runtime.settings.local_model or runtime.settings.cloud_model),
         "scores": [asdict(s) for s in scores],
-        "judge_keep_rate": round(explored.discoveries / explored.candidates_judged, 3)
+        "judge_keep_rate": round(explored.candidates_kept / explored.candidates_judged, 3)
         if explored.candidates_judged
         else None,
         "candidates_judged": explored.candidates_judged,
+        "candidates_kept": explored.candidates_kept,
         "discoveries": explored.discoveries,
         "dreams_stored": dreamt.dreams_stored,
         "wander_steps": step_count,
@@ -292,7 +293,8 @@ def table(result: dict) -> str:
         )
     lines += [
         "",
-        f"judge keep rate {result['judge_keep_rate']} ({result['discoveries']} of {result['candidates_judged']}); "
+        f"judge keep rate {result['judge_keep_rate']} ({result['candidates_kept']} of {result['candidates_judged']}, "
+        f"{result['discoveries']} links); "
         f"{result['dreams_stored']} dreams; {result['wander_steps']} wander steps "
         f"({result['steps_on_unmoored_loci']} on loci tied to no node); {result['crystals']} crystals "
         f"({result['crystals_per_step']} a step), {result['grounded_crystals']} grounded, "

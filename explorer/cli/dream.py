@@ -159,7 +159,8 @@ def explore(
         ),
         lambda report: [
             f"{report.discoveries} discoveries from {report.seeds_explored} seeds "
-            f"({report.candidates_judged} candidates judged, {report.eligible_memories} memories in the window), "
+            f"({report.candidates_judged} candidates judged, {report.candidates_kept} kept, "
+            f"{report.eligible_memories} memories in the window), "
             f"{report.failures} failed; {report.model_calls} model calls, seed {report.seed}",
             spent_line(report.spent_cents, report.budget_exhausted),
         ],

@@ -62,7 +62,8 @@ class ExplorationReport(JsonReport):
     eligible_memories: int = 0
     seeds_explored: int = 0
     candidates_judged: int = 0
-    discoveries: int = 0
+    candidates_kept: int = 0  # the judge's keep rate is this of those judged
+    discoveries: int = 0  # links made: a pair two seeds both kept is one
     failures: int = 0
     model_calls: int = 0
     spent_cents: float = 0.0
@@ -276,6 +277,7 @@ def run_exploration(
         eligible_memories=result.eligible,
         seeds_explored=result.seeds_explored,
         candidates_judged=result.candidates_judged,
+        candidates_kept=sum(v.kept for v in result.verdicts),
         discoveries=len(found),
         failures=result.failures,
         model_calls=result.usage.calls,

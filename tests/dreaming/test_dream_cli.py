@@ -35,6 +35,7 @@ REPORT_KEYS = {
         "eligible_memories",
         "seeds_explored",
         "candidates_judged",
+        "candidates_kept",
         "discoveries",
         "failures",
         "model_calls",
