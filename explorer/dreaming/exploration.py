@@ -19,7 +19,7 @@ other seeds go on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -311,24 +311,32 @@ def candidates_for(
     config: ExplorationConfig,
     rng: np.random.Generator,
     affinity: Affinity | None = None,
+    judged: Collection[str] = (),
 ) -> list[Node]:
     """Memories the noisy activation reaches from ``seed`` that are current and not yet linked to it; with an
     ``affinity``, joined by the seed's strongest unlinked bridges and ranked by affinity (a path in the graph
-    adding ``path_bonus``), other sources and categories only.
+    adding ``path_bonus``), other sources and categories only. Memories in ``judged`` (already put before a judge
+    with this seed tonight, as seeds themselves) are left out, so the next ones take their places.
     """
     scores = spread_activation(seed.id, get_relations, config.activation, rng)
     if affinity is None or seed.id not in affinity:
         found = []
         for node_id in scores:
             node = memories.get(node_id)
-            if node is None or not node.is_latest or directly_related(seed.id, node_id, get_relations):
+            if node is None or not node.is_latest or node_id in judged:
+                continue
+            if directly_related(seed.id, node_id, get_relations):
                 continue
             found.append(node)
             if len(found) == config.max_candidates_per_seed:
                 break
         return found
     several = several_categories(memories.values())
-    allowed = bridge_filter(seed, memories, get_relations, several)
+    unjudged = bridge_filter(seed, memories, get_relations, several)
+
+    def allowed(node_id: str) -> bool:
+        return node_id not in judged and unjudged(node_id)
+
     reached = {node_id for node_id in scores if node_id in affinity and allowed(node_id)}
     bridges = {p for p, _ in affinity.partners(seed.id, config.max_candidates_per_seed, allowed)}
     ranked = sorted(
@@ -352,9 +360,10 @@ def explore(
     """REM exploration over ``memories`` (every current memory: seeds come from the window, candidates from all);
     ``affinity`` (over the memories that may be linked) steers seeds and candidates and gives the judge evidence.
 
-    The activation of every seed is spread first (it draws on ``rng``), the seeds are judged with up to
-    ``gateway.concurrency`` judges at once, and their discoveries kept in seed order, a pair found twice once:
-    so a run is the same for a seed whatever the concurrency.
+    The activation of every seed is spread first (it draws on ``rng``), each pair is put before a judge once (a
+    later seed does not ask again about an earlier seed that had it among its candidates), the seeds are judged
+    with up to ``gateway.concurrency`` judges at once, and their discoveries kept in seed order, a pair a judge
+    kept twice once: so a run is the same for a seed whatever the concurrency.
     """
     result = ExplorationResult()
     eligible = in_window(memories, config)
@@ -365,13 +374,16 @@ def explore(
     seeds = sample_seeds(eligible, config, rng, strengths)
     result.seeds_explored = len(seeds)
     to_judge: list[tuple[Node, list[Node], list[str] | None]] = []
+    judged: dict[str, set[str]] = {}  # who each memory is put before a judge with: a pair is judged once a night
     for seed in seeds:
         try:
-            candidates = candidates_for(seed, by_id, get_relations, config, rng, affinity)
+            candidates = candidates_for(seed, by_id, get_relations, config, rng, affinity, judged.get(seed.id, set()))
         except Exception as exc:  # one seed's trouble must not end the night
             result.failures += 1
             result.errors.append(f"seed {seed.id}: {type(exc).__name__}: {exc}")
             continue
+        for candidate in candidates:
+            judged.setdefault(candidate.id, set()).add(seed.id)
         if candidates:  # nothing new within reach: no model call
             evidence = None if affinity is None else [affinity.evidence(seed.id, c.id).line() for c in candidates]
             to_judge.append((seed, candidates, evidence))

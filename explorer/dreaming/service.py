@@ -63,7 +63,7 @@ class ExplorationReport(JsonReport):
     seeds_explored: int = 0
     candidates_judged: int = 0
     candidates_kept: int = 0  # the judge's keep rate is this of those judged
-    discoveries: int = 0  # links made: a pair two seeds both kept is one
+    discoveries: int = 0  # links made: a pair a judge kept twice is one
     failures: int = 0
     model_calls: int = 0
     spent_cents: float = 0.0

@@ -428,3 +428,20 @@ def test_a_night_on_real_entries_keeps_some_links_and_stores_every_verdict(runti
         assert verdict.evidence and "stronger than" in verdict.evidence
         assert view.seed.document_id != view.candidate.document_id
         assert (view.seed.domain != view.candidate.domain) and (verdict.connection is not None) == verdict.kept
+
+
+def test_a_pair_is_judged_once_a_night(scripted) -> None:
+    """Two seeds that are each other's closest neighbours (two paths join them): the second does not ask again
+    about the first, and takes its next neighbours instead.
+    """
+    a, b = memory("alpha", id="a", prominence=0.4), memory("beta", id="b", prominence=0.4)
+    hubs = [memory(f"hub {i}", id=f"h{i}", prominence=0.9) for i in range(3)]
+    others = [memory(f"other {i}", id=f"o{i}", prominence=0.9) for i in range(2)]
+    relations = [link(hubs[0], a), link(hubs[0], b), link(hubs[1], a), link(hubs[1], b)]
+    relations += [link(hubs[0], others[0]), link(hubs[2], b), link(hubs[2], others[1])]
+    gateway = scripted(judge_all())
+    config = ExplorationConfig(noise_sigma=0.0, seed_noise_sigma=0.0, max_seeds=2, max_candidates_per_seed=2)
+    result = explore([a, b, *hubs, *others], relations_lookup(relations), gateway, config, rng=rng())
+    pairs = [frozenset((v.seed_id, v.candidate_id)) for v in result.verdicts]
+    assert result.seeds_explored == 2 and len(pairs) == 4
+    assert len(set(pairs)) == len(pairs)  # no pair twice
