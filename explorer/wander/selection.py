@@ -70,9 +70,10 @@ def relatedness(candidates: list[Adjacency], s: Surroundings, tuning: WanderTuni
         return
     others = np.asarray([r for _, r in known], dtype=np.int64)
     found = evidence(s.corpus, here_row, others, tuning)
-    for i, row in enumerate(others):  # a step onto a dream claims a link to each of its parents
-        for parent in s.corpus.parent_rows.get(int(row), ()):
-            found[i] = min(found[i], evidence(s.corpus, here_row, np.asarray([parent]), tuning)[0])
+    claims = [(i, parent) for i, row in enumerate(others) for parent in s.corpus.parent_rows.get(int(row), ())]
+    if claims:  # a step onto a dream claims a link to each of its parents: weighed together, in one call
+        through = evidence(s.corpus, here_row, np.asarray([parent for _, parent in claims], dtype=np.int64), tuning)
+        np.minimum.at(found, [i for i, _ in claims], through)
     for parent in s.corpus.parent_rows.get(here_row, ()):  # and a step off one, from each of them
         found = np.minimum(found, evidence(s.corpus, parent, others, tuning))
     for (c, _), value in zip(known, found, strict=True):
