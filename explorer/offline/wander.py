@@ -215,7 +215,7 @@ def _insight(chosen: list[tuple[int, str]], evidence: list[str], themes: list[st
     verb = "recur" if len(recurring) > 1 else "recurs"
     opener = f"{capitalise(join(recurring))} {verb}" if recurring else "A pattern recurs"
     if len(chosen) < 2:
-        return f"{opener} where {subjects[0]} comes up: {said[0]}."
+        return f"{opener} around {subjects[0]}: {said[0]}."
     return f"{opener} between {subjects[0]} and {subjects[1]}: {said[0]}, and {said[1]}."
 
 

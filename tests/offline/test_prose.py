@@ -188,6 +188,8 @@ def test_a_synthesis_never_quotes_another_answers_connectives(prose_samples: lis
         "meet on this question",
         "recur between",
         "recurs between",
+        "recur around",
+        "recurs around",
         "A lead to follow",
         "They part ways",
     )
