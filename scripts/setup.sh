@@ -30,3 +30,8 @@ if [ ! -f "$stamp" ]; then
     rm -f "$VENV"/.installed-*
     touch "$stamp"
 fi
+
+# In a git checkout, commits go through the project's hooks (scripts/hooks: the commit message's shape).
+if git rev-parse --git-dir >/dev/null 2>&1; then
+    git config core.hooksPath scripts/hooks
+fi
