@@ -11,11 +11,15 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 
 import psutil
 
 WINDOW_S = 0.1  # shorter intervals are too coarse for the kernel's CPU-time counters; the last figure stands
 TAKEN = 0.5  # a core is counted as taken once other processes use half of it
+
+Sample = tuple[float, float, float]
+"""(monotonic seconds, CPU seconds the machine has worked, CPU seconds this process has worked)."""
 
 
 def _busy_seconds() -> float:
@@ -27,14 +31,16 @@ def _busy_seconds() -> float:
 class IdleCores:
     """Cores the machine's *other* processes left idle since the last time it was asked (at least one)."""
 
-    def __init__(self, total: int | None = None):
+    def __init__(self, total: int | None = None, sample: Callable[[], Sample] | None = None):
+        """``sample`` reads the clock and the CPU counters (default: the OS's); a test passes figures it chose."""
         self.total = total or os.cpu_count() or 1
         self._process = psutil.Process()
+        self._sample = sample or self._os_sample
         self._lock = threading.Lock()
         self._mark = self._sample()
         self._idle = self.total
 
-    def _sample(self) -> tuple[float, float, float]:
+    def _os_sample(self) -> Sample:
         own = self._process.cpu_times()
         return time.monotonic(), _busy_seconds(), own.user + own.system
 
