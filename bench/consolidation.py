@@ -1,5 +1,5 @@
-"""Consolidation of 100 and 1,000 experiences through the service (store included), against the spec's
-performance table (dreaming-pipeline.md §3.1).
+"""Consolidation of 100 and 1,000 experiences through the service (store included), against the
+targets of docs/consolidation.md#targets.
 
     python -m bench.consolidation [--sizes 100 1000] [--seed 0]
 

@@ -5,7 +5,7 @@ as many of them as the data holds and leaves out what belongs to none (noise), w
 similarity threshold puts every item somewhere and lets a chain of near items join unrelated ones.
 
 Why a reduction first: HDBSCAN on raw 384-dimensional vectors takes about 99 s for 10k points, on a 5-dimensional
-UMAP reduction 0.8 s (RECIPES.md). UMAP needs more points than its neighbourhood and its dimensions, and costs
+UMAP reduction 0.8 s. UMAP needs more points than its neighbourhood and its dimensions, and costs
 seconds to import, so a caller with few items (a walk's themes) clusters the unit vectors themselves: Euclidean
 distance between unit vectors orders pairs as cosine does.
 """

@@ -1,4 +1,4 @@
-"""Session archives (wander.md, "Visual Encoding for Session Archives").
+"""Session archives (docs/wander.md#visual-encoding-for-session-archives).
 
 One session becomes: the map as PNG at 1024×1024 and 512×512 (path, stars,
 halos, legend, title), a compressed text summary of at most 2,000 tokens for a

@@ -1,9 +1,9 @@
-"""The MCP server: the engine's tools for an agent (wander.md's "MCP Tools", and a crystal's review, search,
+"""The MCP server: the engine's tools for an agent (docs/wander.md#mcp-tools, and a crystal's review, search,
 dreaming, consolidation and jobs), served on stdio by ``explorer mcp``.
 
 A thin layer, like the CLI: each tool is a function of the runtime and its arguments that calls the engine and
 returns a record's JSON form. The SDK reads a tool's input schema from its type hints and its output schema from
-its return type (the records' TypedDicts), and its description from its docstring, which therefore speaks to the
+its return type (the shapes of the records' JSON forms), and its description from its docstring, which therefore speaks to the
 agent: what the tool does and what it returns.
 
 A request the engine refuses (an :class:`~explorer.errors.ExplorerError`: an unknown session or crystal, a
@@ -37,15 +37,16 @@ from explorer.consolidation import service as consolidation
 from explorer.errors import ExplorerError, Remedy
 from explorer.records import Progress
 from explorer.records.jobs import JobJson
+from explorer.records.json_form import published
 from explorer.records.wander import (
     CrystalJson,
     LocusJson,
     ResonanceJson,
     ReviewDecision,
-    RunJson,
+    RunResult,
     SearchHitJson,
     SessionJson,
-    StepJson,
+    StepResult,
 )
 from explorer.runtime import Runtime
 from explorer.wander import service as wander
@@ -90,16 +91,22 @@ BudgetCents = Annotated[
 # -- results ------------------------------------------------------------------------
 
 
-class StepOutcome(StepJson):
-    """A step, and the consolidation it set off when it completed the session (its brief, or its failure)."""
-
-    consolidation: NotRequired[dict[str, Any]]
-
-
-class WanderRunReport(RunJson):
-    """A run of steps, and the consolidation it set off when it completed the session."""
-
-    consolidation: NotRequired[dict[str, Any]]
+StepOutcome = Annotated[
+    dict[str, Any],
+    StepResult.json_form.extended(
+        "StepOutcome",
+        "A step, and the consolidation it set off when it completed the session (its brief, or its failure).",
+        consolidation=NotRequired[dict[str, Any]],
+    ),
+]
+WanderRunReport = Annotated[
+    dict[str, Any],
+    RunResult.json_form.extended(
+        "WanderRunReport",
+        "A run of steps, and the consolidation it set off when it completed the session.",
+        consolidation=NotRequired[dict[str, Any]],
+    ),
+]
 
 
 class WanderRunOutcome(TypedDict):
@@ -137,7 +144,7 @@ class SearchHits(TypedDict):
     hits: list[SearchHitJson]
 
 
-# -- wander (wander.md's five tools) ---------------------------------------------------
+# -- wander (docs/wander.md#mcp-tools) --------------------------------------------
 
 
 def wander_create_session(
@@ -183,7 +190,7 @@ def wander_step(runtime: Runtime, session_id: SessionId) -> StepOutcome:
     """
     step = wander.step(runtime, session_id)
     runtime.flush()
-    outcome = StepOutcome(**step.to_json())
+    outcome = step.to_json()
     brief = consolidation.after_session_brief(runtime, step.status)
     if brief is not None:
         outcome["consolidation"] = brief
@@ -420,6 +427,7 @@ def _bound(tool: Callable[..., Any], runtime: Runtime) -> Callable[..., Any]:
     arguments, and an engine error returned as a refusal. The SDK passes a returned result through as it is.
     """
     signature = inspect.signature(tool, eval_str=True)
+    returns = published(signature.return_annotation)  # the SDK reads a bare dict's shape as any object's
 
     @functools.wraps(tool)
     def call(**arguments: Any) -> Any:
@@ -428,7 +436,8 @@ def _bound(tool: Callable[..., Any], runtime: Runtime) -> Callable[..., Any]:
         except ExplorerError as exc:
             return refusal(exc)
 
-    setattr(call, "__signature__", signature.replace(parameters=list(signature.parameters.values())[1:]))  # noqa: B010
+    bound = signature.replace(parameters=list(signature.parameters.values())[1:], return_annotation=returns)
+    setattr(call, "__signature__", bound)  # noqa: B010
     return call
 
 

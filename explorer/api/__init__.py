@@ -1,4 +1,4 @@
-"""The REST API: the engine over HTTP under ``/api/v1/`` (wander.md's "API Endpoints", dreaming, consolidation
+"""The REST API: the engine over HTTP under ``/api/v1/`` (docs/wander.md#api-endpoints, dreaming, consolidation
 and jobs), for programs and agents. A surface like the CLI: it only orchestrates engine calls.
 ``explorer serve`` starts it; :func:`create_app` builds it.
 """

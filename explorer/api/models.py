@@ -1,19 +1,18 @@
 """The API's request and response bodies, typed, so the OpenAPI document says exactly what goes in and out.
 
-Records the engine already prints (a session, a locus, a step, a crystal: ``explorer.records.wander``'s
-``*Json`` forms, a dreaming run's report) are answered in those very shapes, so the CLI's ``--json``, the MCP
-tools and the API agree field for field; what only the API needs is defined here. Request bodies refuse unknown
-fields, so a misspelt field is a 422, not a silently ignored wish.
+Records the engine already prints (a session, a locus, a step, a crystal, a night: the shapes their
+``json_form`` gives, ``explorer.records.wander``'s ``*Json``; a dreaming run's report) are answered in those
+very shapes, so the CLI's ``--json``, the MCP tools and the API agree field for field; what only the API needs
+is defined here. Request bodies refuse unknown fields, so a misspelt field is a 422, not a silently ignored wish.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from explorer.dreaming.service import ExplorationReport, FusionReport, RemReport
 from explorer.jobs.kinds import Consolidating, Dreaming
 from explorer.records.wander import (
     CrystalJson,
@@ -21,10 +20,10 @@ from explorer.records.wander import (
     LocusJson,
     ReviewDecision,
     ReviewState,
-    RunJson,
-    SessionJson,
+    RunResult,
+    Session,
     SessionStatus,
-    StepJson,
+    StepResult,
 )
 from explorer.wander.config import SESSION_LIMITS
 from explorer.wander.service import SEARCH_TYPES, SearchKind
@@ -66,7 +65,7 @@ class ErrorBody(BaseModel):
 
 
 class SessionCreate(Body):
-    """A new session (wander.md's body); numbers left out take the engine's defaults and its limits apply."""
+    """A new session (docs/wander.md#sessions); numbers left out take the engine's defaults and its limits apply."""
 
     seed_concept: Concept
     name: str | None = Field(None, max_length=500)
@@ -135,16 +134,24 @@ class ConsolidationBrief(BaseModel):
     error: str | None = None
 
 
-class SessionAfter(SessionJson, total=False):
-    """A session after a change that may have completed it, with the consolidation that followed."""
-
-    consolidation: ConsolidationBrief
-
-
-class StepOut(StepJson, total=False):
-    """What one step did (wander.md: step_number, from_locus, to_locus, residue, resonances_detected, and more)."""
-
-    consolidation: ConsolidationBrief
+SessionAfter = Annotated[
+    dict[str, Any],
+    Session.json_form.extended(
+        "SessionAfter",
+        "A session after a change that may have completed it, with the consolidation that followed.",
+        consolidation=NotRequired[ConsolidationBrief],
+    ),
+]
+StepOut = Annotated[
+    dict[str, Any],
+    StepResult.json_form.extended(
+        "StepOut",
+        """What one step did (docs/wander.md#wander-control: step_number, from_locus, to_locus, residue,
+    resonances_detected, and more).
+    """,
+        consolidation=NotRequired[ConsolidationBrief],
+    ),
+]
 
 
 # -- wandering -------------------------------------------------------------------------
@@ -174,12 +181,16 @@ class WanderRequest(Body):
         return self
 
 
-class WanderOut(RunJson, total=False):
-    """How far the walk got (wander.md: steps_completed, crystals_formed, stopped_reason), and the consolidation
-    that followed when it completed the session.
-    """
-
-    consolidation: ConsolidationBrief
+WanderOut = Annotated[
+    dict[str, Any],
+    RunResult.json_form.extended(
+        "WanderOut",
+        """How far the walk got (docs/wander.md#wander-control: steps_completed, crystals_formed, stopped_reason),
+    and the consolidation that followed when it completed the session.
+    """,
+        consolidation=NotRequired[ConsolidationBrief],
+    ),
+]
 
 
 # -- interventions -----------------------------------------------------------------------
@@ -272,18 +283,6 @@ class ConsolidationRun(Consolidating):
     """Consolidate the experiences of a source now; ``background`` runs it as a job."""
 
     background: Background = False
-
-
-class CycleOut(BaseModel):
-    """A night: each mechanism's report, then the totals."""
-
-    exploration: ExplorationReport
-    fusion: FusionReport
-    rem: RemReport
-    model_calls: int
-    failures: int
-    spent_cents: float
-    budget_exhausted: bool
 
 
 class ConsolidationReport(BaseModel):

@@ -1,4 +1,4 @@
-"""Consolidation (dreaming-pipeline.md): many experiences turned into a few verified, reusable patterns.
+"""Consolidation (docs/consolidation.md): many experiences turned into a few verified, reusable patterns.
 
 One small pure module per phase (``experiences`` capture, ``triage``, ``compression``, ``ladder``,
 ``integration``, ``verification``), the run as a pure function (``pipeline``), and the read → think → write

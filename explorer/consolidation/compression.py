@@ -1,4 +1,4 @@
-"""Phase 3, compression: clusters of similar experiences, one pattern each (dreaming-pipeline.md FR-2.1.3).
+"""Phase 3, compression: clusters of similar experiences, one pattern each (docs/consolidation.md#phase-3-compression).
 
 The embeddings are clustered by :func:`explorer.clustering.density_clusters`: reduced to 5 dimensions with
 UMAP, then HDBSCAN (at least 3 experiences a cluster); what HDBSCAN calls noise joins no pattern. UMAP pulls a
@@ -38,11 +38,11 @@ from explorer.records.consolidation import Pattern
 
 @dataclass(frozen=True)
 class CompressionConfig:
-    """The spec's compression defaults, and how the clustering is done."""
+    """Compression's defaults, and how the clustering is done."""
 
     target_ratio: float = 10.0
     tolerance: float = 0.3  # the ratio may be 30% off its target before a warning
-    # At least 3 experiences a cluster (the spec); HDBSCAN's density from the 2nd neighbour, since at 3 (its
+    # At least 3 experiences a cluster; HDBSCAN's density from the 2nd neighbour, since at 3 (its
     # default) a few dozen experiences are all noise; a UMAP reduction from 12 experiences on.
     clustering: ClusterConfig = ClusterConfig(min_cluster_size=3, min_samples=2)
     min_member_similarity: float = 0.2  # a member this far from the rest of its cluster, unreduced, is noise
@@ -90,7 +90,7 @@ def outliers_as_noise(
 
 def success_rate(members: Sequence[Scored]) -> float | None:
     """Successes, progress counting half, over all members; ``None`` for a cluster of mostly failures (an
-    error-recovery pattern, whose success the spec leaves "N/A").
+    error-recovery pattern, which has none).
     """
     outcomes = Counter(m.experience.outcome for m in members)
     if outcomes["failure"] * 2 > len(members):

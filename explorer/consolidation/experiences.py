@@ -2,10 +2,10 @@
 
 The product works in steps that succeed or not: a wander step reaches a locus and leaves a residue (or fails),
 a crystal is a breakthrough, a REM dream an insight, the exploration judge keeps or refuses a link. Each becomes
-one :class:`Experience` in the spec's captured shape. Their ids derive from the record they come from, so
+one :class:`Experience` (docs/consolidation.md#phase-1-capture). Their ids derive from the record they come from, so
 capturing the same activity twice adds nothing.
 
-Imported logs are JSON lines in the same shape (:class:`ExperienceLine`: the spec's own camelCase names are
+Imported logs are JSON lines in the same shape (:class:`ExperienceLine`: the camelCase names of the original design are
 read too). Every line is checked on its own: a bad one is reported with its line number and skipped, the rest
 are kept.
 """
@@ -55,7 +55,7 @@ def _alias(*names: str) -> Any:
 
 
 class ExperienceLine(BaseModel):
-    """One line of an imported log: the spec's move attempt, strategy application or insight, flat.
+    """One line of an imported log: a move attempt, strategy application or insight, flat.
 
     ``outcome`` may be left out for an insight (a breakthrough succeeded, a pattern is progress, an error a
     failure); ``session_id`` for any line (the file is then one session).

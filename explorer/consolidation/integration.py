@@ -1,14 +1,14 @@
-"""Phase 5, integration and pruning (dreaming-pipeline.md FR-2.1.5).
+"""Phase 5, integration and pruning (docs/consolidation.md#phase-5-integration-and-pruning).
 
 On every rung above the instances: items at least 0.8 alike are one (the one of highest utility is kept and
 takes over what the other subsumed and whatever subsumed it), patterns under utility 0.2 go (with the
 instances only they covered, and abstractions left covering nothing), and the remaining pairs at least 0.6
 alike are connected, the model saying how: prerequisite, alternative, refinement or complement.
 
-Pruning comes before connecting (the spec connects first): a connection to an item about to be pruned would
+Pruning comes before connecting (the original design connects first): a connection to an item about to be pruned would
 cost a model call and then have to be dropped or moved, and the ladder must keep no broken reference.
 
-Utility is the spec's: 0.5 × success rate + 0.3 × usage (per 100 uses, at most 1) + 0.2 × confidence; an
+Utility: 0.5 × success rate + 0.3 × usage (per 100 uses, at most 1) + 0.2 × confidence; an
 error-recovery pattern (no success rate) counts 0.5 for it, so a lesson from failures is not pruned for
 being one. An abstraction's utility is the mean of what it subsumes.
 """
@@ -34,7 +34,7 @@ NO_SUCCESS_RATE = 0.5  # an error-recovery pattern's effectiveness in its utilit
 
 @dataclass(frozen=True)
 class IntegrationConfig:
-    """The spec's integration thresholds."""
+    """Integration's thresholds."""
 
     cross_connect: float = 0.6  # similarity from which two items are connected
     redundancy: float = 0.8  # similarity from which two items are one
@@ -56,7 +56,7 @@ class IntegrationResult(Tally):
 
 
 def utility(pattern: Pattern) -> float:
-    """The spec's utility of a pattern, 0–1."""
+    """The utility of a pattern, 0–1 (the module's docstring says how)."""
     effectiveness = NO_SUCCESS_RATE if pattern.success_rate is None else pattern.success_rate
     return round(effectiveness * 0.5 + min(pattern.usage_count / 100, 1.0) * 0.3 + pattern.confidence * 0.2, 4)
 

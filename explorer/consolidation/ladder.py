@@ -1,15 +1,15 @@
-"""Phase 4, the abstraction ladder (dreaming-pipeline.md FR-2.1.4): instances → techniques → categories →
-principles (→ meta-cognitive principles).
+"""Phase 4, the abstraction ladder: instances → techniques → categories → principles (→ meta-cognitive
+principles); docs/consolidation.md#phase-4-the-abstraction-ladder.
 
 Level 0 holds the experiences the patterns grew from, level 1 the patterns. Each higher rung groups the items
 below it by meaning (average-linkage clustering on cosine distance, about ``branching`` items a group, so each
 rung is narrower than the one below) and asks the model to name and state what each group has in common.
 Every item names the items one level down it subsumes, so the ladder traces down to instances.
 
-Four levels by default (0–3); a fifth, meta-cognitive one when there are at least ten patterns (the spec's
-condition) and the configuration allows five. When a rung's abstraction fails for a group, the ladder stops
+Four levels by default (0–3); a fifth, meta-cognitive one when there are at least ten patterns
+and the configuration allows five. When a rung's abstraction fails for a group, the ladder stops
 below that rung (an item covering only part of the rung would break vertical consistency); under three
-levels what remains is the spec's minimal ladder, instances and techniques, with a warning.
+levels what remains is the minimal ladder, instances and techniques, with a warning.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ ITEM_NAMES = ("instance", "technique", "strategy category", "general principle",
 
 @dataclass(frozen=True)
 class LadderConfig:
-    """How tall the ladder is (the spec's 4, within 3–5) and how much each rung narrows."""
+    """How tall the ladder is (4, within 3–5) and how much each rung narrows."""
 
     levels: int = 4
     min_levels: int = 3

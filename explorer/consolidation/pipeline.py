@@ -1,14 +1,14 @@
-"""The consolidation run (dreaming-pipeline.md FR-2.2.2): triage, compression, the abstraction ladder,
-integration and verification, in order, as one pure function of the experiences and the providers.
+"""The consolidation run (docs/consolidation.md#the-run-and-its-degradation): triage, compression, the
+abstraction ladder, integration and verification, in order, as one pure function of the experiences and the providers.
 
-Graceful degradation is the spec's (NFR-3.3.1/2). A phase that raises is tried again ``max_retries`` times
+Graceful degradation: a phase that raises is tried again ``max_retries`` times
 ``retry_delay_s`` apart; then, unless its policy is ``abort``: failed triage keeps every experience
 (skip-filtering), failed compression keeps the experiences as they are with no pattern (use-raw), a failed
 ladder is the minimal one of instances and techniques (minimal-ladder), failed integration keeps the ladder
 unpruned, and a failed verification leaves the patterns unverified with its warnings (warn-and-store). A model
 answer that fails is not a phase failure: it fails its own item (a cluster, a group, a pair) and the run goes on.
 
-No experiences: nothing to consolidate, and the result says so (the spec skips with a warning).
+No experiences: nothing to consolidate, and the result says so.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class ConsolidationFailed(ExplorerError):
 
 @dataclass(frozen=True)
 class DegradationConfig:
-    """What to do when a phase fails every attempt (the spec's defaults), and how often to try."""
+    """What to do when a phase fails every attempt, and how often to try."""
 
     on_triage_fail: Literal["skip-filtering", "abort"] = "skip-filtering"
     on_compression_fail: Literal["use-raw", "abort"] = "use-raw"
@@ -56,7 +56,7 @@ class DegradationConfig:
 
 @dataclass(frozen=True)
 class ConsolidationConfig:
-    """Every phase's configuration, each with the spec's defaults."""
+    """Every phase's configuration, each with its defaults."""
 
     triage: TriageConfig = DEFAULT_TRIAGE
     compression: CompressionConfig = DEFAULT_COMPRESSION
@@ -92,7 +92,7 @@ class Consolidation(Tally):
 
     @property
     def compression_ratio(self) -> float | None:
-        """Experiences in per pattern out (the spec's ratio), ``None`` when there is no pattern."""
+        """Experiences in per pattern out (the compression ratio), ``None`` when there is no pattern."""
         return round(self.experiences / self.extracted, 2) if self.extracted else None
 
 
@@ -133,8 +133,8 @@ def _embedded(patterns: Sequence[Pattern], embedder: Embedder) -> list[Pattern]:
 
 def invalidate_contradicted(patterns: list[Pattern], contradictions: Sequence[tuple[str, str]]) -> list[Pattern]:
     """Of two patterns that call for conflicting actions in like conditions, the one of lower utility is
-    ``invalidated``: kept, with its evidence, for a person to read, but never offered as know-how (the spec flags
-    contradictions and aims at a contradiction rate under 5%; leaving both valid would answer a query both ways).
+    ``invalidated``: kept, with its evidence, for a person to read, but never offered as know-how (contradictions are
+    flagged, and the aim is a contradiction rate under 5%; leaving both valid would answer a query both ways).
     """
     by_id = {p.id: p for p in patterns}
     losers = {

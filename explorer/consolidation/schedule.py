@@ -1,7 +1,7 @@
-"""When to consolidate (dreaming-pipeline.md FR-2.2.1): the four triggers and the minimum interval.
+"""When to consolidate (docs/consolidation.md#when-to-consolidate): the four triggers and the minimum interval.
 
 - manual: at once, always.
-- session-complete: when a working session ends, always (the spec's primary trigger; it must never be missed).
+- session-complete: when a working session ends, always (the primary trigger; it must never be missed).
 - periodic: when ``periodic_interval_s`` (30 minutes) has passed since the last run over the same source.
 - threshold: when at least ``threshold_experiences`` (50) new experiences wait, but not sooner than
   ``min_interval_s`` (10 minutes) after the last run, so a busy agent does not consolidate after every step.
@@ -20,7 +20,7 @@ Trigger = Literal["manual", "session-complete", "periodic", "threshold"]
 
 @dataclass(frozen=True)
 class ScheduleConfig:
-    """The spec's default schedule."""
+    """The default schedule."""
 
     periodic: bool = True
     periodic_interval_s: float = 1800.0

@@ -146,8 +146,8 @@ def _item_json(item: LadderItem) -> dict[str, Any]:
 
 
 def pattern_quality(patterns: Sequence[Pattern]) -> float | None:
-    """The spec's pattern quality: the success rate of the patterns, weighted by use (error-recovery patterns,
-    which have none, left out); ``None`` when no pattern has one. The spec aims at 0.7.
+    """Pattern quality (docs/consolidation.md#targets): the success rate of the patterns, weighted by use
+    (error-recovery patterns, which have none, left out); ``None`` when no pattern has one. It aims at 0.7.
     """
     rated = [(p.success_rate, p.usage_count) for p in patterns if p.success_rate is not None]
     uses = sum(n for _, n in rated)
@@ -276,7 +276,7 @@ def run_due(
 
 
 def after_session(runtime: Runtime, status: str, budget: Budget | None = None) -> RunReport | None:
-    """The session-complete trigger (the spec's primary one): when a walk has just ended ``completed``, consolidate
+    """The session-complete trigger (the primary one): when a walk has just ended ``completed``, consolidate
     the product's wander experiences; ``None`` for a session still open or abandoned.
 
     Every surface that can complete a session (a walk reaching its max steps, a person stopping it) calls this

@@ -1,4 +1,4 @@
-"""Phase 2, triage: keep the experiences worth consolidating (dreaming-pipeline.md FR-2.1.2).
+"""Phase 2, triage: keep the experiences worth consolidating (docs/consolidation.md#phase-2-triage).
 
 Importance = 0.4 outcome + 0.3 novelty + 0.2 error + 0.1 efficiency, each in [0, 1]:
 
@@ -33,7 +33,7 @@ WEIGHTS = {"outcome": 0.4, "novelty": 0.3, "error": 0.2, "efficiency": 0.1}
 
 @dataclass(frozen=True)
 class TriageConfig:
-    """The spec's triage defaults."""
+    """Triage's defaults."""
 
     min_importance: float = 0.3
     include_successful: bool = True
@@ -92,7 +92,7 @@ def efficiency(experience: Experience, typical: float | None) -> float:
 
 
 def importance(experiences: Sequence[Experience], vectors: np.ndarray) -> list[float]:
-    """Each experience's importance, in the spec's weights (the module's docstring says how each part scores)."""
+    """Each experience's importance, in triage's weights (the module's docstring says how each part scores)."""
     durations = [e.duration_s for e in experiences if e.duration_s is not None and e.duration_s > 0]
     typical = median(durations) if durations else None
     new = novelty(vectors)

@@ -1,4 +1,4 @@
-"""Verification (dreaming-pipeline.md FR-2.1.6): five checks of the consolidated knowledge, a score, a status.
+"""Verification (docs/consolidation.md#verification): five checks of the consolidated knowledge, a score, a status.
 
 - vertical consistency (an error when broken): every item above the instances subsumes at least one item, all
   of them on the rung just below; every item below a rung is subsumed by one on it; no rung wider than the one
@@ -7,7 +7,7 @@
   many instances each covers: within a factor ``spread`` of the rung's median.
 - groundedness (an error): every item traces down to at least one instance.
 - non-contradiction (a warning): patterns whose conditions are alike (``condition_similarity``) are asked
-  whether they call for conflicting actions; the spec flags a contradiction and keeps both patterns.
+  whether they call for conflicting actions; a contradiction is flagged and both patterns kept.
 - utility threshold (a warning): every pattern reaches the minimum utility.
 
 The score is the mean of the five checks' scores (each the share of what passed). The status is ``failed``
@@ -34,7 +34,7 @@ from explorer.records.consolidation import Check, Pattern, Verification, Verific
 
 @dataclass(frozen=True)
 class VerificationConfig:
-    """The spec's verification defaults, and how alike conditions must be to be checked for a conflict."""
+    """Verification's defaults, and how alike conditions must be to be checked for a conflict."""
 
     min_score: float = 0.8
     strict_mode: bool = False  # a warning fails the verification too

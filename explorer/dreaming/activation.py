@@ -3,7 +3,7 @@
 Synchronous (double-buffered) propagation from one seed: at every step each
 node above ``activation_threshold`` keeps ``1 - decay`` of its activation and
 passes ``decay × edge weight`` to each neighbour (capped at 1). Activation is not
-divided by a node's degree: with the spec's thresholds (0.005 to spread, 0.02 to
+divided by a node's degree: with REM exploration's thresholds (0.005 to spread, 0.02 to
 count) a fan-out division starved every seed of more than a few relations, so
 exploration on a real corpus found nothing two hops out. Edge weights depend
 on the relation type and the direction of travel, times the relation's

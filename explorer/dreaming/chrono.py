@@ -1,7 +1,7 @@
 """The chronological loop's plan: a dated corpus cut into periods, read in order.
 
-rem-rag.md reads documents in date order and dreams at the end of each month
-(for testing) or year (for production). A document's year comes from its front
+Documents are read in date order, with a dream at the end of each year or month
+(docs/dreaming.md#chronological-loop). A document's year comes from its front
 matter or JSONL record; its month from a ``date`` (``2008-03-14``) or ``month``
 field there, when it has one. Undated documents come first, as background read
 before the dated ones, and no dream follows them (there is no current year).
@@ -16,13 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
 
 import frontmatter
 
 from explorer.reading.loaders import SourceText
+from explorer.records.dreaming import Every
 
-Every = Literal["year", "month"]
 UNDATED = "undated"
 
 

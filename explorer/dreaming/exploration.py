@@ -1,4 +1,4 @@
-"""REM exploration (rem-exploration.md): find new links between distant memories.
+"""REM exploration (docs/dreaming.md#rem-exploration): find new links between distant memories.
 
 Seeds are drawn from memories in the prominence window, weighted by importance
 × prominence × (1 + noise) and — where an :class:`~explorer.affinity.Affinity`
@@ -38,7 +38,7 @@ CREATED_BY = "rem_exploration"
 
 @dataclass(frozen=True)
 class ExplorationConfig:
-    """REM exploration's knobs (rem-exploration.md's defaults): how seeds are drawn, how far and how noisily
+    """REM exploration's knobs (docs/dreaming.md#rem-exploration): how seeds are drawn, how far and how noisily
     activation wanders from each, and what score a link needs to be kept.
     """
 

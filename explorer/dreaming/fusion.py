@@ -1,4 +1,4 @@
-"""Memory fusion (memory-fusion.md): fading, related memories merged into one.
+"""Memory fusion (docs/dreaming.md#memory-fusion): fading, related memories merged into one.
 
 Clusters are connected components of the relation graph among current memories
 in the prominence window ``[DORMANT, ACTIVE)`` (static-profile and derived
@@ -32,7 +32,7 @@ CREATED_BY = "fusion"
 
 @dataclass(frozen=True)
 class FusionConfig:
-    """Which fading memories may be fused (memory-fusion.md's window) and how many clusters one night fuses."""
+    """Which fading memories may be fused (the prominence window) and how many clusters one night fuses."""
 
     min_cluster_size: int = 3
     max_clusters: int = 5

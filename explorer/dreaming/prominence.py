@@ -5,7 +5,7 @@ A memory's prominence halves every ``half_life`` days since it was last used
 number of times it has been used, so memories that matter, or keep being
 recalled, fade more slowly. Static-profile memories never fade.
 
-Thresholds (memory-fusion.md): at or above ``ACTIVE`` a memory is in play; in
+Thresholds (docs/dreaming.md#prominence): at or above ``ACTIVE`` a memory is in play; in
 ``[DORMANT, ACTIVE)`` it is fading, the range fusion draws from; below
 ``DORMANT`` it is archived (kept, but no longer dreamt over by fusion).
 """

@@ -1,7 +1,7 @@
-"""The REM cycle of rem-rag.md, as a pure function.
+"""The REM cycle (docs/dreaming.md#rem-cycle), as a pure function.
 
 Each dream: three nodes that bear on each other across categories, the first
-from the current period (:mod:`explorer.dreaming.triads`; the spec's were
+from the current period (:mod:`explorer.dreaming.triads`; the original design's were
 drawn at random); the implicit question that binds them; the nodes nearest that question; a synthesis of all
 of it; then how that synthesis relates to its own nearest neighbours. The
 answer to that last step is the dream, stored as a ``rem_dream`` node whose

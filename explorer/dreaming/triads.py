@@ -1,6 +1,6 @@
 """Which memories a REM dream binds: three that bear on each other across categories.
 
-rem-rag.md samples three memories at random (one from the current year), so a
+The original design sampled three memories at random (one from the current year), so a
 dream's parents are almost never related and its "implicit question" has no
 support in them. Here each dream starts from an anchor of the current period
 and binds the partner it has the strongest affinity with in another category
@@ -10,7 +10,7 @@ earlier years when it holds fewer anchors than dreams. The (anchor, partner)
 pairs are drawn by strength (a softmax, so strong bridges come first but not
 only they), an anchor's weakening with each dream it already anchors, and no
 pair is dreamt twice: the dreams of a night spread over the knowledge base
-instead of circling one strong pair.
+instead of circling one strong pair (docs/dreaming.md#rem-cycle).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The session map (wander.md, "Visual Encoding for Session Archives").
+"""The session map (docs/wander.md#visual-encoding-for-session-archives).
 
 Position: the stored UMAP point. Colour: domain. Size: visit count. The trace is
 an ordered path with direction arrows and step numbers; crystals are stars;

@@ -1,4 +1,4 @@
-"""Prompts of consolidation (dreaming-pipeline.md): a cluster's pattern, a rung of the abstraction ladder, how
+"""Prompts of consolidation (docs/consolidation.md): a cluster's pattern, a rung of the abstraction ladder, how
 two related items relate, and whether two patterns contradict each other.
 """
 

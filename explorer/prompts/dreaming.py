@@ -1,5 +1,5 @@
 """Prompts of the night: the REM exploration judge, the REM cycle's question,
-synthesis and dream relation (rem-rag.md), and memory fusion.
+synthesis and dream relation, and memory fusion (docs/dreaming.md).
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ REM_JUDGE = Prompt[JudgeAnswer](
 )
 
 
-# -- REM cycle (rem-rag.md) -----------------------------------------------------------
+# -- REM cycle (docs/dreaming.md#rem-cycle) ------------------------------------------
 
 
 def read_question(text: str) -> str:

@@ -1,4 +1,4 @@
-"""Prompts of the READING cycle (rem-rag.md): implant synthesis and entities."""
+"""Prompts of the READING cycle (docs/reading.md): implant synthesis and entities."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Prompts of Wander (wander.md): dwelling, analogy, crystallization, validation.
+"""Prompts of Wander (docs/wander.md): dwelling, analogy, crystallization, validation.
 
-The dwelling prompt is the spec's DWELLING_PROMPT word for word; its JSON
+The dwelling prompt (docs/wander.md#dwelling-prompt) is the original design's word for word; its JSON
 example's braces are doubled only so that ``str.format`` leaves them alone.
 """
 

@@ -1,1 +1,1 @@
-"""The READING cycle (rem-rag.md): load, chunk, embed, implant, entities."""
+"""The READING cycle (docs/reading.md): load, chunk, embed, implant, entities."""

@@ -31,7 +31,7 @@ from explorer.vectors import VectorIndex
 
 @dataclass(frozen=True)
 class ReadingConfig:
-    """The READING cycle's knobs (rem-rag.md's defaults): how a text is cut, how many earlier nodes each chunk
+    """The READING cycle's knobs (docs/reading.md#parameters): how a text is cut, how many earlier nodes each chunk
     is implanted among, and how many entities it speaks of are followed.
     """
 

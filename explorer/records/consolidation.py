@@ -1,4 +1,4 @@
-"""Records of consolidation (dreaming-pipeline.md): the experiences it reads and the knowledge it makes.
+"""Records of consolidation (docs/consolidation.md): the experiences it reads and the knowledge it makes.
 
 An *experience* is one thing that happened while the product (or an imported agent) worked: a move, a strategy
 applied, an insight. Consolidation turns many of them into a few *patterns*, stacks the patterns into an
@@ -32,7 +32,7 @@ RELATIONSHIPS: tuple[str, ...] = ("prerequisite", "alternative", "refinement", "
 
 @dataclass(frozen=True)
 class Experience:
-    """One captured experience, in the spec's shape: a move attempt, a strategy application or an insight.
+    """One captured experience: a move attempt, a strategy application or an insight.
 
     ``strategy`` is the strategy used or applied; ``insight_type``, ``impact`` and ``trigger`` belong to
     insights; ``duration_s`` to strategy applications; ``session_id`` groups what one working session produced
@@ -57,7 +57,7 @@ class Experience:
 
     @property
     def breakthrough(self) -> bool:
-        """Whether triage must keep it, whatever its score: the spec keeps every breakthrough."""
+        """Whether triage must keep it, whatever its score: every breakthrough is kept."""
         return self.insight_type == "breakthrough"
 
     @property
@@ -71,8 +71,8 @@ class Pattern:
     """What a cluster of experiences has in common: when it applies (conditions), what to do (actions), and the
     evidence (3–5 example experiences, every member's id, the success rate and how often it was used).
 
-    ``success_rate`` is ``None`` for an error-recovery pattern (its cluster is mostly failures: the spec's "N/A");
-    ``utility`` is the spec's (see :func:`explorer.consolidation.integration.utility`).
+    ``success_rate`` is ``None`` for an error-recovery pattern (its cluster is mostly failures);
+    ``utility`` is integration's (see :func:`explorer.consolidation.integration.utility`).
     """
 
     name: str

@@ -1,4 +1,5 @@
-"""The persisted event log: what wander.md names as NATS subjects, rows here (and published from here by the engine).
+"""The persisted event log: the subjects of docs/wander.md#nats-event-subjects, rows here (and published from
+here by the engine).
 
 Every write notes the stored events (with their ``seq``) for the commit hooks of :mod:`explorer.store.database`,
 so the engine can tell its subscribers once the transaction that wrote them has committed.

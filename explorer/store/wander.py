@@ -192,8 +192,8 @@ def update_session(con: Connection, session_id: str, **values: Any) -> None:
 def delete_session(con: Connection, session_id: str) -> None:
     """Delete the session and everything it owns, its events included.
 
-    Crystals outlive it (session_id NULL, as wander.md says); cross-session resonances lose its residues from
-    their support. The model-call log keeps its rows: it is the record of what was spent.
+    Crystals outlive it (session_id NULL, docs/wander.md#what-it-stores); cross-session resonances lose its
+    residues from their support. The model-call log keeps its rows: it is the record of what was spent.
     """
     params = [session_id]
     loci = "SELECT id FROM wander_loci WHERE session_id = ?"

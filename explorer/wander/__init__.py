@@ -1,4 +1,4 @@
-"""Wander (wander.md): a seeded, budgeted walk through idea space that dwells on
+"""Wander (docs/wander.md): a seeded, budgeted walk through idea space that dwells on
 each encounter, notices recurring themes (resonances) and keeps validated
 insights (crystals).
 

@@ -1,4 +1,4 @@
-"""Stage 1: where a step could go next, by wander.md's four strategies.
+"""Stage 1: where a step could go next, by the four strategies of docs/wander.md#the-step.
 
 - distance-band sampling: random items at a moderate cosine distance (0.3–0.7 by default);
 - cross-domain bridges: the nearest items in other domains;

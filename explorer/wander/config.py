@@ -1,9 +1,8 @@
 """Defaults of Wander, in one place.
 
-:class:`SessionConfig` is what a person chooses for a session (wander.md's
-table defaults); :class:`WanderTuning` holds the algorithm's constants, which
-sessions share. Both are frozen: override field by field with
-``dataclasses.replace``.
+:class:`SessionConfig` is what a person chooses for a session (docs/wander.md#sessions);
+:class:`WanderTuning` holds the algorithm's constants, which sessions share (docs/wander.md#tuning). Both are
+frozen: override field by field with ``dataclasses.replace``.
 """
 
 from __future__ import annotations
@@ -64,7 +63,7 @@ class SessionConfig:
 
 @dataclass(frozen=True)
 class WanderTuning:
-    """Constants of the step (wander.md's algorithm) and of the guard rails."""
+    """Constants of the step (docs/wander.md#tuning) and of the guard rails."""
 
     # 1. adjacencies
     band_low: float = 0.3  # cosine distance band of distance-band sampling
@@ -84,7 +83,7 @@ class WanderTuning:
     exclude_radius: float = 0.35  # cosine distance around an exclude anchor that is cut out
     fence_warning: float = 0.95  # share of the drift limit at which the fence is "approached"
     attractor_weight: float = 0.15
-    # 3. composite score (wander.md), fed by evidence of relatedness
+    # 3. composite score, fed by evidence of relatedness
     # relatedness = kinship of the sources, (cosine + lexical_weight·shared words) / (1 + lexical_weight),
     # + r_linked·(how strongly a relation links them) + r_entities·(shared entities), at most 1
     lexical_weight: float = 1.0  # distinctive words count as much as meaning (as explorer.affinity weighs them)

@@ -1,6 +1,6 @@
 """Stage 5: dwell at the encounter between the current locus and the chosen one.
 
-The dwelling prompt (wander.md) is answered by the local model, or by the cloud
+The dwelling prompt (docs/wander.md#dwelling-prompt) is answered by the local model, or by the cloud
 model when the encounter scored high and the cloud's share and budget allow.
 Its answer becomes a residue; the themes are embedded together (the normalised
 mean of each theme's vector) so resonances can be matched by meaning.

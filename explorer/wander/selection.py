@@ -1,6 +1,6 @@
 """Stages 3 and 4: score each candidate, then pick one by softmax sampling.
 
-The composite is wander.md's: 0.3·interestingness + 0.3·novelty +
+The composite (docs/wander.md#the-step): 0.3·interestingness + 0.3·novelty +
 0.2·bridge potential + 0.2·uncertainty, plus the attractor's pull. What feeds
 it is evidence, not distance: a candidate is interesting as far as there is
 reason to think it is related to the current locus (:func:`relatedness`: their
@@ -154,7 +154,7 @@ def softmax_select(
     """Index of the chosen candidate, drawn with probability ∝ exp(sharpness · score / temperature); fills
     ``probability``.
 
-    Why the sharpness: scores lie within a few tenths of each other, so at wander.md's temperature 0.7 a
+    Why the sharpness: scores lie within a few tenths of each other, so at the default temperature 0.7 a
     plain softmax over a dozen candidates is nearly uniform and the ranking would hardly matter.
     """
     scores = np.asarray([c.score for c in candidates], dtype=np.float64)

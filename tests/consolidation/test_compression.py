@@ -21,7 +21,7 @@ from .conftest import experience, grouped, scored, vectors
 
 
 def test_the_compression_ratio_is_on_target_on_data_that_allows_it(runtime, embedder) -> None:
-    """The spec's test: ten experiences of each of four strategies give four patterns, 10:1 within ±30%."""
+    """Ten experiences of each of four strategies give four patterns, 10:1 within ±30%."""
     experiences = grouped(4, 10)
     result = compress(scored(experiences), vectors(embedder, experiences), runtime.gateway)
     assert result.method == "umap+hdbscan"
@@ -38,7 +38,7 @@ def test_the_compression_ratio_is_on_target_on_data_that_allows_it(runtime, embe
 
 
 def test_a_ratio_off_target_is_a_warning_either_side() -> None:
-    assert ratio_warning(47, 4) is None  # the spec's example, 11.75:1
+    assert ratio_warning(47, 4) is None  # 47 experiences in 4 patterns, 11.75:1
     assert "below the target" in ratio_warning(12, 4)
     assert "above the target" in ratio_warning(60, 2)
     assert "no pattern" in ratio_warning(5, 0)

@@ -47,7 +47,7 @@ def patterns_of(embedder, count: int, per_pattern: int = 3, **fields):
 
 
 def test_five_patterns_make_a_four_level_ladder_traceable_to_instances(runtime, embedder) -> None:
-    """The spec's test: 5 patterns, 4 levels, level 0 at least as many as the patterns."""
+    """5 patterns, 4 levels, level 0 at least as many as the patterns."""
     patterns, experiences = patterns_of(embedder, 5)
     result = build_ladder(patterns, experiences, runtime.gateway, embedder)
     ladder = result.ladder

@@ -1,4 +1,6 @@
-"""The whole run as a pure function: every phase in order, and the spec's degradation when a phase fails."""
+"""The whole run as a pure function: every phase in order, and the degradation when a phase fails
+(docs/consolidation.md#the-run-and-its-degradation).
+"""
 
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ def test_failed_triage_keeps_every_experience_after_its_retries(runtime, embedde
     monkeypatch.setattr(pipeline, "triage", broken)
     waits: list[float] = []
     run = consolidate(grouped(3, 4), embedder, runtime.gateway, sleep=waits.append)
-    assert waits == [5.0, 5.0, 5.0]  # the spec's three retries, 5 s apart
+    assert waits == [5.0, 5.0, 5.0]  # three retries, 5 s apart
     assert run.degraded == ["skip-filtering"] and len(run.triaged) == 12
     assert "triage failed after 4 attempts: RuntimeError: the phase broke" in run.errors[0]
     assert run.patterns and run.verification is not None  # the run went on without filtering

@@ -154,7 +154,7 @@ def test_a_real_walk_is_captured_step_by_step(corpus_runtime) -> None:
 
 
 def test_each_pattern_is_found_again_from_its_own_experiences(runtime) -> None:
-    """The spec's retrieval test: what a pattern compressed can be found again through it."""
+    """Retrieval: what a pattern compressed can be found again through it."""
     import_log(runtime, SAMPLE_LOG)
     report = run_consolidation(runtime, "imported").to_json()
     with runtime.db.connect() as con:

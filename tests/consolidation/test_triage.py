@@ -36,7 +36,7 @@ def test_importance_follows_the_spec_weights(embedder) -> None:
 
 
 def test_low_importance_experiences_go(embedder) -> None:
-    """The spec's test: 50 experiences, 30 of them of low importance (slow progress moves repeating what was
+    """50 experiences, 30 of them of low importance (slow progress moves repeating what was
     done before); at most 20 kept, all at least 0.5.
     """
     useful = grouped(4, 5, duration_s=3.0)

@@ -39,7 +39,7 @@ def test_a_consistent_ladder_is_verified(runtime, embedder) -> None:
 
 
 def test_an_inconsistent_ladder_fails_vertical_consistency(runtime, embedder) -> None:
-    """The spec's test: a higher level that does not abstract the lower one fails the verification."""
+    """A higher level that does not abstract the lower one fails the verification."""
     patterns, experiences = patterns_of(embedder, 4)
     ladder = ladder_over(patterns, experiences)
     stray = LadderItem(2, "stray", "abstracts nothing below it", ("no-such-item",), id="s")

@@ -346,7 +346,7 @@ def test_nothing_eligible_nothing_done(scripted) -> None:
 
 def test_same_seed_same_exploration(scripted) -> None:
     memories, relations = two_seed_graph()
-    config = ExplorationConfig()  # the spec's noise
+    config = ExplorationConfig()  # exploration's own noise
     runs = [
         explore(memories, relations_lookup(relations), scripted(judge_all()), config, rng=rng(11)).discoveries
         for _ in range(2)

@@ -72,7 +72,7 @@ def test_dwelling_prompt_is_wander_md_verbatim() -> None:
         "active_resonances",
     }
     rendered = DWELLING.render({name: "{" + name + "}" for name in DWELLING.fields})
-    # rendering the placeholders back gives the spec's text, single braces in its JSON example included
+    # rendering the placeholders back gives the original design's text, single braces in its JSON example included
     assert rendered == DWELLING_PROMPT.replace("{{", "{").replace("}}", "}")
     assert rendered.startswith(
         "You are dwelling at a point in idea space, reflecting on an encounter between two concepts."

@@ -1,4 +1,4 @@
-"""A person steering the walk (wander.md's "Manual Intervention") and judging what it found (crystal review:
+"""A person steering the walk (docs/wander.md#manual-intervention) and judging what it found (crystal review:
 one, in bulk, a crystal's history and reverting any entry of it).
 """
 

@@ -1,4 +1,4 @@
-"""What a session holds (wander.md's "Memory Inspection"): its loci, path, resonances and crystals."""
+"""What a session holds (docs/wander.md#memory-inspection): its loci, path, resonances and crystals."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Across sessions (wander.md's "Cross-Session Queries"): every crystal and resonance, and search by meaning."""
+"""Across sessions (docs/wander.md#cross-session-queries): every crystal and resonance, and search by meaning."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from explorer.wander import service
 
 router = APIRouter(prefix="/wander", tags=["cross-session"])
 ProjectId = Annotated[
-    str | None, Query(description="Accepted as the spec has it, and ignored: a database is one project.")
+    str | None, Query(description="Accepted for clients that send it, and ignored: a database is one project.")
 ]
 
 

@@ -1,4 +1,4 @@
-"""Sessions and wander control (wander.md's "Session Management" and "Wander Control")."""
+"""Sessions and wander control (docs/wander.md#session-management and #wander-control)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def list_sessions(
     limit: Annotated[int, Query(ge=0, le=PAGE_MAX)] = 50,
     offset: Annotated[int, Query(ge=0, le=PAGE_MAX)] = 0,
     project_id: Annotated[
-        str | None, Query(description="Accepted as the spec has it, and ignored: a database is one project.")
+        str | None, Query(description="Accepted for clients that send it, and ignored: a database is one project.")
     ] = None,
 ) -> Any:
     """Sessions, newest first, a page at a time (``limit`` and ``offset``), optionally only those in one status."""

@@ -81,7 +81,7 @@ CREATE TABLE embedding_cache (
     PRIMARY KEY (model, text_hash)
 );
 
--- Wander (wander.md) -----------------------------------------------------------
+-- Wander (docs/wander.md) -----------------------------------------------
 
 CREATE TABLE wander_sessions (
     id UUID PRIMARY KEY DEFAULT uuid(),

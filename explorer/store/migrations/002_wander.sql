@@ -1,4 +1,4 @@
--- Wander's engine state beyond wander.md's columns.
+-- Wander's engine state beyond the original design's columns (docs/wander.md#what-it-stores).
 --
 -- wander_sessions: the locus a person asked to visit next (inject with
 -- force_visit), the circuit breaker's counters, and the step from which it

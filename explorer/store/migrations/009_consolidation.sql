@@ -1,4 +1,4 @@
--- Consolidation (dreaming-pipeline.md): the experiences it reads and what each run makes of them.
+-- Consolidation (docs/consolidation.md): the experiences it reads and what each run makes of them.
 --
 -- experiences: captured from the product's activity or imported; written once, never changed (an id derives
 -- from the experience's origin, so capturing or importing it again adds nothing).
