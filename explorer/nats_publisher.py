@@ -17,16 +17,13 @@ import logging
 import threading
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nats.aio.client import Client
 from nats.errors import Error as NatsError
 
-from explorer import events
+from explorer import event_stream
+from explorer.store import Database
 from explorer.store.events import Event
-
-if TYPE_CHECKING:
-    from explorer.runtime import Runtime
 
 log = logging.getLogger(__name__)
 QUEUE_LIMIT = 10_000  # events waiting for the server; beyond it the oldest are dropped (the store has them)
@@ -146,16 +143,15 @@ class NatsPublisher:
 
 
 _publishers: dict[str, NatsPublisher] = {}
-_publishing: dict[tuple[str, str], events.Subscription] = {}  # (server, database file) → its subscription
+_publishing: dict[tuple[str, str], event_stream.Subscription] = {}  # (server, database file) → its subscription
 _lock = threading.Lock()
 
 
-def publish_events(runtime: Runtime, url: str) -> events.Subscription:
-    """Publish every event this process stores in the runtime's database to the NATS server at ``url``: once,
-    however many runtimes the process opens on that file, over one connection per server, closed at exit after
-    a short flush.
+def publish_events(db: Database, url: str) -> event_stream.Subscription:
+    """Publish every event this process stores in ``db`` to the NATS server at ``url``: once, however many
+    runtimes the process opens on that file, over one connection per server, closed at exit after a short flush.
     """
-    key = (url, str(Path(runtime.db.path).resolve()))
+    key = (url, str(Path(db.path).resolve()))
     with _lock:
         subscription = _publishing.get(key)
         if subscription is None:
@@ -163,5 +159,5 @@ def publish_events(runtime: Runtime, url: str) -> events.Subscription:
             if publisher is None:
                 publisher = _publishers[url] = NatsPublisher(url)
                 atexit.register(publisher.close)
-            subscription = _publishing[key] = events.subscribe(runtime, publisher.publish)
+            subscription = _publishing[key] = event_stream.subscribe(db, publisher.publish)
         return subscription

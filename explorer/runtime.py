@@ -89,7 +89,7 @@ def open_runtime(
     if settings.nats_url:
         from explorer.nats_publisher import publish_events  # nats-py is imported only by those who publish
 
-        publish_events(runtime, settings.nats_url)
+        publish_events(db, settings.nats_url)
     return runtime
 
 

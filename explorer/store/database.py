@@ -29,7 +29,7 @@ for good. A write notes what it stored (:func:`note`); the notes of a
 transaction that commits are handed to :data:`commit_hooks` once the unit of
 work has released the file (a listener never holds it), those of one that
 rolls back are dropped. The store only keeps the list; who listens is the
-engine's business (:mod:`explorer.events`).
+engine's business (:mod:`explorer.event_stream`).
 """
 
 from __future__ import annotations

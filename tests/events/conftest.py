@@ -18,7 +18,7 @@ from nats.aio.client import Client
 
 from explorer.records.wander import Session
 from explorer.runtime import Runtime
-from explorer.store import events as event_log
+from explorer.store import events as events_store
 from explorer.store.events import Event
 from explorer.testing.ports import free_port
 from explorer.wander import service
@@ -41,7 +41,7 @@ def new_session(runtime: Runtime, random_seed: int = 3, **config: Any) -> Sessio
 def stored(runtime: Runtime, session_id: str) -> list[Event]:
     """The session's events as the store holds them, in order."""
     with runtime.db.connect() as con:
-        return event_log.list_events(con, session_id=session_id, limit=100_000)
+        return events_store.list_events(con, session_id=session_id, limit=100_000)
 
 
 def eventually(check: Callable[[], bool], what: str, timeout_s: float = WAIT_S) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 import psutil
 import pytest
 
-from explorer import events, jobs
-from explorer.store import events as event_log
+from explorer import event_stream, jobs
+from explorer.store import events as events_store
 from explorer.store.events import Event
 from explorer.wander import service
 
@@ -62,12 +62,12 @@ COMMAND = """
 import sys
 from explorer.runtime import open_runtime
 from explorer.settings import load_settings
-from explorer.store import events
+from explorer.store import events as events_store
 
 rt = open_runtime(load_settings())
 with rt.db.transaction() as tx:
     for n in range(int(sys.argv[1])):
-        events.emit(tx, "wander.test.exiting", {"n": n})
+        events_store.emit(tx, "wander.test.exiting", {"n": n})
 """
 
 
@@ -83,7 +83,7 @@ def test_a_process_that_exits_right_after_storing_events_has_published_them(
     )
     assert done.returncode == 0, done.stderr
     with make_runtime(db=corpus_copy).db.connect() as con:
-        log = event_log.list_events(con, subject_prefix="wander.test.")
+        log = events_store.list_events(con, subject_prefix="wander.test.")
     assert len(log) == 200
     eventually(lambda: len(nats_listener.messages) >= len(log), f"{len(log)} messages")
     assert nats_listener.messages == [as_published(e) for e in log]
@@ -136,7 +136,7 @@ def test_a_walk_run_by_the_background_worker_is_followed_and_published(
     job = jobs.submit(rt, "wander.run", {"session_id": session.id, "steps": 3})
     try:
         followed = []
-        for event in events.follow(rt, session_id=session.id, poll_s=0.1, idle_s=WAIT_S):
+        for event in event_stream.follow(rt.db, session_id=session.id, poll_s=0.1, idle_s=WAIT_S):
             followed.append(event)
             if event.subject == "wander.step.completed" and event.payload["step_number"] == 3:
                 break

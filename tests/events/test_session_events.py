@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from explorer import events
+from explorer import event_stream
 from explorer.records.wander import ReviewState
 from explorer.store.events import Event
 from explorer.wander import service
@@ -65,7 +65,7 @@ def steps_of(log: list[Event]) -> dict[int, list[Event]]:
 def test_a_full_session_logs_every_moment_in_order_and_subscribers_hear_it_all(corpus_runtime) -> None:
     rt = corpus_runtime
     heard: list[Event] = []
-    subscription = events.subscribe(rt, heard.append, subject_prefix="wander.")
+    subscription = event_stream.subscribe(rt.db, heard.append, subject_prefix="wander.")
     session = new_session(rt)
     crystal = None
     for _ in range(20):

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from explorer import events
-from explorer.store import events as event_log
+from explorer import event_stream
+from explorer.store import events as events_store
 from explorer.store.events import Event
 from explorer.testing.model_server import SERVED_MODEL, Reply, Request
 from explorer.wander import service
@@ -70,18 +70,18 @@ def test_step_started_is_stored_before_the_model_is_asked(corpus_copy, make_runt
 
 def test_subscribers_hear_committed_events_after_the_file_is_released(runtime) -> None:
     heard: list[tuple[Event, bool]] = []
-    subscription = events.subscribe(runtime, lambda e: heard.append((e, runtime.db.held)))
+    subscription = event_stream.subscribe(runtime.db, lambda e: heard.append((e, runtime.db.held)))
     with pytest.raises(RuntimeError, match="changed its mind"), runtime.db.transaction() as tx:
-        event_log.emit(tx, "test.rolled_back", {"n": 1})
+        events_store.emit(tx, "test.rolled_back", {"n": 1})
         raise RuntimeError("changed its mind")
     assert heard == []  # never told of a write that was rolled back
     with runtime.db.transaction() as tx:
-        first = event_log.emit(tx, "test.committed", {"n": 2})
+        first = events_store.emit(tx, "test.committed", {"n": 2})
         assert heard == []  # not while the transaction is open
-        second = event_log.emit(tx, "test.committed", {"n": 3})
+        second = events_store.emit(tx, "test.committed", {"n": 3})
     with runtime.db.connect() as con:
-        stored_events = event_log.list_events(con)
-        outside = event_log.emit(con, "test.autocommitted", {"n": 4})  # committed as it ran, told at release
+        stored_events = events_store.list_events(con)
+        outside = events_store.emit(con, "test.autocommitted", {"n": 4})  # committed as it ran, told at release
         assert len(heard) == 2
     assert [e for e, _ in heard] == [*stored_events, outside] == [first, second, outside]
     assert [e.payload["n"] for e, _ in heard] == [2, 3, 4]
@@ -89,7 +89,7 @@ def test_subscribers_hear_committed_events_after_the_file_is_released(runtime) -
 
     subscription.close()
     with runtime.db.transaction() as tx:
-        event_log.emit(tx, "test.after_close", {})
+        events_store.emit(tx, "test.after_close", {})
     assert len(heard) == 3
 
 
@@ -98,14 +98,14 @@ def test_a_failing_subscriber_never_fails_the_write(runtime, caplog: pytest.LogC
         raise ValueError("subscriber bug")
 
     heard: list[Event] = []
-    subscriptions = [events.subscribe(runtime, broken), events.subscribe(runtime, heard.append)]
+    subscriptions = [event_stream.subscribe(runtime.db, broken), event_stream.subscribe(runtime.db, heard.append)]
     with runtime.db.transaction() as tx:
-        event_log.emit(tx, "test.written", {})
+        events_store.emit(tx, "test.written", {})
     for subscription in subscriptions:
         subscription.close()
     assert [e.subject for e in heard] == ["test.written"]
     with runtime.db.connect() as con:
-        assert [e.subject for e in event_log.list_events(con)] == ["test.written"]
+        assert [e.subject for e in events_store.list_events(con)] == ["test.written"]
     assert "an event subscriber failed on test.written" in caplog.text
 
 
@@ -113,7 +113,7 @@ def test_a_step_refused_at_its_commit_is_heard_to_start_and_nothing_more(corpus_
     rt = corpus_runtime
     session = new_session(rt)
     heard: list[Event] = []
-    subscription = events.subscribe(rt, heard.append, session_id=session.id)
+    subscription = event_stream.subscribe(rt.db, heard.append, session_id=session.id)
     inner = rt.gateway.offline
 
     class PausedMeanwhile:
@@ -171,7 +171,7 @@ def test_follow_sees_another_process_walk_step_by_step(corpus_runtime, tmp_path:
     followed: list[Event] = []
     live: list[bool] = []
     try:
-        for event in events.follow(rt, session_id=session.id, poll_s=0.05, idle_s=WAIT_S):
+        for event in event_stream.follow(rt.db, session_id=session.id, poll_s=0.05, idle_s=WAIT_S):
             followed.append(event)
             if event.subject == "wander.step.completed":
                 number = event.payload["step_number"]
@@ -186,7 +186,9 @@ def test_follow_sees_another_process_walk_step_by_step(corpus_runtime, tmp_path:
     assert live[:-1] == [True] * (steps - 1)
     assert followed == stored(rt, session.id)  # everything, the creation included, in order, once
     # a follower that starts later picks up where it is told to, and narrows to a subject family
-    later = list(events.follow(rt, session.id, "wander.step.", after_seq=followed[3].seq, poll_s=0.05, idle_s=0.2))
+    later = list(
+        event_stream.follow(rt.db, session.id, "wander.step.", after_seq=followed[3].seq, poll_s=0.05, idle_s=0.2)
+    )
     assert later == [e for e in followed[4:] if e.subject.startswith("wander.step.")]
 
 
@@ -198,18 +200,18 @@ def test_follow_picks_up_an_event_committed_after_a_later_numbered_one(runtime) 
 
     def slow_writer() -> None:
         with runtime.db.transaction() as tx:
-            event_log.emit(tx, "test.slow", {})
+            events_store.emit(tx, "test.slow", {})
             taken.set()
             release.wait(WAIT_S)
 
     with runtime.db.transaction() as tx:
-        event_log.emit(tx, "test.first", {})
+        events_store.emit(tx, "test.first", {})
     slow = threading.Thread(target=slow_writer)
     slow.start()
     taken.wait(WAIT_S)
     with runtime.db.transaction() as tx:
-        event_log.emit(tx, "test.fast", {})
-    following = events.follow(runtime, poll_s=0.05, idle_s=WAIT_S)
+        events_store.emit(tx, "test.fast", {})
+    following = event_stream.follow(runtime.db, poll_s=0.05, idle_s=WAIT_S)
     got = [next(following), next(following)]
     assert [e.subject for e in got] == ["test.first", "test.fast"]
     release.set()

@@ -3,11 +3,15 @@
 Every event is stored first (:mod:`explorer.store.events`, one row with its ``seq``); this module only tells of
 stored ones, so a listener never hears of something that did not happen.
 
-- :func:`subscribe`: a callback in this process, called with each event this process stores in the runtime's
-  database, once the transaction that wrote it has committed and the file is released (never for a write that
+- :func:`subscribe`: a callback in this process, called with each event this process stores in a database,
+  once the transaction that wrote it has committed and the file is released (never for a write that
   rolled back). It runs on the writing thread, so it should be quick (the NATS publisher only queues).
 - :func:`follow`: the events of a database as they appear, whoever writes them (a background worker walks in a
   process of its own), by short reads of the store.
+
+Both take the :class:`~explorer.store.Database`, not the runtime: hearing of events needs the file and nothing
+the runtime wires (models, embedder), and the runtime itself wires the NATS publisher onto this module, so
+taking the runtime here would make the two import each other.
 """
 
 from __future__ import annotations
@@ -19,13 +23,10 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from explorer.store import database
+from explorer.store import Database, database
 from explorer.store.events import Event, list_events
-
-if TYPE_CHECKING:
-    from explorer.runtime import Runtime
 
 __all__ = ["Event", "Subscriber", "Subscription", "follow", "subscribe"]
 
@@ -69,12 +70,12 @@ _subscriptions: list[Subscription] = []
 
 
 def subscribe(
-    runtime: Runtime, callback: Subscriber, *, session_id: str | None = None, subject_prefix: str | None = None
+    db: Database, callback: Subscriber, *, session_id: str | None = None, subject_prefix: str | None = None
 ) -> Subscription:
-    """Call ``callback(event)`` for every event this process stores in the runtime's database from now on
-    (narrowed to a session or a subject family such as ``wander.crystal.``), in the order stored.
+    """Call ``callback(event)`` for every event this process stores in ``db`` from now on (narrowed to a
+    session or a subject family such as ``wander.crystal.``), in the order stored.
     """
-    subscription = Subscription(_key(runtime.db.path), callback, session_id, subject_prefix)
+    subscription = Subscription(_key(db.path), callback, session_id, subject_prefix)
     with _lock:
         _subscriptions.append(subscription)
     return subscription
@@ -105,7 +106,7 @@ database.commit_hooks.append(_tell)
 
 
 def follow(
-    runtime: Runtime,
+    db: Database,
     session_id: str | None = None,
     subject_prefix: str | None = None,
     after_seq: int = 0,
@@ -123,7 +124,7 @@ def follow(
     seen: deque[int] = deque(maxlen=4 * LOOK_BACK)
     newest, quiet_since = after_seq, time.monotonic()
     while True:
-        with runtime.db.connect() as con:
+        with db.connect() as con:
             batch = list_events(
                 con,
                 session_id=session_id,
