@@ -42,7 +42,13 @@ class ConsolidationError(ExplorerError):
 
 
 def sources_of(source: Source) -> tuple[str, ...]:
-    """The experience sources a ``--source`` choice reads."""
+    """The experience sources a ``--source`` choice reads.
+
+    Example::
+
+        sources_of("all")  # ('wander', 'dreams', 'imported')
+        sources_of("wander")  # ('wander',)
+    """
     if source == "all":
         return SOURCES
     if source not in SOURCES:
@@ -65,7 +71,13 @@ class ImportReport:
 
 
 def import_log(runtime: Runtime, path: str | Path, max_mb: float = DEFAULT_MAX_MB) -> ImportReport:
-    """Import a JSON-lines log of experiences; a bad line is reported and skipped, the rest stored."""
+    """Import a JSON-lines log of experiences; a bad line is reported and skipped, the rest stored.
+
+    Example::
+
+        report = import_log(runtime, "agent-log.jsonl")
+        report.experiences_added, report.experiences_known, report.errors  # errors: [{"line": 7, "message": ...}]
+    """
     path = Path(path)
     try:
         content = read_text(path, max_mb)
@@ -109,7 +121,13 @@ class Reading:
 
 
 def read_experiences(runtime: Runtime, source: Source) -> Reading:
-    """The experiences of ``source``, the stored and the captured now, with what a trigger weighs."""
+    """The experiences of ``source``, the stored and the captured now, with what a trigger weighs.
+
+    Example::
+
+        reading = read_experiences(runtime, "wander")
+        len(reading.experiences), len(reading.fresh), reading.last_run, reading.new
+    """
     sources = sources_of(source)
     with runtime.db.connect() as con:
         stored = store.list_experiences(con, sources)
@@ -148,6 +166,11 @@ def _item_json(item: LadderItem) -> dict[str, Any]:
 def pattern_quality(patterns: Sequence[Pattern]) -> float | None:
     """Pattern quality (docs/consolidation.md#targets): the success rate of the patterns, weighted by use
     (error-recovery patterns, which have none, left out); ``None`` when no pattern has one. It aims at 0.7.
+
+    Example::
+
+        result = consolidate(experiences, runtime.embedder, runtime.gateway)
+        pattern_quality(result.patterns)  # e.g. 0.82; None when no pattern has a success rate
     """
     rated = [(p.success_rate, p.usage_count) for p in patterns if p.success_rate is not None]
     uses = sum(n for _, n in rated)
@@ -157,7 +180,13 @@ def pattern_quality(patterns: Sequence[Pattern]) -> float | None:
 def report_of(
     run_id: str | None, source: str, trigger: str, decision: Decision, result: Consolidation, spent: dict
 ) -> dict[str, Any]:
-    """A run as ``--json`` prints it and the store keeps it."""
+    """A run as ``--json`` prints it and the store keeps it.
+
+    Example::
+
+        report = report_of(run_id, "all", "manual", decide("manual", now, None, 0), result, spent)
+        report["status"], report["compression_ratio"], report["verification"]
+    """
     verification = result.verification
     if not decision.due:
         status = "not_due"
@@ -230,6 +259,11 @@ def run_consolidation(
     """Consolidate the experiences of ``source`` if ``trigger`` calls for it (as of ``now``) and store what the
     run makes; its report. Not due: nothing is run or stored, and the report says why (status ``not_due``).
     With no experiences nothing is stored either (status ``skipped``).
+
+    Example::
+
+        data = run_consolidation(runtime, source="all", trigger="manual").to_json()
+        data["status"], data["compression_ratio"], [p["name"] for p in data["patterns"]]
     """
     reading = read_experiences(runtime, source)
     decision = decide(trigger, now or datetime.now(UTC), reading.last_run, reading.new, schedule)
@@ -267,6 +301,12 @@ def run_due(
     """One check of the background triggers: a run when the periodic trigger or the threshold trigger calls for
     one (in that order; the first that is due runs), else ``None``. What ``explorer consolidate schedule`` does at
     every tick.
+
+    Example::
+
+        report = run_due(runtime)  # None: neither the periodic nor the threshold trigger is due
+        if report is not None:
+            print(report.brief())
     """
     for trigger in ("periodic", "threshold"):
         report = run_consolidation(runtime, source, trigger, budget=budget, schedule=schedule, now=now)
@@ -281,6 +321,11 @@ def after_session(runtime: Runtime, status: str, budget: Budget | None = None) -
 
     Every surface that can complete a session (a walk reaching its max steps, a person stopping it) calls this
     right after, so a completed session is never left unconsolidated.
+
+    Example::
+
+        session = stop(runtime, session_id)  # explorer.wander.service.stop
+        report = after_session(runtime, session.status)  # None unless the session completed
     """
     if status != "completed":
         return None
@@ -291,6 +336,10 @@ def after_session_brief(runtime: Runtime, status: str) -> dict[str, Any] | None:
     """:func:`after_session` as a surface reports it beside the walk: the run's :meth:`RunReport.brief`, or
     ``{"status": "failed", "error": …}`` when consolidating failed (the walk stands whatever happens to its
     consolidation, so the failure is reported, not raised); ``None`` for a session still open.
+
+    Example::
+
+        after_session_brief(runtime, "completed")  # run_id, status, patterns, ladder_levels, verification_score
     """
     try:
         report = after_session(runtime, status)
@@ -336,6 +385,11 @@ class Applicable:
 def knowledge_json(run_id: str, patterns: Sequence[Applicable], abstractions: Sequence[Applicable]) -> dict[str, Any]:
     """A knowledge query's answer (:func:`query_knowledge`) as plain JSON: what ``explorer consolidate query --json``
     prints and the API answers.
+
+    Example::
+
+        run_id, patterns, abstractions = query_knowledge(runtime, "a flaky integration test")
+        json.dumps(knowledge_json(run_id, patterns, abstractions))
     """
     return {
         "run_id": run_id,
@@ -363,6 +417,12 @@ def query_knowledge(
 ) -> tuple[str, list[Applicable], list[Applicable]]:
     """The newest run's patterns most alike ``situation`` (at least ``min_score``, at most ``limit``; an
     invalidated pattern never), and the abstractions above them, most general last; with the run's id.
+
+    Example::
+
+        run_id, patterns, abstractions = query_knowledge(runtime, "retrying a failed network call", limit=3)
+        for hit in patterns:
+            print(hit.score, hit.item.name, hit.pattern.actions if hit.pattern else ())
     """
     if not situation.strip():
         raise ConsolidationError("a situation to query is needed, not an empty text")

@@ -200,12 +200,26 @@ def _seed(seed: int | None) -> int:
 
 
 def run_budget(runtime: Runtime, budget_cents: float | None = None) -> Budget:
-    """The budget of one run that calls models: ``budget_cents``, or the settings' default."""
+    """The budget of one run that calls models: ``budget_cents``, or the settings' default.
+
+    Example::
+
+        budget = run_budget(runtime, budget_cents=50)  # one budget shared by two runs
+        run_exploration(runtime, budget=budget)
+        run_rem(runtime, dreams=5, budget=budget)
+    """
     return Budget(runtime.settings.cloud_budget_cents if budget_cents is None else budget_cents)
 
 
 def spent_fields(before: float, budget: Budget) -> dict[str, Any]:
-    """A report's spending fields: what this run added to the budget, and whether it ran out."""
+    """A report's spending fields: what this run added to the budget, and whether it ran out.
+
+    Example::
+
+        before = budget.spent_cents
+        result = fuse(nodes, get_relations, runtime.gateway, runtime.embedder, budget=budget)
+        report = FusionReport(clusters_found=result.clusters_found, **spent_fields(before, budget))
+    """
     return {"spent_cents": round(budget.spent_cents - before, 6), "budget_exhausted": budget.exhausted}
 
 
@@ -217,7 +231,12 @@ def _record(runtime: Runtime, subject: str, payload: dict[str, Any]) -> None:
 def refresh_prominence(
     runtime: Runtime, now: datetime | None = None, config: ProminenceConfig = DEFAULT_PROMINENCE
 ) -> int:
-    """Recompute every node's prominence from its age and use; the number of nodes that changed."""
+    """Recompute every node's prominence from its age and use; the number of nodes that changed.
+
+    Example::
+
+        changed = refresh_prominence(runtime, now=datetime(2027, 3, 1, tzinfo=UTC))  # as if months had passed
+    """
     now = now or datetime.now(UTC)
     with runtime.db.connect() as con:
         nodes = corpus.list_nodes(con)
@@ -252,6 +271,12 @@ def run_exploration(
 ) -> ExplorationReport:
     """REM exploration: new EXTENDS relations between distant memories (prominence refreshed first, as of
     ``as_of``: default now).
+
+    Example::
+
+        report = run_exploration(runtime, seed=7)
+        report.discoveries, report.candidates_kept, report.candidates_judged
+        recent_verdicts(runtime, limit=report.candidates_judged)  # why each link was kept or refused
     """
     seed = _seed(seed)
     budget = budget or run_budget(runtime)
@@ -302,6 +327,11 @@ def run_fusion(
 ) -> FusionReport:
     """Memory fusion over fading memories (prominence refreshed first, as of ``as_of``: default now); sources
     are superseded, never deleted.
+
+    Example::
+
+        report = run_fusion(runtime, as_of=datetime(2027, 3, 1, tzinfo=UTC))
+        report.clusters_fused, report.memories_superseded
     """
     budget = budget or run_budget(runtime)
     before = budget.spent_cents
@@ -349,6 +379,11 @@ def run_rem(
 ) -> RemReport:
     """The REM cycle: ``dreams`` dreams, each drawing one node from ``current_year``
     (default: the latest year in the corpus).
+
+    Example::
+
+        report = run_rem(runtime, dreams=5, seed=7)
+        report.dreams_stored, report.dreams_dropped, report.current_year  # the same seed dreams the same dreams
     """
     if dreams < 1:
         raise DreamingError(f"the number of dreams must be at least 1, not {dreams}")
@@ -429,6 +464,11 @@ def run_cycle(
 ) -> CycleReport:
     """One night (as of ``as_of``: default now): REM exploration, then fusion, then the REM cycle, on one
     budget.
+
+    Example::
+
+        night = run_cycle(runtime, dreams=10, seed=7)
+        night.exploration.discoveries, night.fusion.clusters_fused, night.rem.dreams_stored, night.model_calls
     """
     with runtime.db.connect() as con:  # refuse before the night begins, not after two of its three parts
         _require_dreamable(corpus.count_nodes(con, latest_only=True))
@@ -453,6 +493,11 @@ def run_chrono(
 ) -> ChronoReport:
     """Read a dated corpus in date order, dreaming ``dreams`` times at the end of each year or month, on one
     budget for the reading and the dreams.
+
+    Example::
+
+        report = run_chrono(runtime, ["notes/"], every="year", dreams=5, seed=7)
+        [(period.period, period.dreams_stored) for period in report.periods]  # [('undated', 0), ('2007', 5), ...]
     """
     if every not in ("year", "month"):
         raise DreamingError(f"a period must be year or month, not {every!r}")
@@ -511,13 +556,26 @@ def run_chrono(
 
 
 def recent_dreams(runtime: Runtime, limit: int = 50) -> list[DreamView]:
-    """The newest dreams, newest first, each with the nodes it was dreamt from."""
+    """The newest dreams, newest first, each with the nodes it was dreamt from.
+
+    Example::
+
+        for view in recent_dreams(runtime, limit=5):
+            print(view.question, "->", view.dream.text, [source.id for source in view.sources])
+    """
     with runtime.db.connect() as con:
         return _dream_views(con, store.recent_nodes(con, "rem_dream", limit))
 
 
 def get_dream(runtime: Runtime, dream_id: str) -> DreamView | None:
-    """One dream with the nodes it was dreamt from (``None`` when ``dream_id`` names no dream), e.g. for a link."""
+    """One dream with the nodes it was dreamt from (``None`` when ``dream_id`` names no dream), e.g. for a link.
+
+    Example::
+
+        view = get_dream(runtime, dream_id)
+        if view is not None:
+            print(view.question, [source.text for source in view.sources])
+    """
     with runtime.db.connect() as con:
         found = [n for n in corpus.get_nodes(con, {dream_id}, with_vectors=False) if n.type == "rem_dream"]
         return _dream_views(con, found)[0] if found else None
@@ -532,7 +590,13 @@ def _dream_views(con: Connection, dreams: list[Node]) -> list[DreamView]:
 
 
 def recent_verdicts(runtime: Runtime, limit: int = 100) -> list[VerdictView]:
-    """The judge's newest verdicts, kept and refused, newest first, with both memories."""
+    """The judge's newest verdicts, kept and refused, newest first, with both memories.
+
+    Example::
+
+        for view in recent_verdicts(runtime, limit=20):
+            print(view.verdict.kept, view.verdict.reason, view.seed.id, view.candidate.id)
+    """
     with runtime.db.connect() as con:
         found = store.recent_verdicts(con, limit)
         ends = {
@@ -545,7 +609,13 @@ def recent_verdicts(runtime: Runtime, limit: int = 100) -> list[VerdictView]:
 
 
 def recent_discoveries(runtime: Runtime, limit: int = 50) -> list[DiscoveryView]:
-    """The newest links found by REM exploration, newest first, with both memories."""
+    """The newest links found by REM exploration, newest first, with both memories.
+
+    Example::
+
+        for view in recent_discoveries(runtime, limit=10):
+            print(view.relation.description, view.relation.confidence, view.seed.id, view.neighbor.id)
+    """
     with runtime.db.connect() as con:
         found = store.recent_relations(con, EXPLORATION, limit)
         ends = {

@@ -150,6 +150,13 @@ def read_documents(
     the concurrency. A model failure on one chunk is recorded in its document's
     ``failures`` and the chunk is still kept; ``known`` is extended with
     everything kept.
+
+    Example::
+
+        known = load_known(runtime)  # explorer.reading.ingest
+        document = DocumentText("doc-1", chunk_text(text), year=2008, title="Garbage collection")
+        [result] = read_documents([document], known=known, embedder=runtime.embedder, gateway=runtime.gateway)
+        result.chunks, result.syntheses, result.failures  # nothing is stored: the caller writes the result
     """
     results = {d.document_id: ReadingResult() for d in documents}
     placed = []
@@ -238,6 +245,10 @@ def _link_mentions(
 def alias_links(known: KnownNodes, document_id: str, alias: str, names: Sequence[str]) -> list[Relation]:
     """MENTIONS relations for a document's new alias: from every known chunk that names the alias (none of the
     document's own, none that already names it by another of its ``names``) to its first chunk.
+
+    Example::
+
+        relations = alias_links(known, document_id, "GC", ["Garbage collection"])  # MENTIONS to its first chunk
     """
     first = known.first_chunk.get(document_id)
     if first is None:

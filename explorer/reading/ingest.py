@@ -64,12 +64,23 @@ class IngestReport:
 
 
 def content_hash(source: SourceText) -> str:
-    """The text's identity, blind to whitespace, so the same document ingested twice is read once."""
+    """The text's identity, blind to whitespace, so the same document ingested twice is read once.
+
+    Example::
+
+        content_hash(source)  # SHA-256 hex of the text, whitespace collapsed: "a  b" and "a b" are one
+    """
     return hashlib.sha256(" ".join(source.text.split()).encode("utf-8")).hexdigest()
 
 
 def load_known(runtime: Runtime) -> KnownNodes:
-    """Everything already in the knowledge base, for new chunks to be implanted among."""
+    """Everything already in the knowledge base, for new chunks to be implanted among.
+
+    Example::
+
+        known = load_known(runtime)
+        len(known.index)  # the nodes new chunks will be implanted among
+    """
     return _load_stored(runtime)[0]
 
 
@@ -87,7 +98,14 @@ def _load_stored(runtime: Runtime) -> tuple[KnownNodes, set[str]]:
 def collect_sources(
     paths: Iterable[str | Path], *, year: int | None, domain: str | None, max_mb: float, report: IngestReport
 ) -> list[SourceText]:
-    """The documents found under ``paths``, in order; what cannot be loaded goes into ``report``, not up."""
+    """The documents found under ``paths``, in order; what cannot be loaded goes into ``report``, not up.
+
+    Example::
+
+        report = IngestReport()
+        sources = collect_sources(["notes/"], year=None, domain="systems", max_mb=20, report=report)
+        report.errors  # the files (and lines) that could not be loaded
+    """
     sources: list[SourceText] = []
     for item in expand_paths(paths):
         if isinstance(item, LoadError):
@@ -112,7 +130,13 @@ def ingest_paths(
     progress: Progress | None = None,
     budget: Budget | None = None,
 ) -> IngestReport:
-    """Load every file under ``paths`` and read each document into the knowledge base."""
+    """Load every file under ``paths`` and read each document into the knowledge base.
+
+    Example::
+
+        report = ingest_paths(runtime, ["notes/", "paper.txt"], domain="systems", budget=Budget(50))
+        report.documents_added, report.chunks_added, report.syntheses_added, report.errors
+    """
     report = IngestReport()
     sources = collect_sources(paths, year=year, domain=domain, max_mb=max_mb, report=report)
     return ingest_sources(runtime, sources, config=config, progress=progress, report=report, budget=budget)
@@ -132,6 +156,12 @@ def ingest_sources(
 
     Documents are read in batches (``config.documents_together``), so the model calls of a batch's documents
     are in flight together; each document is still written in its own transaction.
+
+    Example::
+
+        report = IngestReport()
+        sources = collect_sources(["notes/"], year=2008, domain=None, max_mb=20, report=report)
+        ingest_sources(runtime, sources, report=report).documents_added
     """
     report = report or IngestReport()
     budget = budget or Budget(runtime.settings.cloud_budget_cents)
