@@ -3,8 +3,8 @@ dreaming, consolidation and jobs), served on stdio by ``explorer mcp``.
 
 A thin layer, like the CLI: each tool is a function of the runtime and its arguments that calls the engine and
 returns a record's JSON form. The SDK reads a tool's input schema from its type hints and its output schema from
-its return type (the shapes of the records' JSON forms), and its description from its docstring, which therefore speaks to the
-agent: what the tool does and what it returns.
+its return type (the shapes of the records' JSON forms), and its description from its docstring, which therefore
+speaks to the agent: what the tool does and what it returns.
 
 A request the engine refuses (an :class:`~explorer.errors.ExplorerError`: an unknown session or crystal, a
 session that is not active, a bad argument, a busy database) comes back as a tool result with ``isError`` and
@@ -24,7 +24,7 @@ import inspect
 from collections.abc import Callable
 from datetime import datetime
 from importlib.metadata import version
-from typing import Annotated, Any, Literal, NotRequired, cast
+from typing import Annotated, Any, Literal, NotRequired
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
@@ -216,7 +216,7 @@ def wander_run(
         return {"result": None, "job": jobs.submit(runtime, "wander.run", params).to_json()}
     _require_at_most(n_steps, MAX_STEPS_PER_CALL, "n_steps")
     result = jobs.run(runtime, "wander.run", params, _progress(ctx))
-    return {"result": cast(WanderRunReport, result), "job": None}  # the kind's report: a RunJson and its consolidation
+    return {"result": result, "job": None}  # the kind's report: a run's JSON and its consolidation
 
 
 def wander_get_insights(

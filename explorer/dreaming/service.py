@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from explorer.affinity import Affinity
-from explorer.dreaming.chrono import Every, plan_periods
+from explorer.dreaming.chrono import plan_periods
 from explorer.dreaming.exploration import CREATED_BY as EXPLORATION
 from explorer.dreaming.exploration import DEFAULT_EXPLORATION, ExplorationConfig, explore
 from explorer.dreaming.fusion import DEFAULT_FUSION, FusionConfig, fuse
@@ -34,7 +34,19 @@ from explorer.providers.budget import Budget
 from explorer.reading.cycle import DEFAULT_READING, ReadingConfig
 from explorer.reading.ingest import IngestReport, collect_sources, ingest_sources
 from explorer.reading.loaders import DEFAULT_MAX_MB
-from explorer.records import Node, Progress, Relation, Verdict
+from explorer.records import Node, Progress, Relation
+from explorer.records.dreaming import (
+    ChronoReport,
+    CycleReport,
+    DiscoveryView,
+    DreamView,
+    Every,
+    ExplorationReport,
+    FusionReport,
+    PeriodReport,
+    RemReport,
+    VerdictView,
+)
 from explorer.runtime import Runtime
 from explorer.store import corpus, events
 from explorer.store import dreaming as store
@@ -43,155 +55,6 @@ from explorer.store.database import Connection
 
 class DreamingError(ExplorerError):
     """A dreaming run that cannot start as asked; the message says what to do."""
-
-
-@dataclass
-class JsonReport:
-    """A report's counts as one JSON object (what ``--json`` prints)."""
-
-    def to_json(self) -> dict[str, Any]:
-        """Every field, as ``--json`` prints it and the run's event records it."""
-        return asdict(self)
-
-
-@dataclass
-class ExplorationReport(JsonReport):
-    """What a REM exploration did: its seed (to repeat it), the links it discovered and what failed."""
-
-    seed: int | None = None
-    eligible_memories: int = 0
-    seeds_explored: int = 0
-    candidates_judged: int = 0
-    candidates_kept: int = 0  # the judge's keep rate is this of those judged
-    discoveries: int = 0  # links made: a pair a judge kept twice is one
-    failures: int = 0
-    model_calls: int = 0
-    spent_cents: float = 0.0
-    budget_exhausted: bool = False  # calls were refused: the budget could not cover them
-    errors: list[str] = field(default_factory=list)
-
-
-@dataclass
-class FusionReport(JsonReport):
-    """What a fusion did: clusters found, fused or refused, and how many fading memories were superseded."""
-
-    eligible_memories: int = 0
-    clusters_found: int = 0
-    clusters_fused: int = 0
-    clusters_rejected: int = 0  # the model's summary was not shorter than its sources
-    memories_superseded: int = 0
-    failures: int = 0
-    model_calls: int = 0
-    spent_cents: float = 0.0
-    budget_exhausted: bool = False  # calls were refused: the budget could not cover them
-    errors: list[str] = field(default_factory=list)
-
-
-@dataclass
-class RemReport(JsonReport):
-    """What a REM cycle did: its seed and current year (to repeat it), dreams kept, dropped and failed."""
-
-    seed: int | None = None
-    current_year: int | None = None
-    dreams_requested: int = 0
-    dreams_stored: int = 0
-    dreams_dropped: int = 0  # near-duplicates of known nodes, or judged to add nothing
-    duplicates: int = 0  # of the dropped, the near-duplicates
-    failures: int = 0
-    model_calls: int = 0
-    spent_cents: float = 0.0
-    budget_exhausted: bool = False  # calls were refused: the budget could not cover them
-    errors: list[str] = field(default_factory=list)
-
-
-@dataclass
-class CycleReport:
-    """One night's three reports, with the totals a person checks first."""
-
-    exploration: ExplorationReport
-    fusion: FusionReport
-    rem: RemReport
-
-    @property
-    def model_calls(self) -> int:
-        """The night's model calls, all three mechanisms together (what it cost)."""
-        return self.exploration.model_calls + self.fusion.model_calls + self.rem.model_calls
-
-    @property
-    def failures(self) -> int:
-        """The night's failures, all three mechanisms together (whether to look at the errors)."""
-        return self.exploration.failures + self.fusion.failures + self.rem.failures
-
-    def to_json(self) -> dict[str, Any]:
-        """The night as ``explorer dream cycle --json`` prints it: each mechanism's report, then the totals."""
-        return {
-            "exploration": self.exploration.to_json(),
-            "fusion": self.fusion.to_json(),
-            "rem": self.rem.to_json(),
-            "model_calls": self.model_calls,
-            "failures": self.failures,
-            "spent_cents": round(self.exploration.spent_cents + self.fusion.spent_cents + self.rem.spent_cents, 6),
-            "budget_exhausted": self.rem.budget_exhausted,
-        }
-
-
-@dataclass
-class PeriodReport:
-    """What the chronological loop read in one period, and what the dream at its end kept."""
-
-    period: str  # "2008", "2008-03" or "undated"
-    documents_added: int = 0
-    documents_skipped: int = 0
-    dreamt: bool = False  # False: nothing new was read, the period is undated, or too little to dream over
-    dreams_stored: int = 0
-    dreams_dropped: int = 0
-    failures: int = 0
-
-
-@dataclass
-class ChronoReport(JsonReport):
-    """The whole chronological run: documents read, dreams kept, and each period's own report."""
-
-    every: Every = "year"
-    documents_added: int = 0
-    documents_skipped: int = 0
-    chunks_added: int = 0
-    dreams_stored: int = 0
-    dreams_dropped: int = 0
-    failures: int = 0
-    model_calls: int = 0  # the dreams' calls; the READING cycle's are in the call log
-    spent_cents: float = 0.0  # reading and dreaming together
-    budget_exhausted: bool = False
-    periods: list[PeriodReport] = field(default_factory=list)
-    errors: list[dict] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class DreamView:
-    """A stored dream with the nodes it was dreamt from."""
-
-    dream: Node
-    question: str | None
-    sources: list[Node]
-
-
-@dataclass(frozen=True)
-class DiscoveryView:
-    """An EXTENDS relation found by REM exploration, with both endpoints."""
-
-    relation: Relation
-    seed: Node
-    neighbor: Node
-    created_at: datetime | None = None
-
-
-@dataclass
-class VerdictView:
-    """A judge's verdict with the two memories it weighed."""
-
-    verdict: Verdict
-    seed: Node
-    candidate: Node
 
 
 def _seed(seed: int | None) -> int:

@@ -5,8 +5,9 @@ row, its JSON and its label in the app all use the same word. Embeddings are
 float32 unit vectors (``None`` when a view was loaded without them). A record's
 ``to_json`` is what every surface prints of it (the CLI's ``--json``, the API, the
 MCP tools): no vectors, and timestamps left as datetimes for the surface to write
-as text. Its shape is a TypedDict, so mypy holds the two to each other and the
-surfaces publish it as a schema.
+as text. It is derived from the record's ``json_form`` (:mod:`explorer.records.json_form`), the one list of
+what the record shows, which also gives the shape the surfaces publish as a schema (``SessionJson`` and its
+kind, named after the form).
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Literal, NotRequired
+from operator import attrgetter
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
 
 from explorer.records import Node, new_id
+from explorer.records.json_form import Computed, JsonForm, JsonRecord
 
 SessionStatus = Literal["active", "paused", "completed", "abandoned"]
 SourceType = Literal["SEED", "ADJACENT", "BRIDGED", "SERENDIPITOUS"]
@@ -66,14 +68,16 @@ def utcnow() -> datetime:
 
 
 @dataclass(frozen=True)
-class FenceAnchor:
+class FenceAnchor(JsonRecord):
     """A point that widens (``include``) or cuts out (``exclude``) the region a session may wander in."""
 
     concept: str
     action: FenceAction
     embedding: np.ndarray
 
-    def to_json(self) -> dict[str, Any]:
+    json_form = JsonForm("FenceJson", "concept", "action")  # surfaces leave the vector out
+
+    def to_stored(self) -> dict[str, Any]:
         """The anchor as the session row stores it (its vector rounded: six digits keep its direction)."""
         return {
             "concept": self.concept,
@@ -82,13 +86,13 @@ class FenceAnchor:
         }
 
     @classmethod
-    def from_json(cls, value: dict[str, Any]) -> FenceAnchor:
+    def from_stored(cls, value: dict[str, Any]) -> FenceAnchor:
         """The anchor back from its stored form."""
         return cls(value["concept"], value["action"], np.asarray(value["embedding"], dtype=np.float32))
 
 
 @dataclass
-class Session:
+class Session(JsonRecord):
     """One wander session: its configuration, budget, counters and where it stands."""
 
     name: str
@@ -128,76 +132,47 @@ class Session:
         """What the session may still spend on cloud calls; never negative, even after an overrun."""
         return max(0.0, self.cloud_budget_cents - self.cloud_spent_cents)
 
-    def to_json(self) -> SessionJson:
-        """The session as every surface prints it: its configuration, budget, counters and status (no vectors)."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "status": self.status,
-            "status_reason": self.status_reason,
-            "pause_kind": self.pause_kind,
-            "seed_concept": self.seed_concept,
-            "attractor": self.attractor,
-            "allowed_domains": self.allowed_domains,
-            "forbidden_domains": self.forbidden_domains,
-            "fence": [{"concept": a.concept, "action": a.action} for a in self.fence],
-            "max_drift_distance": self.max_drift_distance,
-            "max_steps": self.max_steps,
-            "step_count": self.step_count,
-            "cloud_budget_cents": self.cloud_budget_cents,
-            "cloud_spent_cents": self.cloud_spent_cents,
-            "local_calls": self.local_calls,
-            "cloud_calls": self.cloud_calls,
-            "offline_calls": self.offline_calls,
-            "temperature": self.temperature,
-            "human_checkpoint_frequency": self.human_checkpoint_frequency,
-            "random_seed": self.random_seed,
-            "current_locus_id": self.current_locus_id,
-            "created_at": self.created_at,
-            "last_step_at": self.last_step_at,
-            "completed_at": self.completed_at,
-        }
+    # what every surface prints of a session: its configuration, budget, counters and status (no vectors)
+    json_form = JsonForm(
+        "SessionJson",
+        "id",
+        "name",
+        "status",
+        "status_reason",
+        "pause_kind",
+        "seed_concept",
+        "attractor",
+        "allowed_domains",
+        "forbidden_domains",
+        "fence",
+        "max_drift_distance",
+        "max_steps",
+        "step_count",
+        "cloud_budget_cents",
+        "cloud_spent_cents",
+        "local_calls",
+        "cloud_calls",
+        "offline_calls",
+        "temperature",
+        "human_checkpoint_frequency",
+        "random_seed",
+        "current_locus_id",
+        "created_at",
+        "last_step_at",
+        "completed_at",
+    )
 
 
-class FenceJson(TypedDict):
-    """A fence anchor as surfaces show it (its vector left out)."""
-
-    concept: str
-    action: FenceAction
+FenceJson = Annotated[dict[str, Any], FenceAnchor.json_form]
+SessionJson = Annotated[dict[str, Any], Session.json_form]
 
 
-class SessionJson(TypedDict):
-    """A session's JSON form (:meth:`Session.to_json`)."""
-
-    id: str
-    name: str
-    status: SessionStatus
-    status_reason: str | None
-    pause_kind: PauseKind | None
-    seed_concept: str
-    attractor: str | None
-    allowed_domains: list[str] | None
-    forbidden_domains: list[str] | None
-    fence: list[FenceJson]
-    max_drift_distance: float
-    max_steps: int
-    step_count: int
-    cloud_budget_cents: float
-    cloud_spent_cents: float
-    local_calls: int
-    cloud_calls: int
-    offline_calls: int
-    temperature: float
-    human_checkpoint_frequency: int
-    random_seed: int
-    current_locus_id: str | None
-    created_at: datetime | None
-    last_step_at: datetime | None
-    completed_at: datetime | None
+# A locus's links to other loci, shown only in its detail.
+CONNECTIONS = ("adjacent_to", "bridges_to", "contradicts")
 
 
 @dataclass
-class Locus:
+class Locus(JsonRecord):
     """A point in idea space: a corpus node (``node_id`` keeps the provenance), a proposed analogy, the seed
     or an injected concept.
     """
@@ -222,51 +197,37 @@ class Locus:
     contradicts: list[dict[str, Any]] = field(default_factory=list)  # [{locus_id, tension_description}]
     id: str = field(default_factory=new_id)
 
-    def to_json(self, connections: bool = False) -> LocusJson:
-        """The locus as surfaces print it, without its vector (384 floats say nothing to a reader); with
-        ``connections``, also the loci it is adjacent to, bridges to and contradicts (a locus's detail).
+    # without its vector (384 floats say nothing to a reader)
+    json_form = JsonForm(
+        "LocusJson",
+        "id",
+        "concept",
+        "source_type",
+        "strategy",
+        "node_id",
+        "domains",
+        "visit_count",
+        "interestingness",
+        "novelty_score",
+        "actionability",
+        "uncertainty",
+        *CONNECTIONS,
+        optional=CONNECTIONS,
+        note="The loci it is adjacent to, bridges to and contradicts are shown only in a locus's detail.",
+    )
+
+    def to_json(self, connections: bool = False) -> dict[str, Any]:
+        """The locus as surfaces print it; with ``connections``, also the loci it is adjacent to, bridges to and
+        contradicts (a locus's detail).
         """
-        shown: LocusJson = {
-            "id": self.id,
-            "concept": self.concept,
-            "source_type": self.source_type,
-            "strategy": self.strategy,
-            "node_id": self.node_id,
-            "domains": self.domains,
-            "visit_count": self.visit_count,
-            "interestingness": self.interestingness,
-            "novelty_score": self.novelty_score,
-            "actionability": self.actionability,
-            "uncertainty": self.uncertainty,
-        }
-        if connections:
-            shown["adjacent_to"] = self.adjacent_to
-            shown["bridges_to"] = self.bridges_to
-            shown["contradicts"] = self.contradicts
-        return shown
+        return self.json_form.dump(self, leave_out=() if connections else CONNECTIONS)
 
 
-class LocusJson(TypedDict):
-    """A locus's JSON form (:meth:`Locus.to_json`); the connections only in a locus's detail."""
-
-    id: str
-    concept: str
-    source_type: SourceType
-    strategy: Strategy
-    node_id: str | None
-    domains: list[str]
-    visit_count: int
-    interestingness: float
-    novelty_score: float
-    actionability: float
-    uncertainty: float
-    adjacent_to: NotRequired[list[dict[str, Any]]]
-    bridges_to: NotRequired[list[dict[str, Any]]]
-    contradicts: NotRequired[list[dict[str, Any]]]
+LocusJson = Annotated[dict[str, Any], Locus.json_form]
 
 
 @dataclass
-class Trace:
+class Trace(JsonRecord):
     """One step of the path: where from, where to, why, and what it cost."""
 
     session_id: str
@@ -285,43 +246,29 @@ class Trace:
     created_at: datetime | None = None
     id: str = field(default_factory=new_id)
 
-    def to_json(self) -> TraceJson:
-        """One step of the path as surfaces print it, with why it went where it went."""
-        return {
-            "step_number": self.step_number,
-            "from_locus_id": self.from_locus_id,
-            "to_locus_id": self.to_locus_id,
-            "strategy": self.strategy,
-            "adjacencies_considered": self.adjacencies_considered,
-            "selection_scores": self.selection_scores,
-            "selection_reason": self.selection_reason,
-            "model_used": self.model_used,
-            "tokens_used": self.tokens_used,
-            "cost_cents": self.cost_cents,
-            "drift": self.drift,
-            "failures": self.failures,
-        }
+    # one step of the path as surfaces print it, with why it went where it went
+    json_form = JsonForm(
+        "TraceJson",
+        "step_number",
+        "from_locus_id",
+        "to_locus_id",
+        "strategy",
+        "adjacencies_considered",
+        "selection_scores",
+        "selection_reason",
+        "model_used",
+        "tokens_used",
+        "cost_cents",
+        "drift",
+        "failures",
+    )
 
 
-class TraceJson(TypedDict):
-    """A trace's JSON form (:meth:`Trace.to_json`)."""
-
-    step_number: int
-    from_locus_id: str | None
-    to_locus_id: str
-    strategy: Strategy | None
-    adjacencies_considered: int
-    selection_scores: dict[str, Any]
-    selection_reason: str | None
-    model_used: str | None
-    tokens_used: int
-    cost_cents: float
-    drift: float | None
-    failures: int
+TraceJson = Annotated[dict[str, Any], Trace.json_form]
 
 
 @dataclass
-class Residue:
+class Residue(JsonRecord):
     """What dwelling at an encounter left behind (the five reflections, themes and two ratings)."""
 
     session_id: str
@@ -341,43 +288,28 @@ class Residue:
     created_at: datetime | None = None
     id: str = field(default_factory=new_id)
 
-    def to_json(self) -> ResidueJson:
-        """The residue as surfaces print it: the five reflections, its themes and ratings."""
-        return {
-            "id": self.id,
-            "trace_id": self.trace_id,
-            "to_locus_id": self.to_locus_id,
-            "connection": self.connection,
-            "tension": self.tension,
-            "bridge": self.bridge,
-            "surprise": self.surprise,
-            "possibility": self.possibility,
-            "themes": self.themes,
-            "interestingness": self.interestingness,
-            "actionability": self.actionability,
-            "model_used": self.model_used,
-        }
+    json_form = JsonForm(
+        "ResidueJson",
+        "id",
+        "trace_id",
+        "to_locus_id",
+        "connection",
+        "tension",
+        "bridge",
+        "surprise",
+        "possibility",
+        "themes",
+        "interestingness",
+        "actionability",
+        "model_used",
+    )
 
 
-class ResidueJson(TypedDict):
-    """A residue's JSON form (:meth:`Residue.to_json`)."""
-
-    id: str
-    trace_id: str
-    to_locus_id: str
-    connection: str | None
-    tension: str | None
-    bridge: str | None
-    surprise: str | None
-    possibility: str | None
-    themes: list[str]
-    interestingness: float | None
-    actionability: float | None
-    model_used: str | None
+ResidueJson = Annotated[dict[str, Any], Residue.json_form]
 
 
 @dataclass
-class Resonance:
+class Resonance(JsonRecord):
     """A recurring pattern of themes. ``session_id`` None: it recurs across sessions.
 
     ``strength`` is the value stored at ``last_reinforced_at``; it decays by
@@ -403,37 +335,26 @@ class Resonance:
         days = max(0.0, ((now or utcnow()) - self.last_reinforced_at).total_seconds() / 86400.0)
         return self.strength * math.pow(1.0 - self.decay_rate, days)
 
-    def to_json(self) -> ResonanceJson:
-        """The resonance as surfaces print it, with its strength decayed to now beside the stored one."""
-        return {
-            "id": self.id,
-            "session_id": self.session_id,
-            "themes": self.themes,
-            "status": self.status,
-            "occurrences": self.occurrences,
-            "strength": round(self.current_strength(), 4),
-            "stored_strength": self.strength,
-            "last_reinforced_at": self.last_reinforced_at,
-            "supporting_residue_ids": self.supporting_residue_ids,
-        }
+    json_form = JsonForm(
+        "ResonanceJson",
+        "id",
+        "session_id",
+        "themes",
+        "status",
+        "occurrences",
+        Computed("strength", float, lambda resonance: round(resonance.current_strength(), 4)),
+        Computed("stored_strength", float, attrgetter("strength")),
+        "last_reinforced_at",
+        "supporting_residue_ids",
+        note="``strength`` is decayed to now; ``stored_strength`` is the value stored at ``last_reinforced_at``.",
+    )
 
 
-class ResonanceJson(TypedDict):
-    """A resonance's JSON form (:meth:`Resonance.to_json`); ``strength`` is decayed to now."""
-
-    id: str
-    session_id: str | None
-    themes: list[str]
-    status: ResonanceStatus
-    occurrences: int
-    strength: float
-    stored_strength: float
-    last_reinforced_at: datetime | None
-    supporting_residue_ids: list[str]
+ResonanceJson = Annotated[dict[str, Any], Resonance.json_form]
 
 
 @dataclass
-class Crystal:
+class Crystal(JsonRecord):
     """A validated insight: where a confirmed resonance met an interesting locus."""
 
     insight: str
@@ -476,51 +397,31 @@ class Crystal:
             values["human_approved_at"] = self.human_approved_at.astimezone(UTC).isoformat()
         return values
 
-    def to_json(self) -> CrystalJson:
-        """The crystal as surfaces print it, with its review state and who reviewed it."""
-        return {
-            "id": self.id,
-            "session_id": self.session_id,
-            "insight": self.insight,
-            "confidence": self.confidence,
-            "actionability": self.actionability,
-            "domains": self.domains,
-            "status": self.status,
-            "source_resonance_id": self.source_resonance_id,
-            "source_locus_id": self.source_locus_id,
-            "supporting_evidence": self.supporting_evidence,
-            "connects": self.connects,
-            "validated_by": self.validated_by,
-            "validation_notes": self.validation_notes,
-            "review_state": self.review_state,
-            "human_approved": self.human_approved,
-            "human_approved_at": self.human_approved_at,
-            "human_approved_by": self.human_approved_by,
-            "created_at": self.created_at,
-        }
+    # with its review state and who reviewed it
+    json_form = JsonForm(
+        "CrystalJson",
+        "id",
+        "session_id",
+        "insight",
+        "confidence",
+        "actionability",
+        "domains",
+        "status",
+        "source_resonance_id",
+        "source_locus_id",
+        "supporting_evidence",
+        "connects",
+        "validated_by",
+        "validation_notes",
+        "review_state",
+        "human_approved",
+        "human_approved_at",
+        "human_approved_by",
+        "created_at",
+    )
 
 
-class CrystalJson(TypedDict):
-    """A crystal's JSON form (:meth:`Crystal.to_json`)."""
-
-    id: str
-    session_id: str | None
-    insight: str
-    confidence: float
-    actionability: float
-    domains: list[str]
-    status: CrystalStatus
-    source_resonance_id: str | None
-    source_locus_id: str | None
-    supporting_evidence: list[dict[str, Any]]
-    connects: list[dict[str, Any]]
-    validated_by: str | None
-    validation_notes: str | None
-    review_state: ReviewState
-    human_approved: bool
-    human_approved_at: datetime | None
-    human_approved_by: str | None
-    created_at: datetime | None
+CrystalJson = Annotated[dict[str, Any], Crystal.json_form]
 
 
 def review_fields(values: dict[str, Any]) -> dict[str, Any]:
@@ -532,7 +433,7 @@ def review_fields(values: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass
-class Review:
+class Review(JsonRecord):
     """One entry of the review log: a person's decision on a crystal, or a revert of an earlier entry.
 
     ``values_before``/``values_after`` are the crystal's :data:`REVIEW_FIELDS` on each side (JSON values), so the
@@ -559,43 +460,26 @@ class Review:
         """Whether the log knows what to put back (see the class's note)."""
         return self.values_before is not None
 
-    def to_json(self) -> ReviewJson:
-        """The entry as surfaces print it."""
-        return {
-            "id": self.id,
-            "crystal_id": self.crystal_id,
-            "decision": self.decision,
-            "reviewer": self.reviewer,
-            "notes": self.notes,
-            "state_before": self.state_before,
-            "state_after": self.state_after,
-            "forced": self.forced,
-            "batch_id": self.batch_id,
-            "reverts": self.reverts,
-            "revertible": self.revertible,
-            "values_before": self.values_before,
-            "values_after": self.values_after,
-            "created_at": self.created_at,
-        }
+    json_form = JsonForm(
+        "ReviewJson",
+        "id",
+        "crystal_id",
+        "decision",
+        "reviewer",
+        "notes",
+        "state_before",
+        "state_after",
+        "forced",
+        "batch_id",
+        "reverts",
+        "revertible",
+        "values_before",
+        "values_after",
+        "created_at",
+    )
 
 
-class ReviewJson(TypedDict):
-    """A review log entry's JSON form (:meth:`Review.to_json`)."""
-
-    id: str
-    crystal_id: str
-    decision: ReviewAction
-    reviewer: str
-    notes: str | None
-    state_before: ReviewState
-    state_after: ReviewState
-    forced: bool
-    batch_id: str | None
-    reverts: str | None
-    revertible: bool
-    values_before: dict[str, Any] | None
-    values_after: dict[str, Any] | None
-    created_at: datetime | None
+ReviewJson = Annotated[dict[str, Any], Review.json_form]
 
 
 @dataclass(frozen=True)
@@ -620,7 +504,7 @@ class ReviewFilter:
 
 
 @dataclass
-class BulkReview:
+class BulkReview(JsonRecord):
     """What a bulk review did, or would do (``dry_run``): of the ``matched`` crystals, ``reviewed`` took the
     decision and ``refused`` were left alone because the decision would overturn an earlier one (``force`` takes
     them too).
@@ -633,27 +517,10 @@ class BulkReview:
     dry_run: bool
     batch_id: str | None = None  # the log entries' batch (None when nothing was written)
 
-    def to_json(self) -> BulkReviewJson:
-        """The report as surfaces print it."""
-        return {
-            "decision": self.decision,
-            "matched": self.matched,
-            "reviewed": self.reviewed,
-            "refused": self.refused,
-            "dry_run": self.dry_run,
-            "batch_id": self.batch_id,
-        }
+    json_form = JsonForm("BulkReviewJson", "decision", "matched", "reviewed", "refused", "dry_run", "batch_id")
 
 
-class BulkReviewJson(TypedDict):
-    """A bulk review's JSON form (:meth:`BulkReview.to_json`)."""
-
-    decision: ReviewDecision
-    matched: int
-    reviewed: int
-    refused: int
-    dry_run: bool
-    batch_id: str | None
+BulkReviewJson = Annotated[dict[str, Any], BulkReview.json_form]
 
 
 @dataclass
@@ -701,7 +568,7 @@ class Adjacency:
 
 
 @dataclass
-class StepResult:
+class StepResult(JsonRecord):
     """What one step did. ``status`` is the session's status after the step."""
 
     step_number: int
@@ -716,60 +583,37 @@ class StepResult:
     status: SessionStatus = "active"
     status_reason: str | None = None
 
-    def to_json(self) -> StepJson:
-        """What the step did, as ``explorer wander step --json`` prints it (wander.md's step result, and more)."""
-        return {
-            "step_number": self.step_number,
-            "from_locus": self.from_locus.to_json() if self.from_locus else None,
-            "to_locus": self.to_locus.to_json(),
-            "trace": self.trace.to_json(),
-            "residue": self.residue.to_json() if self.residue else None,
-            "resonances_detected": [r.to_json() for r in self.resonances],
-            "crystal": self.crystal.to_json() if self.crystal else None,
-            "failures": self.failures,
-            "status": self.status,
-            "status_reason": self.status_reason,
-        }
+    # as ``explorer wander step --json`` prints it (wander.md's step result, and more)
+    json_form = JsonForm(
+        "StepJson",
+        "step_number",
+        "from_locus",
+        "to_locus",
+        "trace",
+        "residue",
+        Computed("resonances_detected", list[Resonance], attrgetter("resonances")),
+        "crystal",
+        "failures",
+        "status",
+        "status_reason",
+    )
 
 
-class StepJson(TypedDict):
-    """A step's JSON form (:meth:`StepResult.to_json`); ``status`` is the session's after the step."""
-
-    step_number: int
-    from_locus: LocusJson | None
-    to_locus: LocusJson
-    trace: TraceJson
-    residue: ResidueJson | None
-    resonances_detected: list[ResonanceJson]
-    crystal: CrystalJson | None
-    failures: list[str]
-    status: SessionStatus
-    status_reason: str | None
+StepJson = Annotated[dict[str, Any], StepResult.json_form]
 
 
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(JsonRecord):
     """How far a run of steps got, and why it stopped before the end if it did."""
 
     steps_completed: int
     crystals_formed: int
     stopped_reason: str | None = None
 
-    def to_json(self) -> RunJson:
-        """The result as ``explorer wander run --json`` prints it."""
-        return {
-            "steps_completed": self.steps_completed,
-            "crystals_formed": self.crystals_formed,
-            "stopped_reason": self.stopped_reason,
-        }
+    json_form = JsonForm("RunJson", "steps_completed", "crystals_formed", "stopped_reason")
 
 
-class RunJson(TypedDict):
-    """A run's JSON form (:meth:`RunResult.to_json`)."""
-
-    steps_completed: int
-    crystals_formed: int
-    stopped_reason: str | None
+RunJson = Annotated[dict[str, Any], RunResult.json_form]
 
 
 @dataclass
@@ -797,7 +641,7 @@ class CrystalEvidence:
 
 
 @dataclass(frozen=True)
-class SearchHit:
+class SearchHit(JsonRecord):
     """A locus, crystal or resonance found near a query by meaning, with its cosine."""
 
     type: Literal["locus", "crystal", "resonance"]
@@ -806,22 +650,10 @@ class SearchHit:
     score: float
     session_id: str | None = None
 
-    def to_json(self) -> SearchHitJson:
-        """The hit as ``explorer wander search --json`` prints it (its score rounded to four digits)."""
-        return {
-            "type": self.type,
-            "id": self.id,
-            "text": self.text,
-            "score": round(self.score, 4),
-            "session_id": self.session_id,
-        }
+    # its score rounded to four digits
+    json_form = JsonForm(
+        "SearchHitJson", "type", "id", "text", Computed("score", float, lambda hit: round(hit.score, 4)), "session_id"
+    )
 
 
-class SearchHitJson(TypedDict):
-    """A search hit's JSON form (:meth:`SearchHit.to_json`)."""
-
-    type: Literal["locus", "crystal", "resonance"]
-    id: str
-    text: str
-    score: float
-    session_id: str | None
+SearchHitJson = Annotated[dict[str, Any], SearchHit.json_form]

@@ -74,7 +74,7 @@ def _to_db(name: str, value: Any) -> Any:
     if name in _VECTOR_COLUMNS:
         return np.asarray(value, dtype=np.float32).tolist()
     if name == "fence":
-        return json.dumps([anchor.to_json() for anchor in value])
+        return json.dumps([anchor.to_stored() for anchor in value])
     if name in _JSON_COLUMNS:
         return json.dumps(value, default=str)
     if name == "supporting_residue_ids":
@@ -88,7 +88,7 @@ def _from_db(name: str, value: Any) -> Any:
     if name in _VECTOR_COLUMNS:
         return np.asarray(value, dtype=np.float32)
     if name == "fence":
-        return [FenceAnchor.from_json(a) for a in (json.loads(value) if isinstance(value, str) else value)]
+        return [FenceAnchor.from_stored(a) for a in (json.loads(value) if isinstance(value, str) else value)]
     if name in _JSON_COLUMNS:
         return json.loads(value) if isinstance(value, str) else value
     if name in _ID_COLUMNS:

@@ -7,9 +7,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from explorer.api.dependencies import QUEUED, RuntimeDep, run_or_submit
-from explorer.api.models import ConsolidationReport, ConsolidationRun, CycleOut, DreamRun, KnowledgeOut
+from explorer.api.models import ConsolidationReport, ConsolidationRun, DreamRun, KnowledgeOut
 from explorer.consolidation import service as consolidation
-from explorer.dreaming.service import ExplorationReport, FusionReport, RemReport
+from explorer.records.dreaming import CycleJson, ExplorationReport, FusionReport, RemReport
 from explorer.runtime import Runtime
 
 router = APIRouter(tags=["dreaming and consolidation"])
@@ -40,7 +40,7 @@ def fuse(runtime: RuntimeDep, body: DreamRun | None = None) -> Any:
     return _dream(runtime, "dream.fuse", body)
 
 
-@router.post("/dreams/cycle", response_model=CycleOut, responses=QUEUED)
+@router.post("/dreams/cycle", response_model=CycleJson, responses=QUEUED)
 def cycle(runtime: RuntimeDep, body: DreamRun | None = None) -> Any:
     """A whole night: exploration, then fusion, then the REM cycle, on one budget."""
     return _dream(runtime, "dream.cycle", body)
