@@ -1,4 +1,4 @@
-"""Publishing stored events to NATS (``NATS_URL``), under the subjects wander.md names.
+"""Publishing stored events to NATS (``NATS_URL``), under the subjects docs/wander.md names.
 
 Why a thread of its own: nats-py is asyncio, and the engine's writers (a walk, a page, a worker) are plain threads
 that must never wait on a network. A writer only queues the stored event (:meth:`NatsPublisher.publish`); the

@@ -1,4 +1,4 @@
-"""A session's events, in order, with their payloads: each spec subject is logged at the moment it describes, and
+"""A session's events, in order, with their payloads: each subject is logged at the moment it describes, and
 an in-process subscriber hears exactly what was stored.
 """
 
