@@ -39,18 +39,46 @@ class Computed:
     value: Callable[[Any], Any]
 
 
-class JsonForm:
+class JsonShape:
+    """A published shape, built on first use, as an ``Annotated`` marker: pydantic reads the annotated dict as it.
+
+    A surface that answers a record with something beside it extends the record's (:meth:`JsonForm.extended`).
+    """
+
+    def __init__(self, make: Callable[[], type]) -> None:
+        self.make = make
+
+    @functools.cached_property
+    def typed_dict(self) -> type:
+        """The shape's TypedDict."""
+        return self.make()
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Pydantic reads the annotated dict as this shape."""
+        return handler.generate_schema(self.typed_dict)
+
+
+class JsonForm(JsonShape):
     """The keys a record shows, in order; ``optional`` ones are shown only when asked for (a detail view's).
 
     ``title`` names the published shape (the OpenAPI component, e.g. ``SessionJson``), described by the record's
     docstring and ``note`` (what a reader of the JSON must know beyond it). Declared on the record as its
-    ``json_form``, it learns its record's class; it is also the ``Annotated`` marker that makes pydantic read a
-    dict as the shape.
+    ``json_form``, it learns its record's class. For example::
+
+        @dataclass
+        class Hit(JsonRecord):
+            text: str
+            score: float
+            json_form = JsonForm("HitJson", "text", Computed("score", float, lambda hit: round(hit.score, 4)))
+
+        Hit("weak references", 0.123456).to_json()  # {"text": "weak references", "score": 0.1235}
+        HitJson = Annotated[dict[str, Any], Hit.json_form]  # what a surface names as its answer's type
     """
 
     def __init__(
         self, title: str, *keys: str | Computed, optional: tuple[str, ...] = (), note: str | None = None
     ) -> None:
+        super().__init__(self._shape)
         self.title = title
         self.keys = keys
         self.optional = optional
@@ -69,10 +97,15 @@ class JsonForm:
                 shown[name] = _shown(key.value(record) if isinstance(key, Computed) else getattr(record, key))
         return shown
 
-    @functools.cached_property
-    def typed_dict(self) -> type:
-        """The published shape: a TypedDict of the keys, each typed as the record's hints say (built on first use,
-        when the record's class is complete).
+    def extended(self, title: str, doc: str, **more: Any) -> JsonShape:
+        """The shape with ``more`` keys after the record's."""
+        return JsonShape(
+            lambda: _typed_dict(title, {**get_type_hints(self.typed_dict, include_extras=True), **more}, doc)
+        )
+
+    def _shape(self) -> type:
+        """A TypedDict of the keys, each typed as the record's hints say (built when first asked for, once the
+        record's class is complete).
         """
         if self.record is None:
             raise TypeError(f"{self.title} is not the json_form of a record")
@@ -86,32 +119,6 @@ class JsonForm:
             items[name] = NotRequired[_json_type(hint)] if name in self.optional else _json_type(hint)
         about = inspect.cleandoc(self.record.__doc__ or "")
         return _typed_dict(self.title, items, f"{about}\n\n{self.note}" if self.note else about)
-
-    def extended(self, title: str, doc: str, **more: Any) -> JsonShape:
-        """The shape with ``more`` keys, for a surface that answers a record with something beside it."""
-        return JsonShape(
-            lambda: _typed_dict(title, {**get_type_hints(self.typed_dict, include_extras=True), **more}, doc)
-        )
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        """Pydantic reads the annotated dict as the published shape."""
-        return handler.generate_schema(self.typed_dict)
-
-
-class JsonShape:
-    """A shape a surface extends from a record's (:meth:`JsonForm.extended`), as an ``Annotated`` marker."""
-
-    def __init__(self, make: Callable[[], type]) -> None:
-        self.make = make
-
-    @functools.cached_property
-    def typed_dict(self) -> type:
-        """The shape's TypedDict (built on first use)."""
-        return self.make()
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        """Pydantic reads the annotated dict as this shape."""
-        return handler.generate_schema(self.typed_dict)
 
 
 class JsonRecord:
@@ -130,7 +137,7 @@ def published(annotation: Any) -> Any:
     """The TypedDict an ``Annotated[dict[str, Any], form]`` stands for (``annotation`` itself otherwise): what a
     reader of the bare type, such as the MCP SDK's return types, must be given to see the shape.
     """
-    marks = [m for m in getattr(annotation, "__metadata__", ()) if isinstance(m, JsonForm | JsonShape)]
+    marks = [m for m in getattr(annotation, "__metadata__", ()) if isinstance(m, JsonShape)]
     return marks[0].typed_dict if marks else annotation
 
 
