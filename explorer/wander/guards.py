@@ -10,7 +10,7 @@ not dearer than its listed price.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypeGuard
+from typing import Any, TypedDict, TypeGuard
 
 from explorer.errors import Remedy
 from explorer.prompts import Prompt
@@ -136,6 +136,15 @@ def require_active(session: Session) -> None:
 # -- budget --------------------------------------------------------------------
 
 
+class SpendingCounters(TypedDict):
+    """A session's spending counters, as the fields of :class:`Session` (and of its row) they are written to."""
+
+    cloud_spent_cents: float
+    local_calls: int
+    cloud_calls: int
+    offline_calls: int
+
+
 class Spending:
     """The model calls of one step, kept inside the session's budget.
 
@@ -157,6 +166,22 @@ class Spending:
     def cloud_cents(self) -> float:
         """What this step spent on priced models (the cloud, usually)."""
         return self.budget.spent_cents - self.session.cloud_spent_cents
+
+    def spent_on(self, session: Session) -> SpendingCounters:
+        """``session``'s four spending counters with this spending added, as the session fields to store.
+
+        A step and a person's crystallize both charge their calls to the session this way, so the counters
+        never drift apart by who summed them. ``session`` is the one about to be written (a crystallize
+        re-reads it), not necessarily the one this spending started from; the cents are rounded to 6 places so
+        float sums do not grow trailing digits step after step.
+        """
+        by_tier = self.usage.by_tier
+        return SpendingCounters(
+            cloud_spent_cents=round(session.cloud_spent_cents + self.cloud_cents, 6),
+            local_calls=session.local_calls + by_tier.get("local", 0),
+            cloud_calls=session.cloud_calls + by_tier.get("cloud", 0),
+            offline_calls=session.offline_calls + by_tier.get("offline", 0),
+        )
 
     @property
     def has_local_model(self) -> bool:

@@ -505,7 +505,6 @@ def take_step(
         warm = []
 
     # guard rails
-    by_tier = spending.usage.by_tier
     spent_before = session.cloud_spent_cents
     after = replace(
         session,
@@ -513,10 +512,7 @@ def take_step(
         current_locus_id=target.id,
         pending_locus_id=None,
         last_step_at=now,
-        cloud_spent_cents=round(spent_before + spending.cloud_cents, 6),
-        local_calls=session.local_calls + by_tier.get("local", 0),
-        cloud_calls=session.cloud_calls + by_tier.get("cloud", 0),
-        offline_calls=session.offline_calls + by_tier.get("offline", 0),
+        **spending.spent_on(session),
         failure_streak=session.failure_streak + 1 if failed_dwell else 0,
         fence_streak=session.fence_streak + 1 if past_fence else 0,
     )
