@@ -1,30 +1,36 @@
 """What a job can be: each kind's parameters (checked when the job is asked for, not when a worker reaches it)
-and the engine call that carries it out, returning the report its command prints with ``--json``.
+and the engine call that carries it out, returning a report that knows its ``--json`` form.
 
-A runner gets the worker's runtime, the checked parameters and a progress callback; it calls the same engine
-functions as the command line, so a job does exactly what the command does in the foreground.
+This is the one path from a surface's parameters to the engine: a worker carrying out a queued job, the API,
+the MCP tools and the command line in the foreground all validate a kind's parameters with its model and call
+its engine function, so a run does exactly the same whichever way it was asked for, and a parameter added to
+a kind here works everywhere at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from explorer import demo
 from explorer.consolidation import service as consolidation
+from explorer.consolidation.schedule import Trigger
 from explorer.dreaming import service as dreaming
 from explorer.dreaming.exploration import ExplorationConfig
-from explorer.projection import place_new, update_projection
+from explorer.errors import ExplorerError
+from explorer.projection import ProjectionReport, place_new, update_projection
 from explorer.providers.budget import Budget
-from explorer.reading.ingest import ingest_paths
+from explorer.reading.ingest import IngestReport, ingest_paths
 from explorer.reading.loaders import DEFAULT_MAX_MB
 from explorer.records import Progress
+from explorer.records.wander import RunResult
 from explorer.runtime import Runtime
 from explorer.wander import service as wander
+from explorer.wander.errors import InvalidRequest
 from explorer.wander.guards import require_active
 
 SEED_MAX = 2**32 - 1  # what numpy's generators take, as `dream --seed` does
@@ -77,8 +83,8 @@ class Dreaming(Budgeted):
 class Consolidating(Budgeted):
     """``consolidate run``: consolidate the experiences of a source now."""
 
-    source: Literal["wander", "dreams", "imported", "all"] = "all"
-    trigger: Literal["manual", "session-complete", "periodic", "threshold"] = "manual"
+    source: consolidation.Source = "all"
+    trigger: Trigger = "manual"
 
 
 class Ingest(Budgeted):
@@ -95,75 +101,171 @@ class DemoPrepare(Params):
     """``demo``: whatever of the demo is missing (it has no parameters)."""
 
 
-def _wander_run(runtime: Runtime, p: WanderRun, progress: Progress) -> dict[str, Any]:
-    result: dict[str, Any] = {**wander.run(runtime, p.session_id, p.steps, progress=progress).to_json()}
-    brief = consolidation.after_session_brief(runtime, wander.get_session(runtime, p.session_id).status)
-    return result if brief is None else {**result, "consolidation": brief}
+class Report(Protocol):
+    """What a kind's engine call returns: it knows its own ``--json`` form, which is also the job's result."""
+
+    def to_json(self) -> Mapping[str, Any]:
+        """The report as plain JSON values (ids, counts, texts)."""
+        ...
 
 
-def _ingest(runtime: Runtime, p: Ingest, progress: Progress) -> dict[str, Any]:
-    report = ingest_paths(
-        runtime, p.paths, domain=p.domain, year=p.year, max_mb=p.max_mb, progress=progress, budget=p.budget()
-    )
-    if p.fit_map:
-        placed = update_projection(runtime)
-        return {**report.to_json(), "map": {"fitted": placed.fitted, "placed": placed.placed}}
-    if report.documents_added:
-        place_new(runtime)  # as `explorer ingest` does: new nodes join the fitted map
-    return report.to_json()
+@dataclass(frozen=True)
+class WalkReport:
+    """``wander.run``'s report: the steps taken and, when they completed the session, its consolidation (or why
+    that failed: the walk stands whatever happens to its consolidation, so the failure is reported, not raised).
+    """
+
+    walk: RunResult
+    consolidation: consolidation.RunReport | None = None
+    consolidation_error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The walk's JSON, with the consolidation's brief under ``"consolidation"`` when the session completed."""
+        result: dict[str, Any] = {**self.walk.to_json()}
+        if self.consolidation is not None:
+            result["consolidation"] = self.consolidation.brief()
+        elif self.consolidation_error is not None:
+            result["consolidation"] = {"status": "failed", "error": self.consolidation_error}
+        return result
+
+
+@dataclass(frozen=True)
+class ReadingReport:
+    """``ingest``'s report: what was read and, when the job was asked to fit the map, what the fit did."""
+
+    reading: IngestReport
+    map: ProjectionReport | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ingest report's JSON, with the map's fitted and placed counts under ``"map"`` after a fit."""
+        if self.map is None:
+            return self.reading.to_json()
+        return {**self.reading.to_json(), "map": {"fitted": self.map.fitted, "placed": self.map.placed}}
+
+
+@dataclass(frozen=True)
+class DemoReport:
+    """``demo.prepare``'s report: the demo session's id and the seconds the preparation took."""
+
+    prepared: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """What :func:`explorer.demo.prepare` returned."""
+        return self.prepared
+
+
+def _wander_run(runtime: Runtime, p: WanderRun, progress: Progress) -> WalkReport:
+    walked = wander.run(runtime, p.session_id, p.steps, progress=progress)
+    status = wander.get_session(runtime, p.session_id).status
+    try:
+        return WalkReport(walked, consolidation.after_session(runtime, status))
+    except ExplorerError as exc:
+        return WalkReport(walked, consolidation_error=str(exc))
 
 
 def _check_wander_run(runtime: Runtime, p: WanderRun) -> None:
     require_active(wander.get_session(runtime, p.session_id))
 
 
+def _ingest(runtime: Runtime, p: Ingest, progress: Progress) -> ReadingReport:
+    read = ingest_paths(
+        runtime, p.paths, domain=p.domain, year=p.year, max_mb=p.max_mb, progress=progress, budget=p.budget()
+    )
+    if p.fit_map:
+        return ReadingReport(read, update_projection(runtime))
+    if read.documents_added:
+        place_new(runtime)  # new nodes join a fitted map where their neighbours are (cheap; never fits)
+    return ReadingReport(read)
+
+
+P = TypeVar("P", bound=Params)
+R_co = TypeVar("R_co", bound=Report, covariant=True)
+
+
 @dataclass(frozen=True)
-class Kind:
-    """One kind of job: its parameters, the run, and a check of the database made when it is asked for."""
+class Kind(Generic[P, R_co]):
+    """One kind of job: its name, its parameters, the engine call, and a check of the database made when the
+    job is asked for (before it is queued).
+    """
 
-    params: type[Params]
-    run: Callable[[Runtime, Any, Progress], dict[str, Any]]
-    check: Callable[[Runtime, Any], None] | None = None
+    name: str
+    params: type[P]
+    call: Callable[[Runtime, P, Progress], R_co]
+    check: Callable[[Runtime, P], None] | None = None
+
+    def checked(self, runtime: Runtime, values: Mapping[str, Any]) -> P:
+        """The parameters as the kind's model reads them (a value it refuses is an :class:`InvalidRequest`
+        naming it), having checked what the kind needs of the database too.
+        """
+        try:
+            params = self.params.model_validate(values)
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"]) or "parameters"
+            raise InvalidRequest(f"job {self.name}: {where}: {problem['msg']}") from exc
+        if self.check is not None:
+            self.check(runtime, params)
+        return params
+
+    def run(self, runtime: Runtime, params: P, progress: Progress) -> dict[str, Any]:
+        """Carry out checked parameters; the report's JSON, which is the job's stored result."""
+        return dict(self.call(runtime, params, progress).to_json())
+
+    def report(self, runtime: Runtime, values: Mapping[str, Any], progress: Progress) -> R_co:
+        """Carry the kind out in this process from a surface's values (``None`` leaves a parameter to its
+        default), checked as a queued job's are: what a command does in the foreground.
+        """
+        params = self.checked(runtime, {k: v for k, v in values.items() if v is not None})
+        return self.call(runtime, params, progress)
 
 
-KINDS: dict[str, Kind] = {
-    "wander.run": Kind(WanderRun, _wander_run, _check_wander_run),
-    "dream.rem": Kind(
-        Dreaming,
-        lambda rt, p, progress: dreaming.run_rem(
-            rt,
-            dreams=p.dreams,
-            current_year=p.year,
-            seed=p.seed,
-            progress=progress,
-            budget=p.budget(),
-            as_of=p.moment(),
-        ).to_json(),
+WANDER_RUN = Kind("wander.run", WanderRun, _wander_run, _check_wander_run)
+DREAM_REM = Kind(
+    "dream.rem",
+    Dreaming,
+    lambda rt, p, progress: dreaming.run_rem(
+        rt, dreams=p.dreams, current_year=p.year, seed=p.seed, progress=progress, budget=p.budget(), as_of=p.moment()
     ),
-    "dream.explore": Kind(
-        Dreaming,
-        lambda rt, p, progress: dreaming.run_exploration(
-            rt, seed=p.seed, progress=progress, config=p.exploration(), budget=p.budget(), as_of=p.moment()
-        ).to_json(),
+)
+DREAM_EXPLORE = Kind(
+    "dream.explore",
+    Dreaming,
+    lambda rt, p, progress: dreaming.run_exploration(
+        rt, seed=p.seed, progress=progress, config=p.exploration(), budget=p.budget(), as_of=p.moment()
     ),
-    "dream.fuse": Kind(
-        Dreaming,
-        lambda rt, p, progress: dreaming.run_fusion(
-            rt, progress=progress, budget=p.budget(), as_of=p.moment()
-        ).to_json(),
+)
+DREAM_FUSE = Kind(
+    "dream.fuse",
+    Dreaming,
+    lambda rt, p, progress: dreaming.run_fusion(rt, progress=progress, budget=p.budget(), as_of=p.moment()),
+)
+DREAM_CYCLE = Kind(
+    "dream.cycle",
+    Dreaming,
+    lambda rt, p, progress: dreaming.run_cycle(
+        rt, dreams=p.dreams, seed=p.seed, progress=progress, budget=p.budget(), as_of=p.moment()
     ),
-    "dream.cycle": Kind(
-        Dreaming,
-        lambda rt, p, progress: dreaming.run_cycle(
-            rt, dreams=p.dreams, seed=p.seed, progress=progress, budget=p.budget(), as_of=p.moment()
-        ).to_json(),
+)
+CONSOLIDATE_RUN = Kind(
+    "consolidate.run",
+    Consolidating,
+    lambda rt, p, progress: consolidation.run_consolidation(
+        rt, p.source, p.trigger, budget=p.budget(), progress=progress
     ),
-    "consolidate.run": Kind(
-        Consolidating,
-        lambda rt, p, progress: consolidation.run_consolidation(
-            rt, p.source, p.trigger, budget=p.budget(), progress=progress
-        ).to_json(),
-    ),
-    "ingest": Kind(Ingest, _ingest),
-    demo.JOB_KIND: Kind(DemoPrepare, lambda rt, p, progress: demo.prepare(rt, progress=progress)),
+)
+INGEST = Kind("ingest", Ingest, _ingest)
+DEMO_PREPARE = Kind(demo.JOB_KIND, DemoPrepare, lambda rt, p, progress: DemoReport(demo.prepare(rt, progress=progress)))
+
+KINDS: dict[str, Kind[Any, Report]] = {
+    kind.name: kind
+    for kind in (
+        WANDER_RUN,
+        DREAM_REM,
+        DREAM_EXPLORE,
+        DREAM_FUSE,
+        DREAM_CYCLE,
+        CONSOLIDATE_RUN,
+        INGEST,
+        DEMO_PREPARE,
+    )
 }
