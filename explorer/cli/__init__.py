@@ -15,7 +15,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import duckdb
 import typer
 from typer._click.exceptions import BadParameter, ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
@@ -161,7 +160,8 @@ def failure(exc: BaseException) -> tuple[str | None, int]:
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"error: {where}{exc.strerror or _first_line(exc)}{debug}", 1
-    if isinstance(exc, duckdb.Error):
+    duckdb = sys.modules.get("duckdb")  # not imported here: a command that never opened the database raised none
+    if duckdb is not None and isinstance(exc, duckdb.Error):
         return f"error: the database refused this: {_first_line(exc)}{debug}", 1
     return f"internal error: {type(exc).__name__}: {_first_line(exc)}{debug}", 1
 

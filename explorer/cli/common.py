@@ -1,4 +1,10 @@
-"""What every command shares: the --db and --json options, the runtime, progress and output."""
+"""What every command shares: the --db and --json options, the runtime, progress and output.
+
+The command line starts at once because building it imports no engine: typer reads every command's options
+when it starts, so the ``explorer.cli`` modules import only typer, the standard library and the light bottom
+layer at their top, and each command imports the engine it calls when it runs (``tests/cli/test_startup.py``
+holds them to it; ``python -m bench.cli`` measures it).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +13,15 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from explorer.providers.budget import Budget
-from explorer.records import Progress
-from explorer.runtime import Runtime, open_runtime
-from explorer.settings import load_settings
+if TYPE_CHECKING:
+    from explorer.jobs.kinds import Report
+    from explorer.providers.budget import Budget
+    from explorer.records import Progress
+    from explorer.runtime import Runtime
 
 DbOption = Annotated[
     Path | None,
@@ -34,8 +41,13 @@ BudgetOption = Annotated[
 ]
 
 
+MaxMbOption = Annotated[float, typer.Option("--max-mb", min=0.0, help="Refuse files larger than this.")]
+
+
 def budget_for(cents: float | None) -> Budget | None:
     """The run's budget from ``--budget-cents``; ``None`` leaves the engine to the settings' default."""
+    from explorer.providers.budget import Budget
+
     return None if cents is None else Budget(cents)
 
 
@@ -44,19 +56,14 @@ def spent_line(spent_cents: float, exhausted: bool) -> str:
     return f"spent {spent_cents:.2f} ¢" + ("; the budget ran out, some calls were not made" if exhausted else "")
 
 
-class Report(Protocol):
-    """Any engine report a command prints: it knows its own ``--json`` form."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The report as plain JSON values (ids, counts, texts), what ``--json`` prints."""
-        ...
-
-
-R = TypeVar("R", bound=Report)
+R = TypeVar("R", bound="Report")  # any engine report a command prints: it knows its own --json form
 
 
 def runtime_for(db: Path | None) -> Runtime:
     """The engine for this command, on ``--db`` (or the settings' database) with the configured models."""
+    from explorer.runtime import open_runtime
+    from explorer.settings import load_settings
+
     return open_runtime(load_settings().with_db(db))
 
 

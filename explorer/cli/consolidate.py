@@ -8,20 +8,19 @@ from typing import Annotated, Any
 
 import typer
 
+from explorer.cli.choices import MAX_MB, Source
 from explorer.cli.common import (
     BudgetOption,
     DbOption,
     JsonOption,
+    MaxMbOption,
     budget_for,
     print_json,
-    run_reported,
     runtime_for,
     spent_line,
 )
-from explorer.cli.jobs import BackgroundOption, submit
-from explorer.consolidation import service
+from explorer.cli.jobs import BackgroundOption, run_kind
 from explorer.consolidation.schedule import Trigger
-from explorer.reading.loaders import DEFAULT_MAX_MB
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -33,12 +32,14 @@ app = typer.Typer(
 @app.command(name="import")
 def import_(
     path: Annotated[Path, typer.Argument(help="A JSON-lines log of experiences.", show_default=False)],
-    max_mb: Annotated[float, typer.Option("--max-mb", min=0.0, help="Refuse files larger than this.")] = DEFAULT_MAX_MB,
+    max_mb: MaxMbOption = MAX_MB,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Import experiences (moves, strategy applications, insights); bad lines are reported and skipped."""
-    report = service.import_log(runtime_for(db), path, max_mb=max_mb)
+    from explorer.consolidation import service as consolidation_service
+
+    report = consolidation_service.import_log(runtime_for(db), path, max_mb=max_mb)
     if as_json:
         print_json(report.to_json())
     else:
@@ -70,7 +71,7 @@ def summary(data: dict[str, Any]) -> list[str]:
 @app.command()
 def run(
     source: Annotated[
-        service.Source, typer.Option("--source", help="Whose experiences: wander, dreams, imported or all.")
+        Source, typer.Option("--source", help="Whose experiences: wander, dreams, imported or all.")
     ] = "all",
     trigger: Annotated[
         Trigger,
@@ -86,20 +87,18 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Triage, compress, abstract, integrate and verify the experiences; store what the run makes."""
-    if background:
-        params = {"source": source, "trigger": trigger, "budget_cents": budget_cents}
-        submit(runtime_for(db), "consolidate.run", params, as_json)
-        return
-    report = run_reported(
-        db,
-        as_json,
-        ("consolidating", "phase"),
-        lambda runtime, progress: service.run_consolidation(
-            runtime, source, trigger, budget=budget_for(budget_cents), progress=progress
-        ),
-        lambda report: summary(report.to_json()),
+    from explorer.jobs.kinds import CONSOLIDATE_RUN
+
+    report = run_kind(
+        CONSOLIDATE_RUN,
+        {"source": source, "trigger": trigger, "budget_cents": budget_cents},
+        db=db,
+        background=background,
+        as_json=as_json,
+        bar=("consolidating", "phase"),
+        summary=lambda report: summary(report.to_json()),
     )
-    if not as_json:
+    if report is not None and not as_json:
         for line in report.to_json()["warnings"]:
             typer.echo(f"warning: {line}", err=True)
 
@@ -107,7 +106,7 @@ def run(
 @app.command()
 def schedule(
     source: Annotated[
-        service.Source, typer.Option("--source", help="Whose experiences: wander, dreams, imported or all.")
+        Source, typer.Option("--source", help="Whose experiences: wander, dreams, imported or all.")
     ] = "all",
     every: Annotated[float, typer.Option("--every", min=0.1, help="Seconds between two checks.")] = 60.0,
     checks: Annotated[
@@ -120,12 +119,14 @@ def schedule(
     """Keep consolidating while it runs: every --every seconds, run when the periodic trigger (30 minutes since
     the last run) or the threshold trigger (50 new experiences, 10 minutes apart) calls for it.
     """
+    from explorer.consolidation import service as consolidation_service
+
     runtime = runtime_for(db)
     done = 0
     while checks is None or done < checks:
         if done:
             time.sleep(every)
-        report = service.run_due(runtime, source, budget=budget_for(budget_cents))
+        report = consolidation_service.run_due(runtime, source, budget=budget_for(budget_cents))
         done += 1
         if report is None:
             continue
@@ -144,9 +145,11 @@ def query(
     as_json: JsonOption = False,
 ) -> None:
     """The patterns that apply to a situation, and the abstractions above them."""
-    run_id, patterns, abstractions = service.query_knowledge(runtime_for(db), situation, limit=limit)
+    from explorer.consolidation import service as consolidation_service
+
+    run_id, patterns, abstractions = consolidation_service.query_knowledge(runtime_for(db), situation, limit=limit)
     if as_json:
-        print_json(service.knowledge_json(run_id, patterns, abstractions))
+        print_json(consolidation_service.knowledge_json(run_id, patterns, abstractions))
         return
     if not patterns:
         typer.echo("no pattern applies to this situation")

@@ -3,28 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from explorer.cli.choices import MAX_MB
 from explorer.cli.common import (
     BudgetOption,
     DbOption,
     JsonOption,
-    budget_for,
+    MaxMbOption,
     echo_load_errors,
     print_json,
-    run_reported,
     runtime_for,
     spent_line,
 )
-from explorer.cli.jobs import BackgroundOption, submit
-from explorer.projection import place_new
-from explorer.reading.ingest import IngestReport, ingest_paths
-from explorer.reading.loaders import DEFAULT_MAX_MB
-from explorer.records import Progress
-from explorer.runtime import Runtime
-from explorer.views import store_counts
+from explorer.cli.jobs import BackgroundOption, run_kind
+
+if TYPE_CHECKING:
+    from explorer.reading.ingest import IngestReport
 
 
 def ingest(
@@ -37,45 +34,47 @@ def ingest(
         int | None,
         typer.Option(min=1, max=2999, help="Year for documents that do not name one."),
     ] = None,
-    max_mb: Annotated[float, typer.Option("--max-mb", min=0.0, help="Refuse files larger than this.")] = DEFAULT_MAX_MB,
+    max_mb: MaxMbOption = MAX_MB,
     budget_cents: BudgetOption = None,
     background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Read documents into the knowledge base (the READING cycle)."""
-    if background:  # the worker reads the files where they are: give it paths that do not depend on our folder
-        params = {"paths": [str(p.resolve()) for p in paths], "domain": domain, "year": year, "max_mb": max_mb}
-        submit(runtime_for(db), "ingest", {**params, "budget_cents": budget_cents}, as_json)
-        return
+    from explorer.jobs.kinds import INGEST
 
-    def read(runtime: Runtime, progress: Progress) -> IngestReport:
-        report = ingest_paths(
-            runtime, paths, domain=domain, year=year, max_mb=max_mb, progress=progress, budget=budget_for(budget_cents)
-        )
-        if report.documents_added:
-            place_new(runtime)  # new nodes join a fitted map where their neighbours are (cheap; never fits)
-        return report
-
-    report = run_reported(
-        db,
-        as_json,
-        ("reading", "doc"),
-        read,
-        lambda report: [
-            f"{report.documents_added} documents added, {report.documents_skipped} already present; "
-            f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
-            f"{report.entity_insights_added} entity insights",
-            spent_line(report.spent_cents, report.budget_exhausted),
-        ],
+    # a worker reads the files where they are: give it paths that do not depend on our folder
+    given = [str(p.resolve() if background else p) for p in paths]
+    values = {"paths": given, "domain": domain, "year": year, "max_mb": max_mb, "budget_cents": budget_cents}
+    report = run_kind(
+        INGEST,
+        values,
+        db=db,
+        background=background,
+        as_json=as_json,
+        bar=("reading", "doc"),
+        summary=lambda report: _summary(report.reading),
     )
-    echo_load_errors(report.errors)
-    if report.failed:
+    if report is None:
+        return
+    echo_load_errors(report.reading.errors)
+    if report.reading.failed:
         raise typer.Exit(1)
+
+
+def _summary(report: IngestReport) -> list[str]:
+    return [
+        f"{report.documents_added} documents added, {report.documents_skipped} already present; "
+        f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
+        f"{report.entity_insights_added} entity insights",
+        spent_line(report.spent_cents, report.budget_exhausted),
+    ]
 
 
 def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Count documents, nodes by type, relations and the wander records."""
+    from explorer.views import store_counts
+
     counts = store_counts(runtime_for(db))
     if as_json:
         print_json(counts)

@@ -14,10 +14,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from platformdirs import user_data_dir
 
-from explorer import demo as sample
-from explorer import jobs
 from explorer.cli.common import progress_callback, runtime_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,6 +46,11 @@ def demo(
     """Open the app on the demo database, preparing the demo (once) in the background: the sample corpus, a walk
     over it, dreams and a consolidation, offline unless a model is configured.
     """
+    from platformdirs import user_data_dir
+
+    from explorer import demo as sample
+    from explorer import jobs
+
     path = db or Path(user_data_dir("dream-explorer")) / "demo.duckdb"
     runtime = runtime_for(path)
     _say(f"demo database: {path}")

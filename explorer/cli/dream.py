@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from explorer.cli.choices import RESULT_THRESHOLD
 from explorer.cli.common import (
     BudgetOption,
     DbOption,
     JsonOption,
-    R,
     budget_for,
     echo_load_errors,
     run_reported,
-    runtime_for,
     spent_line,
 )
-from explorer.cli.jobs import BackgroundOption, submit
-from explorer.dreaming import service
-from explorer.dreaming.exploration import ExplorationConfig
-from explorer.records import Progress
-from explorer.runtime import Runtime
+from explorer.cli.jobs import BackgroundOption, run_kind
+
+if TYPE_CHECKING:
+    from explorer.records.dreaming import ChronoReport, CycleReport
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -59,30 +56,9 @@ AsOfOption = Annotated[
 ]
 
 
-def _utc(moment: datetime | None) -> datetime | None:
-    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
-
-
-def _background(db: DbOption, kind: str, params: dict[str, Any], as_json: bool) -> None:
-    """``--background``: queue the run as a job (options left at their defaults are left to the job's)."""
-    submit(runtime_for(db), kind, {k: v for k, v in params.items() if v is not None}, as_json)
-
-
-def _dream(
-    db: DbOption,
-    as_json: bool,
-    bar: tuple[str, str],
-    run: Callable[[Runtime, Progress], R],
-    summary: Callable[[R], list[str]],
-    errors: Callable[[R], list[str]],
-) -> None:
-    """What every dreaming command does: run with a progress bar (``bar`` is its label and unit), then print
-    the report as JSON or as summary lines, with the items that failed as warnings on stderr.
-    """
-    report = run_reported(db, as_json, bar, run, summary)
-    if as_json:
-        return
-    for error in errors(report):
+def _warn(errors: list[str]) -> None:
+    """The items a run could not do, as warnings on stderr (its report, JSON or lines, is on stdout)."""
+    for error in errors:
         typer.echo(f"warning: {error}", err=True)
 
 
@@ -98,31 +74,24 @@ def rem(
     as_json: JsonOption = False,
 ) -> None:
     """The REM cycle: dream over three nodes at a time, one from the current year."""
-    if background:
-        params = {"dreams": dreams, "year": year, "seed": seed, "as_of": as_of, "budget_cents": budget_cents}
-        _background(db, "dream.rem", params, as_json)
-        return
-    _dream(
-        db,
-        as_json,
-        ("dreaming", "dream"),
-        lambda runtime, progress: service.run_rem(
-            runtime,
-            dreams=dreams,
-            current_year=year,
-            seed=seed,
-            progress=progress,
-            budget=budget_for(budget_cents),
-            as_of=_utc(as_of),
-        ),
-        lambda report: [
+    from explorer.jobs.kinds import DREAM_REM
+
+    report = run_kind(
+        DREAM_REM,
+        {"dreams": dreams, "year": year, "seed": seed, "as_of": as_of, "budget_cents": budget_cents},
+        db=db,
+        background=background,
+        as_json=as_json,
+        bar=("dreaming", "dream"),
+        summary=lambda report: [
             f"{report.dreams_stored} dreams stored, {report.dreams_dropped} dropped as adding nothing "
             f"({report.duplicates} near-duplicates), {report.failures} failed; year {report.current_year}, "
             f"{report.model_calls} model calls, seed {report.seed}",
             spent_line(report.spent_cents, report.budget_exhausted),
         ],
-        lambda report: report.errors,
     )
+    if report is not None and not as_json:
+        _warn(report.errors)
 
 
 @app.command()
@@ -137,7 +106,7 @@ def explore(
             help="Least activation a memory needs to become a candidate. Activation is shared among a memory's "
             "relations, so a densely linked graph may need less than the default to reach beyond neighbours.",
         ),
-    ] = ExplorationConfig.result_threshold,
+    ] = RESULT_THRESHOLD,
     as_of: AsOfOption = None,
     budget_cents: BudgetOption = None,
     background: BackgroundOption = False,
@@ -145,27 +114,26 @@ def explore(
     as_json: JsonOption = False,
 ) -> None:
     """REM exploration: look for new links between distant, fading memories."""
-    if background:
-        params = {"seed": seed, "result_threshold": result_threshold, "as_of": as_of, "budget_cents": budget_cents}
-        _background(db, "dream.explore", params, as_json)
-        return
-    config = ExplorationConfig(result_threshold=result_threshold)
-    _dream(
-        db,
-        as_json,
-        ("exploring", "seed"),
-        lambda runtime, progress: service.run_exploration(
-            runtime, seed=seed, progress=progress, config=config, budget=budget_for(budget_cents), as_of=_utc(as_of)
-        ),
-        lambda report: [
+    from explorer.jobs.kinds import DREAM_EXPLORE
+
+    values = {"seed": seed, "result_threshold": result_threshold, "as_of": as_of, "budget_cents": budget_cents}
+    report = run_kind(
+        DREAM_EXPLORE,
+        values,
+        db=db,
+        background=background,
+        as_json=as_json,
+        bar=("exploring", "seed"),
+        summary=lambda report: [
             f"{report.discoveries} discoveries from {report.seeds_explored} seeds "
             f"({report.candidates_judged} candidates judged, {report.candidates_kept} kept, "
             f"{report.eligible_memories} memories in the window), "
             f"{report.failures} failed; {report.model_calls} model calls, seed {report.seed}",
             spent_line(report.spent_cents, report.budget_exhausted),
         ],
-        lambda report: report.errors,
     )
+    if report is not None and not as_json:
+        _warn(report.errors)
 
 
 @app.command()
@@ -177,24 +145,36 @@ def fuse(
     as_json: JsonOption = False,
 ) -> None:
     """Memory fusion: merge clusters of fading, related memories (sources are kept, superseded)."""
-    if background:
-        _background(db, "dream.fuse", {"as_of": as_of, "budget_cents": budget_cents}, as_json)
-        return
-    _dream(
-        db,
-        as_json,
-        ("fusing", "cluster"),
-        lambda runtime, progress: service.run_fusion(
-            runtime, progress=progress, budget=budget_for(budget_cents), as_of=_utc(as_of)
-        ),
-        lambda report: [
+    from explorer.jobs.kinds import DREAM_FUSE
+
+    report = run_kind(
+        DREAM_FUSE,
+        {"as_of": as_of, "budget_cents": budget_cents},
+        db=db,
+        background=background,
+        as_json=as_json,
+        bar=("fusing", "cluster"),
+        summary=lambda report: [
             f"{report.clusters_fused} of {report.clusters_found} clusters fused, {report.memories_superseded} "
             f"memories superseded, {report.clusters_rejected} summaries refused as too long, {report.failures} "
             f"failed ({report.eligible_memories} fading memories); {report.model_calls} model calls",
             spent_line(report.spent_cents, report.budget_exhausted),
         ],
-        lambda report: report.errors,
     )
+    if report is not None and not as_json:
+        _warn(report.errors)
+
+
+def _night(report: CycleReport) -> list[str]:
+    """A night's summary lines: each mechanism's first numbers, then the totals."""
+    e, f, r = report.exploration, report.fusion, report.rem
+    return [
+        f"exploration: {e.discoveries} discoveries from {e.seeds_explored} seeds, {e.failures} failed",
+        f"fusion: {f.clusters_fused} of {f.clusters_found} clusters fused, {f.failures} failed",
+        f"rem: {r.dreams_stored} dreams stored, {r.dreams_dropped} dropped, {r.failures} failed",
+        f"{report.model_calls} model calls",
+        spent_line(report.to_json()["spent_cents"], report.rem.budget_exhausted),
+    ]
 
 
 @app.command()
@@ -208,31 +188,19 @@ def cycle(
     as_json: JsonOption = False,
 ) -> None:
     """A whole night: exploration, then fusion, then the REM cycle."""
-    if background:
-        params = {"dreams": dreams, "seed": seed, "as_of": as_of, "budget_cents": budget_cents}
-        _background(db, "dream.cycle", params, as_json)
-        return
+    from explorer.jobs.kinds import DREAM_CYCLE
 
-    def summary(report: service.CycleReport) -> list[str]:
-        e, f, r = report.exploration, report.fusion, report.rem
-        return [
-            f"exploration: {e.discoveries} discoveries from {e.seeds_explored} seeds, {e.failures} failed",
-            f"fusion: {f.clusters_fused} of {f.clusters_found} clusters fused, {f.failures} failed",
-            f"rem: {r.dreams_stored} dreams stored, {r.dreams_dropped} dropped, {r.failures} failed",
-            f"{report.model_calls} model calls",
-            spent_line(report.to_json()["spent_cents"], report.rem.budget_exhausted),
-        ]
-
-    _dream(
-        db,
-        as_json,
-        ("night", "step"),
-        lambda runtime, progress: service.run_cycle(
-            runtime, dreams=dreams, seed=seed, progress=progress, budget=budget_for(budget_cents), as_of=_utc(as_of)
-        ),
-        summary,
-        lambda report: report.exploration.errors + report.fusion.errors + report.rem.errors,
+    report = run_kind(
+        DREAM_CYCLE,
+        {"dreams": dreams, "seed": seed, "as_of": as_of, "budget_cents": budget_cents},
+        db=db,
+        background=background,
+        as_json=as_json,
+        bar=("night", "step"),
+        summary=_night,
     )
+    if report is not None and not as_json:
+        _warn(report.exploration.errors + report.fusion.errors + report.rem.errors)
 
 
 @app.command()
@@ -254,8 +222,9 @@ def chrono(
     as_json: JsonOption = False,
 ) -> None:
     """Read a dated corpus in date order, dreaming at each year (or month) boundary."""
+    from explorer.dreaming import service as dreaming_service
 
-    def summary(report: service.ChronoReport) -> list[str]:
+    def summary(report: ChronoReport) -> list[str]:
         lines = []
         for period in report.periods:
             dreamt = (
@@ -275,7 +244,7 @@ def chrono(
         db,
         as_json,
         ("reading", "doc"),
-        lambda runtime, progress: service.run_chrono(
+        lambda runtime, progress: dreaming_service.run_chrono(
             runtime, paths, every=every, dreams=dreams, seed=seed, progress=progress, budget=budget_for(budget_cents)
         ),
         summary,

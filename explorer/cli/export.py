@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from explorer.cli.common import DbOption, JsonOption, print_json, runtime_for
-from explorer.export import export_session
 
 
 def export(
@@ -25,6 +24,8 @@ def export(
     as_json: JsonOption = False,
 ) -> None:
     """Write a session's archive: the map at 1024 and 512 px, a summary (.md) and the full session (.json)."""
+    from explorer.export import export_session
+
     archive = export_session(runtime_for(db), session_id, png)
     if as_json:
         print_json(archive.to_json())

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Annotated, Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from explorer import jobs
-from explorer.cli.common import DbOption, JsonOption, print_json, runtime_for
-from explorer.jobs import worker
-from explorer.records.jobs import Job
-from explorer.runtime import Runtime
+from explorer.cli.choices import NICENESS
+from explorer.cli.common import DbOption, JsonOption, R, print_json, run_reported, runtime_for
+
+if TYPE_CHECKING:
+    from explorer.jobs.kinds import Kind
+    from explorer.records.jobs import Job
+    from explorer.runtime import Runtime
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -32,11 +36,34 @@ BackgroundOption = Annotated[
 
 def submit(runtime: Runtime, kind: str, params: dict[str, Any], as_json: bool) -> None:
     """What ``--background`` does on every long command: queue the job and print its id."""
+    from explorer import jobs
+
     job = jobs.submit(runtime, kind, params)
     if as_json:
         print_json({"job_id": job.id, "kind": job.kind, "status": job.status.value})
     else:
         typer.echo(f"job {job.id} queued ({job.kind}); follow it with: explorer jobs show {job.id}")
+
+
+def run_kind(
+    kind: Kind[Any, R],
+    values: dict[str, Any],
+    *,
+    db: Path | None,
+    background: bool,
+    as_json: bool,
+    bar: tuple[str, str],
+    summary: Callable[[R], list[str]],
+) -> R | None:
+    """What a command with a job kind does: ``--background`` queues the kind for a worker; otherwise this process
+    carries out the very same kind (:meth:`Kind.report`) with a progress bar on stderr (``bar``: its label and
+    unit) and prints its report as JSON or as summary lines. ``values`` left ``None`` are left to the kind's
+    defaults either way. Returns the report (``None`` when queued) for the command's warnings and exit status.
+    """
+    if background:
+        submit(runtime_for(db), kind.name, {k: v for k, v in values.items() if v is not None}, as_json)
+        return None
+    return run_reported(db, as_json, bar, lambda runtime, progress: kind.report(runtime, values, progress), summary)
 
 
 def _line(job: Job) -> str:
@@ -54,6 +81,8 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """List jobs, newest first."""
+    from explorer import jobs
+
     found = jobs.list_jobs(runtime_for(db), status=status, limit=limit)
     if as_json:
         print_json([job.to_json() for job in found])
@@ -71,6 +100,8 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """Show a job: status, progress, and its result or error once it has ended."""
+    from explorer import jobs
+
     runtime = runtime_for(db)
     job = jobs.get(runtime, job_id)
     while wait and not job.status.ended:
@@ -87,6 +118,8 @@ def show(
 @app.command()
 def cancel(job_id: JobArg, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Cancel a job: a queued one at once, a running one after the item it is on (what it finished stands)."""
+    from explorer import jobs
+
     job = jobs.cancel(runtime_for(db), job_id)
     if as_json:
         print_json(job.to_json())
@@ -108,12 +141,14 @@ def worker_(
             max=19,
             help="Lower the worker's CPU priority by this much, so the app and commands stay quick while it works.",
         ),
-    ] = worker.NICENESS,
+    ] = NICENESS,
     db: DbOption = None,
 ) -> None:
     """Carry out queued jobs (one worker per database; a second one exits at once). Started on demand by
     --background; run it yourself to keep one waiting.
     """
+    from explorer.jobs import worker
+
     os.nice(niceness)
     runtime = runtime_for(db)
     carried = worker.work(runtime, idle_exit_s=idle_exit)

@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
-from explorer.projection import projection_status, update_projection
 
 
 def map_(
@@ -20,6 +19,8 @@ def map_(
     """Fit the map once (UMAP over every node), then place new nodes, loci, crystals and resonances without
     refitting.
     """
+    from explorer.projection import projection_status, update_projection
+
     runtime = runtime_for(db)
     with progress_callback("map", "stage", enabled=not as_json) as progress:
         report = update_projection(runtime, refit=refit, progress=progress)

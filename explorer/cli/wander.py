@@ -5,33 +5,21 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from explorer.cli.common import DbOption, JsonOption, print_json, progress_callback, runtime_for
+from explorer.cli.choices import CrystalStatus, FenceAction, ReviewState, SessionStatus
+from explorer.cli.common import DbOption, JsonOption, print_json, runtime_for
 from explorer.cli.consolidate import summary
-from explorer.cli.jobs import BackgroundOption, submit
-from explorer.consolidation import service as consolidation
+from explorer.cli.jobs import BackgroundOption, run_kind
 from explorer.errors import ExplorerError
-from explorer.records.wander import (
-    Crystal,
-    CrystalStatus,
-    FenceAction,
-    Review,
-    ReviewDecision,
-    ReviewFilter,
-    ReviewState,
-    Session,
-    SessionStatus,
-)
-from explorer.runtime import Runtime
-from explorer.text import shorten
-from explorer.wander import review as reviewing
-from explorer.wander import service
-from explorer.wander.config import SessionConfig
 from explorer.wander.errors import InvalidRequest
-from explorer.wander.guards import require_decision
+
+if TYPE_CHECKING:
+    from explorer.jobs.kinds import WalkReport
+    from explorer.records.wander import Crystal, Review, ReviewDecision, Session
+    from explorer.runtime import Runtime
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -89,8 +77,11 @@ def new(
     as_json: JsonOption = False,
 ) -> None:
     """Start a wander session at a seed concept."""
+    from explorer.wander import service as wander_service
+    from explorer.wander.config import SessionConfig
+
     runtime = runtime_for(db)
-    session = service.create_session(
+    session = wander_service.create_session(
         runtime,
         SessionConfig(
             seed_concept=seed_concept,
@@ -121,7 +112,9 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """List sessions, newest first."""
-    sessions = service.list_sessions(runtime_for(db), status=status, limit=limit, offset=offset)
+    from explorer.wander import service as wander_service
+
+    sessions = wander_service.list_sessions(runtime_for(db), status=status, limit=limit, offset=offset)
     if as_json:
         print_json([s.to_json() for s in sessions])
         return
@@ -134,7 +127,10 @@ def list_(
 @app.command()
 def show(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = False) -> None:
     """A session with its loci, trace, residues, resonances and crystals."""
-    view = service.session_view(runtime_for(db), session_id)
+    from explorer.text import shorten
+    from explorer.wander import service as wander_service
+
+    view = wander_service.session_view(runtime_for(db), session_id)
     if as_json:
         print_json(
             {
@@ -163,7 +159,9 @@ def show(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
 @app.command()
 def delete(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Delete a session and all it owns (its crystals stay, without the session)."""
-    service.delete_session(runtime_for(db), session_id)
+    from explorer.wander import service as wander_service
+
+    wander_service.delete_session(runtime_for(db), session_id)
     if as_json:
         print_json({"deleted": session_id})
     else:
@@ -189,13 +187,17 @@ def pause(
     as_json: JsonOption = False,
 ) -> None:
     """Pause an active session."""
-    _status_command(service.pause, session_id, db, as_json, reason=reason)
+    from explorer.wander import service as wander_service
+
+    _status_command(wander_service.pause, session_id, db, as_json, reason=reason)
 
 
 @app.command()
 def resume(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Resume a paused session (after a checkpoint, a tripped circuit breaker or a pause)."""
-    _status_command(service.resume, session_id, db, as_json)
+    from explorer.wander import service as wander_service
+
+    _status_command(wander_service.resume, session_id, db, as_json)
 
 
 @app.command()
@@ -206,8 +208,10 @@ def stop(
     as_json: JsonOption = False,
 ) -> None:
     """Stop a session (marks it completed, and consolidates the walks' experiences)."""
+    from explorer.wander import service as wander_service
+
     runtime = runtime_for(db)
-    session = (service.abandon if abandon else service.stop)(runtime, session_id)
+    session = (wander_service.abandon if abandon else wander_service.stop)(runtime, session_id)
     consolidated = consolidate_completed(runtime, session.status, as_json)
     if as_json:
         print_json({**session.to_json(), **consolidated})
@@ -223,8 +227,10 @@ def consolidate_completed(runtime: Runtime, status: str, as_json: bool) -> dict[
     with the run's id, status and numbers when it ran (nothing for a session still open). The walk stands
     whatever happens here, so trouble with the consolidation is a warning, not the command's failure.
     """
+    from explorer.consolidation import service as consolidation_service
+
     try:
-        report = consolidation.after_session(runtime, status)
+        report = consolidation_service.after_session(runtime, status)
     except ExplorerError as exc:
         typer.echo(f"warning: the session completed, but consolidating it failed: {exc}", err=True)
         return {"consolidation": {"status": "failed", "error": str(exc)}}
@@ -238,8 +244,11 @@ def consolidate_completed(runtime: Runtime, status: str, as_json: bool) -> dict[
 @app.command()
 def step(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Take one step."""
+    from explorer.text import shorten
+    from explorer.wander import service as wander_service
+
     runtime = runtime_for(db)
-    result = service.step(runtime, session_id)
+    result = wander_service.step(runtime, session_id)
     runtime.flush()
     consolidated = consolidate_completed(runtime, result.status, as_json)
     if as_json:
@@ -260,26 +269,39 @@ def step(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
 @app.command()
 def run(
     session_id: SessionArg,
-    steps: Annotated[int, typer.Option("--steps", help="How many steps to take.")] = 10,
+    steps: Annotated[int, typer.Option("--steps", min=1, max=10_000, help="How many steps to take.")] = 10,
     background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Take up to N steps; stops early at a checkpoint, a tripped circuit breaker or max steps."""
-    runtime = runtime_for(db)
-    if background:
-        submit(runtime, "wander.run", {"session_id": session_id, "steps": steps}, as_json)
-        return
-    with progress_callback("wandering", "step", enabled=not as_json) as progress:
-        result = service.run(runtime, session_id, steps, progress=progress)
-    if not as_json:
+    from explorer.jobs.kinds import WANDER_RUN
+
+    report = run_kind(
+        WANDER_RUN,
+        {"session_id": session_id, "steps": steps},
+        db=db,
+        background=background,
+        as_json=as_json,
+        bar=("wandering", "step"),
+        summary=_walked,
+    )
+    if report is not None and report.consolidation_error is not None:
         typer.echo(
-            f"{result.steps_completed} steps, {result.crystals_formed} crystals"
-            + (f"; stopped: {result.stopped_reason}" if result.stopped_reason else "")
+            f"warning: the session completed, but consolidating it failed: {report.consolidation_error}", err=True
         )
-    consolidated = consolidate_completed(runtime, service.get_session(runtime, session_id).status, as_json)
-    if as_json:
-        print_json({**result.to_json(), **consolidated})
+
+
+def _walked(report: WalkReport) -> list[str]:
+    """A walk's summary line, and its consolidation's when the walk completed the session."""
+    walk = report.walk
+    lines = [
+        f"{walk.steps_completed} steps, {walk.crystals_formed} crystals"
+        + (f"; stopped: {walk.stopped_reason}" if walk.stopped_reason else "")
+    ]
+    if report.consolidation is not None:
+        lines.append(f"session completed, consolidated: {summary(report.consolidation.to_json())[0]}")
+    return lines
 
 
 @app.command()
@@ -291,7 +313,9 @@ def inject(
     as_json: JsonOption = False,
 ) -> None:
     """Inject a concept to guide the walk (the next step visits it unless --no-visit)."""
-    locus = service.inject(runtime_for(db), session_id, concept, force_visit=not no_visit)
+    from explorer.wander import service as wander_service
+
+    locus = wander_service.inject(runtime_for(db), session_id, concept, force_visit=not no_visit)
     if as_json:
         print_json({"locus_id": locus.id, "force_visit": not no_visit, "domains": locus.domains})
     else:
@@ -309,10 +333,12 @@ def fence(
     as_json: JsonOption = False,
 ) -> None:
     """Widen the fence around a concept, or cut it out."""
+    from explorer.wander import service as wander_service
+
     chosen = [a for a, on in (("include", include), ("exclude", exclude)) if on] + ([action] if action else [])
     if len(set(chosen)) != 1:
         raise InvalidRequest("say exactly one of --include, --exclude (or --action include|exclude)")
-    session = service.fence(runtime_for(db), session_id, concept, chosen[0])
+    session = wander_service.fence(runtime_for(db), session_id, concept, chosen[0])
     if as_json:
         print_json(session.to_json())
     else:
@@ -322,7 +348,9 @@ def fence(
 @app.command()
 def crystallize(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Force a crystallization attempt at the current locus."""
-    attempt = service.crystallize(runtime_for(db), session_id)
+    from explorer.wander import service as wander_service
+
+    attempt = wander_service.crystallize(runtime_for(db), session_id)
     if as_json:
         print_json({"crystal": attempt.crystal.to_json() if attempt.crystal else None, "reason": attempt.reason})
     elif attempt.crystal:
@@ -344,6 +372,8 @@ def review(
     as_json: JsonOption = False,
 ) -> None:
     """Approve, reject or archive a crystal (once; --force changes an earlier decision)."""
+    from explorer.wander import review as reviewing
+
     decision = _decision(approve, reject, archive)
     crystal = reviewing.review_crystal(runtime_for(db), crystal_id, decision, notes=notes, reviewer=by, force=force)
     if as_json:
@@ -353,6 +383,8 @@ def review(
 
 
 def _decision(approve: bool, reject: bool, archive: bool) -> ReviewDecision:
+    from explorer.wander.guards import require_decision
+
     decisions = [d for d, on in (("approve", approve), ("reject", reject), ("archive", archive)) if on]
     if len(decisions) != 1:
         raise InvalidRequest("say exactly one of --approve, --reject, --archive")
@@ -389,12 +421,16 @@ def review_bulk(
     as_json: JsonOption = False,
 ) -> None:
     """Approve, reject or archive every crystal a filter takes (after a count and a confirmation)."""
+    from explorer.records.wander import ReviewFilter
+    from explorer.records.wander import ReviewState as State
+    from explorer.wander import review as reviewing
+
     decision = _decision(approve, reject, archive)
     where = ReviewFilter(
         session_id=session,
         min_confidence=min_confidence,
         max_confidence=max_confidence,
-        states=frozenset(state or [ReviewState.PENDING]),
+        states=frozenset(State(s) for s in state or [ReviewState.PENDING]),
     )
     runtime = runtime_for(db)
     arguments: dict[str, Any] = {"notes": notes, "reviewer": by, "force": force}
@@ -416,6 +452,8 @@ def review_bulk(
 
 
 def _say_review(r: Review) -> None:
+    from explorer.text import shorten
+
     when = r.created_at.strftime("%Y-%m-%d %H:%M:%S") if r.created_at else "?"
     what = f"revert of {r.reverts}" if r.reverts else r.decision
     marks = [
@@ -435,6 +473,8 @@ def history(
     as_json: JsonOption = False,
 ) -> None:
     """A crystal's reviews and reverts, oldest first (each with the id `explorer wander revert` takes)."""
+    from explorer.wander import review as reviewing
+
     entries = reviewing.review_history(runtime_for(db), crystal_id)
     if as_json:
         print_json([r.to_json() for r in entries])
@@ -457,6 +497,8 @@ def revert(
     as_json: JsonOption = False,
 ) -> None:
     """Put a crystal back exactly as it was before a review (the revert is logged, and can be reverted too)."""
+    from explorer.wander import review as reviewing
+
     runtime = runtime_for(db)
     entry = reviewing.revert_review(runtime, review_id, reviewer=by, notes=notes, force=force)
     if as_json:
@@ -476,7 +518,12 @@ def crystals(
     as_json: JsonOption = False,
 ) -> None:
     """Crystals across sessions."""
-    found = service.list_crystals(runtime_for(db), status=status, min_confidence=min_confidence, session_id=session)
+    from explorer.text import shorten
+    from explorer.wander import service as wander_service
+
+    found = wander_service.list_crystals(
+        runtime_for(db), status=status, min_confidence=min_confidence, session_id=session
+    )
     if as_json:
         print_json([c.to_json() for c in found])
         return
@@ -493,7 +540,10 @@ def evidence(
     as_json: JsonOption = False,
 ) -> None:
     """What supports a crystal: residues, loci, corpus nodes and their source chunks."""
-    found = service.crystal_evidence(runtime_for(db), crystal_id)
+    from explorer.text import shorten
+    from explorer.wander import service as wander_service
+
+    found = wander_service.crystal_evidence(runtime_for(db), crystal_id)
     if as_json:
         print_json(
             {
@@ -524,7 +574,12 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Search loci, crystals and resonances by meaning."""
-    hits = service.search(runtime_for(db), query, types=tuple(types) if types else service.SEARCH_TYPES, limit=limit)
+    from explorer.text import shorten
+    from explorer.wander import service as wander_service
+
+    hits = wander_service.search(
+        runtime_for(db), query, types=tuple(types) if types else wander_service.SEARCH_TYPES, limit=limit
+    )
     if as_json:
         print_json(
             [

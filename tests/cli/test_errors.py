@@ -82,7 +82,7 @@ CASES: list[tuple[str, int, str]] = [
     ("wander run {sid} --steps", 2, "error: option '--steps' requires an argument"),
     # numbers that do not parse, or fall outside their range
     ("wander run {sid} --steps abc", 2, "error: --steps must be a whole number, not 'abc'" + SEE.format("wander run")),
-    ("wander run {sid} --steps 0", 1, "error: the number of steps must be at least 1"),
+    ("wander run {sid} --steps 0", 2, "error: --steps must be from 1 to 10000, not 0" + SEE.format("wander run")),
     ("wander list --limit -1", 2, "error: --limit must be from 0 to 1000000, not -1" + SEE.format("wander list")),
     (
         "wander list --offset 99999999999999999999",

@@ -1,0 +1,123 @@
+"""The command line starts at once: building it (which typer does for every command, even ``--help``) imports
+no engine, no model library and no database; each command imports what it calls when it runs. And the foreground
+and ``--background`` run the same job kind, so a command's options are parameters of its kind.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any, get_args
+
+import pytest
+import typer
+
+import explorer.cli
+from explorer.cli import choices
+from explorer.consolidation.service import Source
+from explorer.dreaming.exploration import ExplorationConfig
+from explorer.jobs import kinds, worker
+from explorer.reading.loaders import DEFAULT_MAX_MB
+from explorer.records import wander as wander_records
+
+# What costs a command tenths of a second to import, and which commands that do not call it must not pay for.
+HEAVY = {
+    "numpy",
+    "scipy",
+    "duckdb",
+    "pydantic",
+    "litellm",
+    "yake",
+    "torch",
+    "sentence_transformers",
+    "sklearn",
+    "umap",
+    "hdbscan",
+    "networkx",
+    "streamlit",
+    "fastapi",
+    "uvicorn",
+    "mcp",
+}
+ENGINE = ("explorer.runtime", "explorer.store", "explorer.records", "explorer.wander.service", "explorer.jobs")
+
+
+def _modules_after(code: str) -> list[str]:
+    """The modules a fresh interpreter holds after running ``code``."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_building_the_command_line_imports_no_engine() -> None:
+    # typer reads every command's options (their types and defaults) when the command starts, so this is what
+    # `explorer --help` and every command pay before they do anything
+    loaded = _modules_after("import typer, explorer.cli\ntyper.main.get_command(explorer.cli.app)")
+    assert "explorer.cli.wander" in loaded and "explorer.cli.dream" in loaded  # the whole tree was built
+    assert sorted(m for m in loaded if m.split(".")[0] in HEAVY) == []
+    assert sorted(m for m in loaded if m.startswith(ENGINE)) == []
+
+
+def test_a_command_imports_its_engine_when_it_runs(tmp_path: Any) -> None:
+    # the other half of the bargain: the engine is imported inside the command, and is there once it ran
+    code = (
+        "import sys\nfrom explorer.cli import app\n"
+        f"app(['wander', 'list', '--json', '--db', {str(tmp_path / 'x.duckdb')!r}], standalone_mode=False)"
+    )
+    loaded = _modules_after(code)
+    assert "duckdb" in loaded and "explorer.wander.service" in loaded
+
+
+@pytest.mark.parametrize(
+    ("written_out", "engines"),
+    [
+        (choices.SessionStatus, wander_records.SessionStatus),
+        (choices.CrystalStatus, wander_records.CrystalStatus),
+        (choices.FenceAction, wander_records.FenceAction),
+        (choices.Source, Source),
+    ],
+)
+def test_the_choices_the_options_offer_are_the_engines(written_out: Any, engines: Any) -> None:
+    assert get_args(written_out) == get_args(engines)
+
+
+def test_the_defaults_the_options_show_are_the_engines() -> None:
+    assert [s.value for s in choices.ReviewState] == [s.value for s in wander_records.ReviewState]
+    assert DEFAULT_MAX_MB == choices.MAX_MB
+    assert worker.NICENESS == choices.NICENESS
+    assert ExplorationConfig.result_threshold == choices.RESULT_THRESHOLD
+
+
+# Each command that can run in the background, and the job kind both of its ways run.
+KIND_OF = {
+    "ingest": kinds.INGEST,
+    "wander run": kinds.WANDER_RUN,
+    "dream rem": kinds.DREAM_REM,
+    "dream explore": kinds.DREAM_EXPLORE,
+    "dream fuse": kinds.DREAM_FUSE,
+    "dream cycle": kinds.DREAM_CYCLE,
+    "consolidate run": kinds.CONSOLIDATE_RUN,
+}
+SURFACE = {"db", "as_json", "background"}  # where to run it and how to print it: no parameter of the run
+
+
+def _commands(command: Any, path: tuple[str, ...] = ()) -> dict[str, Any]:
+    if not hasattr(command, "commands"):
+        return {" ".join(path): command}
+    return {k: v for name, sub in command.commands.items() for k, v in _commands(sub, (*path, name)).items()}
+
+
+def test_every_command_with_a_background_has_its_kind() -> None:
+    commands = _commands(typer.main.get_command(explorer.cli.app))
+    backgrounded = {path for path, command in commands.items() if any(p.name == "background" for p in command.params)}
+    assert backgrounded == set(KIND_OF)
+
+
+@pytest.mark.parametrize("path", sorted(KIND_OF))
+def test_a_commands_options_are_its_kinds_parameters(path: str) -> None:
+    # so the foreground passes each of them to the kind's model, and an option added to the command and not to
+    # the kind (or named differently) fails here rather than being refused by the job, or dropped
+    command = _commands(typer.main.get_command(explorer.cli.app))[path]
+    options = {p.name for p in command.params} - SURFACE
+    assert options and options <= set(KIND_OF[path].params.model_fields)
