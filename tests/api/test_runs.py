@@ -97,10 +97,21 @@ def test_a_job_is_cancelled_and_stays_to_read(api: httpx.Client) -> None:
     assert wait_ended(api, dream.headers["location"])["status"] == "cancelled"
 
 
-def test_jobs_are_listed_and_unknown_ones_are_404(api: httpx.Client) -> None:
-    listed = api.get("/jobs", params={"limit": 1})
-    assert listed.status_code == 200 and len(listed.json()) <= 1
-    assert api.get("/jobs", params={"status": "active"}).status_code == 200
+def test_jobs_are_listed_newest_first_and_unknown_ones_are_404(api: httpx.Client) -> None:
+    session_id = new_session(api, max_steps=1000)["id"]
+    walk = api.post(f"/wander/sessions/{session_id}/wander", json={"n_steps": 1000, "background": True}).json()
+    dream = api.post("/dreams/rem", json={"dreams": 500, "background": True}).json()  # the newest job
+    try:
+        assert [job["job_id"] for job in api.get("/jobs", params={"limit": 1}).json()] == [dream["job_id"]]
+        page_two = api.get("/jobs", params={"limit": 1, "offset": 1}).json()
+        assert [job["job_id"] for job in page_two] == [walk["job_id"]]
+        active = api.get("/jobs", params={"status": "active"}).json()
+        assert {walk["job_id"], dream["job_id"]} <= {job["job_id"] for job in active}  # minutes of work each
+        assert {job["status"] for job in active} <= {"queued", "running"}
+    finally:
+        for job in (walk, dream):
+            api.delete(f"/jobs/{job['job_id']}")
+            wait_ended(api, f"/api/v1/jobs/{job['job_id']}")
     error_of(api.get("/jobs", params={"status": "sleeping"}), 422)
     for response in (api.get("/jobs/no-such-job"), api.delete("/jobs/no-such-job"), api.post("/jobs/x/cancel")):
         assert error_of(response, 404)["code"] == "not_found"
