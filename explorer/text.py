@@ -13,16 +13,22 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from itertools import takewhile
+from typing import TYPE_CHECKING
 
-import pysbd
-import yake
-from lemminflect import getAllLemmas
+if TYPE_CHECKING:
+    import pysbd
+    import yake
+
+# pysbd, YAKE (networkx under it) and LemmInflect are imported on first use: a command that opens a runtime but cuts
+# no text (`explorer wander list`) spent about a third of its start importing them.
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'+-]*")
 
 
 @lru_cache(maxsize=1)
 def _segmenter() -> pysbd.Segmenter:
+    import pysbd
+
     return pysbd.Segmenter(language="en", clean=False)
 
 
@@ -168,6 +174,8 @@ RANKED = 60  # YAKE's phrases kept per text: every caller's ``top * 3`` fits (it
 
 @lru_cache(maxsize=1)
 def _extractor() -> yake.KeywordExtractor:
+    import yake
+
     return yake.KeywordExtractor(lan="en", n=2, top=RANKED, dedupLim=0.6)
 
 
@@ -216,6 +224,8 @@ def _kinds(word: str) -> frozenset[str] | None:
     """The parts of speech ``word`` can be (None for a word the lexicon does not know, or a name or an acronym:
     "IBM", "iPhone"; a capitalised word is looked up as the word it is at the start of a sentence).
     """
+    from lemminflect import getAllLemmas
+
     if any(c.isupper() for c in word[1:]):
         return None
     kinds = getAllLemmas(word.lower())
