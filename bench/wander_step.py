@@ -39,7 +39,8 @@ import pyarrow as pa
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.vectors import ANN_MIN_ROWS
-from explorer.wander import service
+from explorer.wander import service, stepping
+from explorer.wander.caches import corpus_space
 from explorer.wander.config import SessionConfig
 from explorer.wander.space import cosines
 
@@ -200,7 +201,7 @@ def bench(nodes: int, steps: int, folder: Path, held: bool = False) -> None:
     # the call log and the embedding cache are written in batches, from inside model calls when one is due
     runtime.calls.flush = buffered.wrap(runtime.calls.flush)
     runtime.vectors.flush = buffered.wrap(runtime.vectors.flush)
-    service.take_step, service._read_step = think.wrap(service.take_step), reads.wrap(service._read_step)
+    stepping.take_step, stepping._read_step = think.wrap(stepping.take_step), reads.wrap(stepping._read_step)
     timers = (model, buffered, think, reads)
     marks: list[tuple[float, ...]] = []
 
@@ -210,7 +211,7 @@ def bench(nodes: int, steps: int, folder: Path, held: bool = False) -> None:
     try:
         started = time.perf_counter()
         with runtime.db.connect() as con:
-            space = service.corpus_space(runtime, con)
+            space = corpus_space(runtime, con)
         build_s = time.perf_counter() - started
         started = time.perf_counter()
         space.index.nearest(space.index.matrix[:1], 1)  # the approximate index, built on first use
@@ -219,7 +220,7 @@ def bench(nodes: int, steps: int, folder: Path, held: bool = False) -> None:
         with runtime.db.connect() if held else contextlib.nullcontext():  # else held only to read and to write
             service.run(runtime, session.id, steps + 2, progress=mark)
     finally:
-        service.take_step, service._read_step = service.take_step.inner, service._read_step.inner
+        stepping.take_step, stepping._read_step = stepping.take_step.inner, stepping._read_step.inner
     floor = top10_floor(space.index.matrix)
     floor_one_thread = top10_floor(space.index.matrix, product=cosines)
     rows = []

@@ -11,8 +11,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar, cast
 
 import numpy as np
 
@@ -26,12 +26,33 @@ from explorer.store import Connection, Database, StoreError, corpus
 from explorer.store import calls as call_log
 
 T = TypeVar("T")
+C = TypeVar("C")
+
+
+class Caches:
+    """What the engine keeps in memory between calls, one of each kind per runtime.
+
+    A kind is a class the engine area defines (Wander's corpus space and session memories, say) and constructs
+    without arguments; it says itself when what it holds is stale. Kept on the runtime, a cache is dropped with
+    it and never shared by two runtimes, whose databases may differ.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[type, object] = {}
+
+    def of(self, kind: type[C]) -> C:
+        """This runtime's ``kind``, made on first use."""
+        with self._lock:
+            if kind not in self._kept:
+                self._kept[kind] = kind()
+            return cast(C, self._kept[kind])
 
 
 @dataclass
 class Runtime:
-    """Everything the engine needs, opened once per surface: the database, the embedder, the model gateway
-    and the buffers that batch their writes.
+    """Everything the engine needs, opened once per surface: the database, the embedder, the model gateway,
+    the buffers that batch their writes and the caches that spare rereading the store.
     """
 
     settings: Settings
@@ -40,6 +61,7 @@ class Runtime:
     gateway: Gateway
     calls: WriteBuffer[call_log.CallRecord]
     vectors: WriteBuffer[tuple[str, np.ndarray]]
+    caches: Caches = field(default_factory=Caches)
 
     def flush(self) -> None:
         """Write what the buffers hold (call log, new embeddings)."""

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from explorer.cli import app
 from explorer.records.wander import Crystal
-from explorer.store import wander as store
+from explorer.store import wander as wander_store
 
 runner = CliRunner()
 
@@ -106,7 +106,7 @@ def test_review_a_crystal(corpus_copy: Path, runtime) -> None:
         validated_by="offline/extractive",
     )
     with rt.db.transaction() as con:
-        store.insert_crystal(con, crystal)
+        wander_store.insert_crystal(con, crystal)
     approved = cli(
         "review", crystal.id, "--approve", "--notes", "read the chunks", "--by", "ann", "--db", str(corpus_copy)
     )

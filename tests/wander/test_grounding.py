@@ -13,8 +13,8 @@ import pytest
 from explorer.records import Node
 from explorer.records.wander import Adjacency, Locus, Residue, Session
 from explorer.store import corpus as corpus_store
-from explorer.store import events as event_log
-from explorer.wander import adjacency, selection, service
+from explorer.store import events as events_store
+from explorer.wander import adjacency, caches, selection, service
 from explorer.wander.config import WanderTuning
 from explorer.wander.crystal import Evidence, KnownCrystals, bridge, crystal_allowed, crystallize
 from explorer.wander.guards import Spending
@@ -221,14 +221,14 @@ def test_a_dream_spans_its_parents_domains_and_stepping_onto_it_is_a_bridge() ->
 def test_the_store_gives_a_dream_its_parents_domains(corpus_runtime) -> None:
     rt = corpus_runtime
     with rt.db.transaction() as con:
-        space = service.corpus_space(rt, con)
+        space = caches.corpus_space(rt, con)
         chunks = [n for n in corpus_store.list_nodes(con, with_vectors=True) if n.type == "raw_chunk"]
         first_of = {d: n for n in reversed(chunks) if (d := space.domain(space.row(n.id)))}
         a, b = sorted(first_of.items())[:2]  # the small corpus holds notes of several domains
         dream = Node(type="rem_dream", text="What binds them?", embedding=a[1].embedding, parent_ids=[a[1].id, b[1].id])
         corpus_store.insert_nodes(con, [dream])
     with rt.db.connect() as con:
-        space = service.corpus_space(rt, con)  # rebuilt: the store changed
+        space = caches.corpus_space(rt, con)  # rebuilt: the store changed
     assert space.domains(space.row(dream.id)) == [a[0], b[0]]
 
 
@@ -362,7 +362,7 @@ def test_a_walk_forms_few_grounded_crystals_that_name_what_they_connect(corpus_r
     with rt.db.connect() as con:
         steps = [
             e.payload["step_number"]
-            for e in event_log.list_events(con, session_id=s.id, subject_prefix="wander.step.completed")
+            for e in events_store.list_events(con, session_id=s.id, subject_prefix="wander.step.completed")
             if e.payload.get("crystal_id")
         ]
     assert crystals, "24 steps formed no crystal"

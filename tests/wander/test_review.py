@@ -13,8 +13,8 @@ import pytest
 from explorer.errors import Remedy
 from explorer.records.wander import Crystal, ReviewFilter, ReviewState
 from explorer.runtime import Runtime
-from explorer.store import events
-from explorer.store import wander as store
+from explorer.store import events as events_store
+from explorer.store import wander as wander_store
 from explorer.wander import review
 from explorer.wander import service as wander
 from explorer.wander.errors import InvalidRequest, NotFound, SessionStateError
@@ -37,7 +37,7 @@ def stored_crystals(runtime: Runtime, confidences: list[float], session_id: str 
     ]
     with runtime.db.transaction() as con:
         for crystal in crystals:
-            store.insert_crystal(con, crystal)
+            wander_store.insert_crystal(con, crystal)
     return crystals
 
 
@@ -58,7 +58,7 @@ def test_a_review_is_logged_with_who_when_why_and_both_sides(runtime: Runtime) -
     assert entry.created_at == approved.human_approved_at
     # the event the session's followers hear keeps its shape
     with runtime.db.connect() as con:
-        (event,) = events.list_events(con, subject_prefix="wander.crystal.validated")
+        (event,) = events_store.list_events(con, subject_prefix="wander.crystal.validated")
     assert event.payload["before"] == "pending" and event.payload["after"] == "approved"
     assert event.payload["reviewer"] == "ann" and event.payload["notes"] == "read the chunks"
 
@@ -82,7 +82,7 @@ def test_revert_puts_back_exactly_what_was_there_and_is_logged_too(runtime: Runt
     assert current(runtime, crystal.id).review_values() == approval.values_after
     assert redo.state_after is ReviewState.APPROVED and redo.reverts == undo.id
     with runtime.db.connect() as con:
-        reverted = events.list_events(con, subject_prefix="wander.crystal.review_reverted")
+        reverted = events_store.list_events(con, subject_prefix="wander.crystal.review_reverted")
     assert [(e.payload["reverts"], e.payload["after"]) for e in reverted] == [
         (approval.id, "pending"),
         (undo.id, "approved"),
@@ -178,8 +178,8 @@ def test_bulk_review_counts_first_then_decides_each_match_through_the_state_mach
     review.revert_review(runtime, last.id)
     assert current(runtime, crystals[0].id).review_state is ReviewState.APPROVED
     with runtime.db.connect() as con:
-        bulk = events.list_events(con, subject_prefix="wander.crystal.bulk_reviewed")
-        validated = events.list_events(con, subject_prefix="wander.crystal.validated")
+        bulk = events_store.list_events(con, subject_prefix="wander.crystal.bulk_reviewed")
+        validated = events_store.list_events(con, subject_prefix="wander.crystal.validated")
     assert [(e.payload["decision"], e.payload["reviewed"]) for e in bulk] == [("approve", 2), ("reject", 5)]
     assert len(validated) == 1 + 2 + 5
     nothing = review.bulk_review(runtime, ReviewFilter(min_confidence=0.99), "archive")

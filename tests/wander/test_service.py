@@ -8,9 +8,9 @@ import pytest
 
 from explorer.errors import Remedy
 from explorer.records.wander import ReviewState
-from explorer.store import events as event_log
-from explorer.store import wander as store
-from explorer.wander import service
+from explorer.store import events as events_store
+from explorer.store import wander as wander_store
+from explorer.wander import service, stepping
 from explorer.wander.config import SessionConfig, WanderTuning
 from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, SessionStateError, WanderError
 
@@ -24,7 +24,7 @@ CRYSTALS_SOON = replace(TUNING, crystal_every=1, bridge_quantile=0.0, crystal_ac
 
 def subjects(runtime, session_id: str) -> list[str]:
     with runtime.db.connect() as con:
-        return [e.subject for e in event_log.list_events(con, session_id=session_id)]
+        return [e.subject for e in events_store.list_events(con, session_id=session_id)]
 
 
 def counts(runtime, session_id: str) -> dict[str, int]:
@@ -81,7 +81,7 @@ def test_one_step_writes_every_stage_offline(corpus_runtime) -> None:
     assert visited.visit_count == 1 and visited.interestingness == residue.interestingness
     assert len(view.loci) > 2  # the best other candidates are remembered, unvisited
     with corpus_runtime.db.connect() as con:
-        nodes = store.node_summaries(con, [locus.node_id for locus in view.loci if locus.node_id])
+        nodes = wander_store.node_summaries(con, [locus.node_id for locus in view.loci if locus.node_id])
     assert nodes and all(nodes[locus.node_id]["domain"] in locus.domains for locus in view.loci if locus.node_id)
     seed = {locus.id: locus for locus in view.loci}[session.current_locus_id]
     assert {a["locus_id"] for a in seed.adjacent_to} >= {result.to_locus.id}
@@ -108,7 +108,7 @@ def test_a_step_is_all_or_nothing(corpus_runtime, monkeypatch) -> None:
     def broken(con, residue):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(store, "insert_residue", broken)
+    monkeypatch.setattr(wander_store, "insert_residue", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         service.step(corpus_runtime, session.id)
     # nothing of the step was written but the event that it started (logged before it thought)
@@ -258,7 +258,9 @@ def test_cloud_budget_is_never_exceeded(corpus_copy, make_runtime) -> None:
     assert sum(t.cost_cents for t in view.trace) == pytest.approx(after.cloud_spent_cents)
     assert {t.model_used for t in view.trace} == {"gpt-4o-mini", "ollama/llama3"}
     with rt.db.connect() as con:
-        warnings = [e.payload for e in event_log.list_events(con, session_id=s.id, subject_prefix="wander.budget.low")]
+        warnings = [
+            e.payload for e in events_store.list_events(con, session_id=s.id, subject_prefix="wander.budget.low")
+        ]
     assert sum(w["exhausted"] for w in warnings) == 1
     # what is left cannot cover a dwelling's worst case: the next one goes to the local model
     assert 75 - after.cloud_spent_cents < 60
@@ -327,7 +329,7 @@ def test_offline_walk_crystallizes_with_evidence_back_to_chunks(corpus_runtime) 
         service.review_crystal(rt, crystal.id, "archive")
     assert service.review_crystal(rt, crystal.id, "archive", force=True).review_state is ReviewState.ARCHIVED
     with rt.db.connect() as con:
-        validated = event_log.list_events(con, subject_prefix="wander.crystal.validated")
+        validated = events_store.list_events(con, subject_prefix="wander.crystal.validated")
     reviews = [e.payload for e in validated if e.payload["validated_by"] == "human"]
     assert [(r["before"], r["after"], r["forced"]) for r in reviews] == [
         ("pending", "approved", False),
@@ -422,14 +424,14 @@ def test_a_step_taken_meanwhile_by_another_process_is_not_overwritten(mock_runti
         db=mock_runtime.db.path, completion_kwargs={"mock_response": mock_json()}, local_model="ollama/llama3"
     )
     s = new_session(mock_runtime)
-    commit = service._commit
+    commit = stepping._commit
 
     def racing(runtime, plan, read):
-        monkeypatch.setattr(service, "_commit", commit)
+        monkeypatch.setattr(stepping, "_commit", commit)
         service.step(other, s.id)  # the other one wins the race for step 1
         commit(runtime, plan, read)
 
-    monkeypatch.setattr(service, "_commit", racing)
+    monkeypatch.setattr(stepping, "_commit", racing)
     with pytest.raises(SessionStateError, match="took step 1 in another process"):
         service.step(mock_runtime, s.id)
     assert service.get_session(mock_runtime, s.id).step_count == 1

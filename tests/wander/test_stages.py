@@ -33,6 +33,7 @@ from explorer.records.wander import (
 from explorer.store.corpus import insert_relations
 from explorer.store.wander import updates_of
 from explorer.wander import adjacency, memory, scope, selection
+from explorer.wander.caches import corpus_space
 from explorer.wander.config import WanderTuning
 from explorer.wander.dwell import themes_vector
 from explorer.wander.errors import InvalidRequest, SessionStateError
@@ -45,7 +46,6 @@ from explorer.wander.guards import (
     require_transition,
 )
 from explorer.wander.resonance import check_resonances
-from explorer.wander.service import corpus_space
 from explorer.wander.space import LociSpace
 
 from .conftest import MOCK_ANSWER, SEED, mock_json

@@ -1,0 +1,271 @@
+"""The step as the engine's one pattern, read → think → write (as :mod:`explorer.dreaming.service` does).
+
+``_read_step`` gathers a step's inputs in one short connection, which also logs ``wander.step.started``; the
+pure step (:func:`~explorer.wander.walk.take_step`) runs with no connection held, its callbacks reading node
+texts from memory and a crystal's evidence, when one may form, in a connection of their own between model
+calls; ``_commit`` writes every row and event of the step in one transaction that first re-checks what the step
+depended on (:func:`recheck`: the session still there, still active, at the same step). Other processes
+(the app, the CLI, a worker) get the file while the model thinks. A step happens entirely or not at all. A walk
+(:func:`run`) writes one step and reads the next in one opening of the file, and leaves folding the write-ahead
+log into it to a later step or its end (see :mod:`explorer.store.database`): opening and checkpointing the file
+were most of a step's cost at scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import duckdb
+import numpy as np
+
+from explorer.errors import Remedy
+from explorer.records import Progress
+from explorer.records.wander import RunResult, Session, StepResult, utcnow
+from explorer.runtime import Runtime
+from explorer.store import events as events_store
+from explorer.store import wander as wander_store
+from explorer.store.database import Connection
+from explorer.text import shorten
+from explorer.wander import selection
+from explorer.wander.caches import SessionMemory, corpus_space, forget_session, session_memory
+from explorer.wander.config import WanderTuning
+from explorer.wander.errors import InvalidRequest, SessionNotFound, SessionStateError, WanderError
+from explorer.wander.evidence import gather_evidence, known_crystals
+from explorer.wander.guards import Spending, require_active
+from explorer.wander.sessions import get_session, require_session, set_status
+from explorer.wander.walk import StepCallbacks, StepInputs, StepPlan, take_step
+
+T = TypeVar("T")
+TUNING = WanderTuning()
+StepRead = tuple[StepInputs, SessionMemory]
+
+
+def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:
+    """Take one step of an active session (docs/wander.md#the-step): read, think with the file free, write.
+
+    Example::
+
+        result = step(runtime, session_id)
+        result.step_number, result.to_locus.concept, result.crystal  # the crystal is None on most steps
+    """
+    return _step(runtime, _read_step(runtime, session_id, tuning), tuning, read_next=False)[0]
+
+
+def run(
+    runtime: Runtime, session_id: str, steps: int, progress: Progress | None = None, tuning: WanderTuning = TUNING
+) -> RunResult:
+    """Up to ``steps`` steps; stops early when the session pauses or completes, and says why.
+
+    Example::
+
+        result = run(runtime, session_id, 20, progress=lambda done, total, note: print(done, total, note))
+        result.steps_completed, result.crystals_formed, result.stopped_reason  # None when it ran them all
+    """
+    if steps < 1:
+        raise InvalidRequest("the number of steps must be at least 1")
+    done = formed = 0
+    stopped: str | None = None
+    require_active(get_session(runtime, session_id))
+    read: StepRead | None = None
+    try:
+        while done < steps and stopped is None:
+            # holds the file only to read and to write (writing one step and reading the next at once)
+            result, read = _step(
+                runtime, read or _read_step(runtime, session_id, tuning), tuning, read_next=done + 1 < steps
+            )
+            done += 1
+            formed += result.crystal is not None
+            if result.status != "active":
+                stopped = f"{result.status}: {result.status_reason}"
+            if progress:
+                progress(done, steps, shorten(result.to_locus.concept, 6))
+    finally:
+        runtime.flush()
+        runtime.db.checkpoint()
+    return RunResult(done, formed, stopped)
+
+
+def recheck(con: Connection, read: Session) -> None:
+    """Refuse to write a step whose session changed while the model was thinking (paused, stopped, deleted,
+    or stepped by another process): the step is dropped, nothing half-written.
+    """
+    now = wander_store.session_progress(con, read.id)
+    if now is None:
+        raise SessionNotFound(read.id)
+    status, step_count = now
+    if status != "active":
+        raise SessionStateError(
+            f"session {read.id} became {status} while this step was thinking; the step was not kept",
+            remedy=Remedy.RESUME_SESSION if status == "paused" else None,
+            subject=read.id,
+        )
+    if step_count != read.step_count:
+        raise SessionStateError(
+            f"session {read.id} took step {step_count} in another process while this step was thinking; "
+            "this step was not kept, try again"
+        )
+
+
+def _read_step(runtime: Runtime, session_id: str, tuning: WanderTuning) -> StepRead:
+    """Everything a step starts from, read in one short connection, which also logs ``wander.step.started``:
+    the step begins here, before any model is asked, and a follower sees it while the step thinks.
+    """
+    with runtime.db.connect() as con:
+        session = require_session(con, session_id)
+        require_active(session)
+        if session.step_count >= session.max_steps:
+            set_status(
+                runtime, session.id, "completed", f"reached max steps ({session.max_steps})", "wander.session.completed"
+            )
+            raise SessionStateError(
+                f"session {session.id} has reached its max steps ({session.max_steps}) and is "
+                "now completed; raise max steps to go on"
+            )
+        memory = session_memory(runtime, con, session)
+        inputs = _read_inputs(runtime, con, session, memory, tuning)
+        events_store.emit(
+            con,
+            "wander.step.started",
+            {
+                "step_number": session.step_count + 1,
+                "from_locus_id": inputs.here.id,
+                "from_concept": shorten(inputs.here.concept, 20),
+            },
+            session.id,
+        )
+        return inputs, memory
+
+
+def _read_inputs(
+    runtime: Runtime, con: Connection, session: Session, memory: SessionMemory, tuning: WanderTuning
+) -> StepInputs:
+    corpus = corpus_space(runtime, con)
+    loci = memory.loci
+    here = loci.loci.get(session.current_locus_id or "")
+    if here is None:
+        raise WanderError(f"session {session.id} has lost its current locus; delete it and start a new one")
+    recent = memory.recent[-max(tuning.loop_window, tuning.path_memory + 1) :]
+    path = [
+        loci.loci[t.to_locus_id]
+        for t in recent[-(tuning.path_memory + 1) :]
+        if t.to_locus_id in loci.loci and t.to_locus_id != here.id
+    ]
+    since_reset = [t.to_locus_id for t in recent if t.step_number > session.circuit_reset_step]
+    updates = wander_store.updates_of(con, here.node_id) if here.node_id else []
+    return StepInputs(
+        session=session,
+        here=here,
+        corpus=corpus,
+        loci=loci,
+        path=path[-tuning.path_memory :],
+        since_reset=since_reset,
+        hot=list(memory.hot),
+        resonances=wander_store.resonances_in_reach(con, session.id),
+        failed_paths=np.vstack(memory.failed_paths)
+        if memory.failed_paths
+        else np.zeros((0, runtime.db.embedding_dim), np.float32),
+        visited_domains=set(loci.visited_domains),
+        pending=loci.loci.get(session.pending_locus_id) if session.pending_locus_id else None,
+        crystal_steps=list(memory.crystal_steps),
+        updates=updates,
+        already_exhausted=runtime.gateway.model_for("cloud")[1] == "cloud"
+        and any(
+            e.payload.get("exhausted")
+            for e in events_store.list_events(con, session_id=session.id, subject_prefix="wander.budget.low")
+        ),
+    )
+
+
+def _callbacks(runtime: Runtime, inputs: StepInputs, tuning: WanderTuning) -> StepCallbacks:
+    """What the pure step may read while it thinks: node texts from the corpus space in memory; the rest (a
+    resonance's evidence, earlier crystals, only when a crystal may form) each in a short connection of its
+    own, so none is held across the model calls between them.
+    """
+
+    def read(query: Callable[[Connection], T]) -> T:
+        with runtime.db.connect() as con:
+            return query(con)
+
+    def node_text(ids: list[str]) -> dict[str, dict[str, Any]]:
+        found = inputs.corpus.summaries(ids)
+        missing = [i for i in ids if i not in found]  # only nodes outside the space (none, as candidates go)
+        return {**found, **read(lambda con: wander_store.node_summaries(con, missing))} if missing else found
+
+    limit, loci = tuning.crystal_evidence, inputs.loci
+    return StepCallbacks(
+        embed=runtime.embedder.embed,
+        node_text=node_text,
+        evidence=lambda resonance, residue: read(lambda con: gather_evidence(con, loci, limit, resonance, residue)),
+        last_attempt=lambda resonance_id: read(lambda con: wander_store.last_crystal_attempt(con, resonance_id)),
+        known_crystals=lambda: read(known_crystals),
+        related=lambda a, b: selection.pair_relatedness(inputs.corpus, a, b, tuning),
+    )
+
+
+def _step(
+    runtime: Runtime, read: StepRead, tuning: WanderTuning, read_next: bool
+) -> tuple[StepResult, StepRead | None]:
+    """Think from what was read, then write; with ``read_next``, also read the next step while the file is
+    open for the write (a walk of many steps opens it once a step, not twice).
+    """
+    inputs, memory = read
+    spending = Spending(runtime.gateway, inputs.session, tuning)
+    plan = take_step(inputs, spending, _callbacks(runtime, inputs, tuning), tuning, utcnow())
+    with runtime.db.connect(checkpoint=not read_next):  # the next step's write folds the log in, or run() does
+        try:
+            _commit(runtime, plan, inputs.session)
+        except BaseException:
+            forget_session(runtime, inputs.session.id)
+            raise
+        memory.remember(plan)
+        if not read_next or plan.result.status != "active":
+            return plan.result, None
+        try:
+            return plan.result, _read_step(runtime, inputs.session.id, tuning)
+        except WanderError:  # this step stands; the next one reads again and reports what stops it
+            return plan.result, None
+
+
+def _commit(runtime: Runtime, plan: StepPlan, read: Session) -> None:
+    """All of a step's rows and events, in one transaction, if the session is still as the step read it."""
+    try:
+        with runtime.db.transaction() as tx:
+            recheck(tx, read)
+            _write_plan(tx, plan)
+    except duckdb.ConstraintException as exc:
+        if "wander_traces" not in str(exc) and "step_number" not in str(exc):
+            raise
+        # UNIQUE(session_id, step_number): another process took this step while we were thinking
+        raise SessionStateError(
+            f"session {plan.trace.session_id} took step {plan.trace.step_number} in another "
+            "process at the same time; this step was not kept, try again"
+        ) from exc
+
+
+def _write_plan(con: Connection, plan: StepPlan) -> None:
+    session_id = plan.trace.session_id
+    wander_store.insert_loci(con, plan.new_loci)
+    for locus_id, values in plan.locus_updates.items():
+        wander_store.update_locus(con, locus_id, **values)
+    wander_store.insert_trace(con, plan.trace)
+    if plan.residue is not None:
+        wander_store.insert_residue(con, plan.residue)
+    outcome = plan.resonance_outcome
+    wander_store.insert_resonances(con, outcome.created)
+    for r in outcome.updated:
+        wander_store.update_resonance(
+            con,
+            r.id,
+            session_id=r.session_id,
+            occurrences=r.occurrences,
+            strength=r.strength,
+            status=r.status,
+            supporting_residue_ids=r.supporting_residue_ids,
+            last_reinforced_at=r.last_reinforced_at,
+        )
+    if plan.crystal is not None:
+        wander_store.insert_crystal(con, plan.crystal)
+    wander_store.insert_warm_memory(con, plan.warm)
+    wander_store.update_session(con, session_id, **plan.session_updates)
+    events_store.emit_many(con, plan.events, session_id)
