@@ -24,7 +24,7 @@ from explorer.wander.errors import InvalidRequest, NotFound, SessionStateError, 
 from explorer.wander.evidence import gather_evidence, known_crystals
 from explorer.wander.guards import Spending
 from explorer.wander.sessions import embed_one, infer_domains, require_session
-from explorer.wander.stepping import TUNING
+from explorer.wander.stepping import TUNING, recheck
 
 
 def _require_open(session: Session, action: str) -> None:
@@ -106,6 +106,9 @@ def fence(runtime: Runtime, session_id: str, concept: str, action: str) -> Sessi
 def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> CrystalAttempt:
     """Force a crystallization attempt at the current locus, with the resonance that bears on it most.
 
+    Read, think with the file free, write: like a step, it is not kept if the session changed meanwhile (stepped,
+    paused, stopped, deleted), and says so with the error a second step would get.
+
     Example::
 
         attempt = crystallize(runtime, session_id)
@@ -162,9 +165,10 @@ def _bearing_most(reach: list[Resonance], at: np.ndarray, now: datetime) -> Reso
 
 
 def _commit_attempt(runtime: Runtime, read: Session, attempt: CrystalAttempt, spending: Spending) -> None:
-    """The crystal (if one was kept), what the attempt spent and its events, if the session is still there."""
+    """The crystal (if one was kept), what the attempt spent and its events, if the session is still as read."""
     with runtime.db.transaction() as tx:
-        current = require_session(tx, read.id)
+        recheck(tx, read, "crystallization")
+        current = require_session(tx, read.id)  # another crystallization may have spent meanwhile
         if attempt.crystal is not None:
             wander_store.insert_crystal(tx, attempt.crystal)
         by_tier = spending.usage.by_tier

@@ -4,7 +4,7 @@
 pure step (:func:`~explorer.wander.walk.take_step`) runs with no connection held, its callbacks reading node
 texts from memory and a crystal's evidence, when one may form, in a connection of their own between model
 calls; ``_commit`` writes every row and event of the step in one transaction that first re-checks what the step
-depended on (:func:`recheck`: the session still there, still active, at the same step). Other processes
+depended on (:func:`recheck`: the session still there, in the same status, at the same step). Other processes
 (the app, the CLI, a worker) get the file while the model thinks. A step happens entirely or not at all. A walk
 (:func:`run`) writes one step and reads the next in one opening of the file, and leaves folding the write-ahead
 log into it to a later step or its end (see :mod:`explorer.store.database`): opening and checkpointing the file
@@ -86,24 +86,24 @@ def run(
     return RunResult(done, formed, stopped)
 
 
-def recheck(con: Connection, read: Session) -> None:
-    """Refuse to write a step whose session changed while the model was thinking (paused, stopped, deleted,
-    or stepped by another process): the step is dropped, nothing half-written.
+def recheck(con: Connection, read: Session, work: str = "step") -> None:
+    """Refuse to write ``work`` (a step, a crystallization) whose session changed while the model was thinking
+    (paused, stopped, deleted, or stepped by another process): it is dropped, nothing half-written.
     """
     now = wander_store.session_progress(con, read.id)
     if now is None:
         raise SessionNotFound(read.id)
     status, step_count = now
-    if status != "active":
+    if status != read.status:
         raise SessionStateError(
-            f"session {read.id} became {status} while this step was thinking; the step was not kept",
+            f"session {read.id} became {status} while this {work} was thinking; the {work} was not kept",
             remedy=Remedy.RESUME_SESSION if status == "paused" else None,
             subject=read.id,
         )
     if step_count != read.step_count:
         raise SessionStateError(
-            f"session {read.id} took step {step_count} in another process while this step was thinking; "
-            "this step was not kept, try again"
+            f"session {read.id} took step {step_count} in another process while this {work} was thinking; "
+            f"this {work} was not kept, try again"
         )
 
 

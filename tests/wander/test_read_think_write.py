@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from explorer.prompts import Prompt
+from explorer.records.wander import Session
 from explorer.runtime import Runtime
 from explorer.store import corpus as corpus_store
 from explorer.wander import service
@@ -124,3 +125,40 @@ def test_a_walk_opens_the_file_once_a_step(offline_runtime: Runtime, monkeypatch
     # checkpoint at the end
     assert opened - 2 * misses <= 1 + 1 + 6 + 3, (opened, misses)
     assert not Path(f"{db.path}.wal").exists()  # the walk ends with the file complete on its own
+
+
+@pytest.mark.parametrize(
+    ("change", "refusal"),
+    [
+        ("pause", "became paused while this crystallization was thinking"),
+        ("step", "took step 3 in another process while this crystallization was thinking"),
+    ],
+)
+def test_a_crystallization_is_not_kept_when_the_session_changed_while_it_thought(
+    offline_runtime: Runtime, make_runtime: Any, change: str, refusal: str
+) -> None:
+    """A forced crystallization re-checks the session before it writes, as a step does: a person pausing the
+    walk, or another process stepping it, while the model states the insight leaves nothing of the attempt.
+    """
+    s = new_session(offline_runtime)
+    service.run(offline_runtime, s.id, 2)  # resonances to crystallize
+    other = make_runtime(db=offline_runtime.db.path)
+    changed: list[Session] = []
+
+    def meanwhile() -> None:
+        if change == "pause":
+            service.pause(other, s.id, "a person paused")
+        else:
+            service.step(other, s.id)
+        changed.append(service.get_session(other, s.id))
+
+    probe = ThinkingProbe(offline_runtime, meanwhile=meanwhile)
+    offline_runtime.gateway.offline = probe
+    with pytest.raises(SessionStateError, match=refusal):
+        service.crystallize(offline_runtime, s.id)
+    assert probe.held and not any(probe.held), "a model call ran while this process held the database file"
+    after = service.get_session(offline_runtime, s.id)
+    spent = [(x.offline_calls, x.local_calls, x.cloud_calls, x.cloud_spent_cents) for x in (after, *changed)]
+    assert spent[0] == spent[1], "the crystallization's model calls were counted"
+    assert service.list_crystals(offline_runtime, session_id=s.id) == []
+    assert [e.subject for e in service.session_events(offline_runtime, s.id) if e.payload.get("forced")] == []
