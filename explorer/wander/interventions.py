@@ -171,15 +171,7 @@ def _commit_attempt(runtime: Runtime, read: Session, attempt: CrystalAttempt, sp
         current = require_session(tx, read.id)  # another crystallization may have spent meanwhile
         if attempt.crystal is not None:
             wander_store.insert_crystal(tx, attempt.crystal)
-        by_tier = spending.usage.by_tier
-        wander_store.update_session(
-            tx,
-            read.id,
-            cloud_spent_cents=current.cloud_spent_cents + spending.cloud_cents,
-            local_calls=current.local_calls + by_tier.get("local", 0),
-            cloud_calls=current.cloud_calls + by_tier.get("cloud", 0),
-            offline_calls=current.offline_calls + by_tier.get("offline", 0),
-        )
+        wander_store.update_session(tx, read.id, **spending.spent_on(current))
         for subject, payload in attempt.events:
             events_store.emit(tx, subject, {**payload, "forced": True}, read.id)
 
