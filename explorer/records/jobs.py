@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from operator import attrgetter
+from typing import Annotated, Any
 
-from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
+from explorer.records.json_form import Computed, JsonForm, JsonRecord
 
 
 class JobStatus(StrEnum):
@@ -29,7 +30,23 @@ class JobStatus(StrEnum):
 
 
 @dataclass(frozen=True)
-class Job:
+class JobProgress(JsonRecord):
+    """How far a job has got: items done of the total, and the one it is on."""
+
+    done: int
+    total: int
+    current: str
+
+    json_form = JsonForm("JobProgressJson", "done", "total", "current")
+
+
+def _iso(name: str) -> Computed:
+    """A time that may not have come yet (None), as ISO 8601 text."""
+    return Computed(name, str | None, lambda job: moment.isoformat() if (moment := getattr(job, name)) else None)
+
+
+@dataclass(frozen=True)
+class Job(JsonRecord):
     """One job as stored: what was asked (``kind``, ``params``), how far it got, and how it ended."""
 
     id: str
@@ -60,42 +77,27 @@ class Job:
         progress = f"{self.done}/{self.total}" if self.total else ""
         return " ".join(part for part in (self.kind, self.status.value, progress, self.current) if part)
 
-    def to_json(self) -> JobJson:
-        """The job as plain JSON values: what ``explorer jobs show --json``, the API and the MCP tools print."""
-        return {
-            "job_id": self.id,
-            "kind": self.kind,
-            "params": self.params,
-            "status": self.status,
-            "progress": {"done": self.done, "total": self.total, "current": self.current},
-            "cancel_requested": self.cancel_requested,
-            "result": self.result,
-            "error": self.error,
-            "created_at": self.created_at.isoformat(),
-            "started_at": self.started_at.isoformat() if self.started_at else None,
-            "finished_at": self.finished_at.isoformat() if self.finished_at else None,
-        }
+    @property
+    def progress(self) -> JobProgress:
+        """How far it has got."""
+        return JobProgress(self.done, self.total, self.current)
+
+    # what ``explorer jobs show --json``, the API and the MCP tools print; times as ISO 8601 text
+    json_form = JsonForm(
+        "JobJson",
+        Computed("job_id", str, attrgetter("id")),
+        "kind",
+        "params",
+        "status",
+        "progress",
+        "cancel_requested",
+        "result",
+        "error",
+        Computed("created_at", str, lambda job: job.created_at.isoformat()),
+        _iso("started_at"),
+        _iso("finished_at"),
+        note="``result`` is its kind's report once it has succeeded.",
+    )
 
 
-class JobProgressJson(TypedDict):
-    """How far a job has got: items done of the total, and the one it is on."""
-
-    done: int
-    total: int
-    current: str
-
-
-class JobJson(TypedDict):
-    """A job's JSON form (:meth:`Job.to_json`); ``result`` is its kind's report once it has succeeded."""
-
-    job_id: str
-    kind: str
-    params: dict[str, Any]
-    status: JobStatus  # a str: written as its value
-    progress: JobProgressJson
-    cancel_requested: bool
-    result: dict[str, Any] | None
-    error: str | None
-    created_at: str
-    started_at: str | None
-    finished_at: str | None
+JobJson = Annotated[dict[str, Any], Job.json_form]

@@ -1,4 +1,4 @@
-"""Typed records of Wander (wander.md), as they cross module boundaries.
+"""Typed records of Wander (docs/wander.md), as they cross module boundaries.
 
 Field names are the column names of the ``wander_*`` tables, so a record, its
 row, its JSON and its label in the app all use the same word. Embeddings are
@@ -583,7 +583,7 @@ class StepResult(JsonRecord):
     status: SessionStatus = "active"
     status_reason: str | None = None
 
-    # as ``explorer wander step --json`` prints it (wander.md's step result, and more)
+    # as ``explorer wander step --json`` prints it (docs/wander.md, and more)
     json_form = JsonForm(
         "StepJson",
         "step_number",

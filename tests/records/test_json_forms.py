@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from pydantic import TypeAdapter
 
-from explorer.records import dreaming, json_form, wander
+from explorer.records import dreaming, jobs, json_form, wander
 from explorer.records.dreaming import CycleJson, CycleReport, ExplorationReport, FusionReport, RemReport
+from explorer.records.jobs import Job, JobJson, JobStatus
 from explorer.records.json_form import JsonRecord, published
 from explorer.records.wander import (
     CrystalJson,
@@ -35,7 +36,7 @@ def records_with_forms() -> list[type[JsonRecord]]:
     """Every record class of the records package that declares a JSON form."""
     return [
         cls
-        for module in (wander, dreaming)
+        for module in (wander, dreaming, jobs)
         for _, cls in inspect.getmembers(module, inspect.isclass)
         if issubclass(cls, JsonRecord) and cls is not JsonRecord
     ]
@@ -55,7 +56,7 @@ def locus() -> wander.Locus:
 
 def test_every_key_of_every_form_is_something_its_record_has() -> None:
     forms = records_with_forms()
-    assert {wander.Session, wander.Locus, wander.StepResult, CycleReport} <= set(forms)
+    assert {wander.Session, wander.Locus, wander.StepResult, CycleReport, Job} <= set(forms)
     for cls in forms:
         names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
         for key in cls.json_form.keys:
@@ -187,3 +188,20 @@ def test_what_a_surface_adds_to_a_shape_comes_after_the_records_keys() -> None:
     assert "more" not in after.__required_keys__ and "id" in after.__required_keys__
     assert after.__doc__ == "A session, and what followed."
     assert published(dict[str, Any]) == dict[str, Any]
+
+
+def test_a_job_shows_its_id_as_job_id_its_progress_together_and_its_times_as_iso_text() -> None:
+    job = Job(
+        id="j1", kind="dream.rem", params={"dreams": 2}, status=JobStatus.RUNNING, done=1, total=2, current="dream 2",
+        result=None, error=None, cancel_requested=False, worker="host:12:0", created_at=AT, started_at=AT,
+        finished_at=None, heartbeat_at=AT,
+    )  # fmt: skip
+    shown = job.to_json()
+    assert list(shown) == [
+        "job_id", "kind", "params", "status", "progress", "cancel_requested", "result", "error", "created_at",
+        "started_at", "finished_at",
+    ]  # fmt: skip
+    assert shown["job_id"] == "j1" and shown["status"] is JobStatus.RUNNING
+    assert shown["progress"] == {"done": 1, "total": 2, "current": "dream 2"}
+    assert (shown["created_at"], shown["started_at"], shown["finished_at"]) == (AT.isoformat(), AT.isoformat(), None)
+    assert TypeAdapter(JobJson).validate_python(shown) == shown
