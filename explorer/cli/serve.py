@@ -14,7 +14,7 @@ def serve(
     host: Annotated[
         str, typer.Option(help="Address to listen on; any but a loopback one (127.0.0.1, ::1) needs --token.")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65_535, help="Port to listen on.")] = 8765,
+    port: Annotated[int, typer.Option(min=0, max=65_535, help="Port to listen on (0: any free one).")] = 8765,
     token: Annotated[
         str | None,
         typer.Option(
@@ -37,5 +37,7 @@ def serve(
             param_hint="--token",
         )
     app = create_app(load_settings().with_db(db), token=token or None)
-    typer.echo(f"serving the API on http://{host}:{port}/api/v1/ (documents at /docs)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    bound = config.bind_socket()  # bound first, so the line below names the port even when the system chose it
+    typer.echo(f"serving the API on http://{host}:{bound.getsockname()[1]}/api/v1/ (documents at /docs)", err=True)
+    uvicorn.Server(config).run(sockets=[bound])

@@ -1,4 +1,4 @@
-"""A real ``explorer serve`` process on a free 127.0.0.1 port, over a copy of the small corpus, and HTTP clients.
+"""A real ``explorer serve`` process on a 127.0.0.1 port it chose, over a copy of the small corpus, and HTTP clients.
 
 One server serves a whole test module (each test makes its own sessions), since starting one costs seconds;
 tests of the server's start (auth, refusals) start their own.
@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ import httpx
 import psutil
 import pytest
 
-from explorer.testing.ports import free_port
+from explorer.testing.ports import listening_port
 
 START_WAIT_S = 60.0  # a bound on waiting for the server to listen, not a measure of anything
 
@@ -63,19 +62,18 @@ def run_serve(db: Path, *args: str, env: dict[str, str] | None = None, log: Path
         )
 
 
-def wait_listening(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
-    """Until the server answers (any status: with a token it says 401), or fail with what it printed."""
-    deadline = time.monotonic() + START_WAIT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"explorer serve exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            httpx.get(f"{url}/openapi.json", timeout=2)
-            return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.terminate()
-    pytest.fail(f"explorer serve did not listen within {START_WAIT_S} s:\n{log.read_text()}")
+def start_serving(db: Path, *args: str, env: dict[str, str] | None = None, log: Path) -> Server:
+    """``explorer serve`` on a port the system chooses, read back from the process's own listening socket (so
+    the tests talk to this server and no other), once it listens: uvicorn listens after its start-up, ready.
+    """
+    process = run_serve(db, "--port", "0", *args, env=env, log=log)
+    try:
+        port = listening_port(process, START_WAIT_S, log)
+    except RuntimeError as exc:
+        process.terminate()
+        process.wait()
+        pytest.fail(str(exc))
+    return Server(process, f"http://127.0.0.1:{port}", log)
 
 
 StartServer = Callable[..., Server]
@@ -83,16 +81,12 @@ StartServer = Callable[..., Server]
 
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[StartServer]:
-    """``start_server(db, *args, env=None)`` → a listening server on a free port (stopped after the test)."""
+    """``start_server(db, *args, env=None)`` → a listening server (stopped after the test)."""
     started: list[Server] = []
 
     def start(db: Path, *args: str, env: dict[str, str] | None = None) -> Server:
-        port = free_port()
-        log = tmp_path / f"serve-{port}.log"
-        process = run_serve(db, "--port", str(port), *args, env=env, log=log)
-        server = Server(process, f"http://127.0.0.1:{port}", log)
+        server = start_serving(db, *args, env=env, log=tmp_path / f"serve-{len(started)}.log")
         started.append(server)
-        wait_listening(process, server.url, log)
         return server
 
     yield start
@@ -111,12 +105,8 @@ def module_corpus(corpus_template: Path, tmp_path_factory: pytest.TempPathFactor
 @pytest.fixture(scope="module")
 def server(module_corpus: Path) -> Iterator[Server]:
     """One server, without a token on 127.0.0.1, over the module's copy of the corpus."""
-    port = free_port()
-    log = module_corpus.with_name("serve.log")
-    process = run_serve(module_corpus, "--port", str(port), log=log)
-    started = Server(process, f"http://127.0.0.1:{port}", log)
+    started = start_serving(module_corpus, log=module_corpus.with_name("serve.log"))
     try:
-        wait_listening(process, started.url, log)
         yield started
     finally:
         started.stop()

@@ -1,4 +1,4 @@
-"""Run the real app for a browser: ``streamlit run app.py`` on 127.0.0.1 and a free port, and
+"""Run the real app for a browser: ``streamlit run app.py`` on 127.0.0.1 and a port it chose, and
 Debian's Chromium driven by Playwright (never ``playwright install``).
 
 Used by the end-to-end tests and by ``python tests/e2e/harness.py`` (the README screenshots).
@@ -23,7 +23,7 @@ from explorer.cli.demo import app_command
 from explorer.jobs.worker import is_alive
 from explorer.runtime import open_runtime
 from explorer.settings import DEFAULT_EMBEDDING_MODEL, Settings
-from explorer.testing.ports import free_port
+from explorer.testing.ports import listening_port
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -45,7 +45,6 @@ PAGES = ("corpus", "sessions", "map", "crystals", "resonances", "trace", "dreams
 def streamlit_server(
     db: Path,
     *,
-    port: int | None = None,
     log: Path | None = None,
     timeout_s: float = 60.0,
     env: Mapping[str, str] | None = None,
@@ -53,16 +52,15 @@ def streamlit_server(
     """The app on ``db`` (with ``env`` added to this process's environment); yields its URL and always stops the
     server (and its children).
     """
-    port = port or free_port()
     env = dict(os.environ, **(env or {}), EXPLORER_DB=str(db), PYTHONUNBUFFERED="1")
-    command = app_command(port, "--server.fileWatcherType", "none")
+    command = app_command(0, "--server.fileWatcherType", "none")  # any free port: read back once it listens
     with contextlib.ExitStack() as files:  # the log stays open as long as the server writes to it
         out = files.enter_context(open(log, "wb")) if log else subprocess.DEVNULL
         process = subprocess.Popen(
             command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
-        url = f"http://127.0.0.1:{port}"
         try:
+            url = f"http://127.0.0.1:{listening_port(process, timeout_s, log)}"
             wait_until_healthy(process, url, timeout_s, f"; see {log}" if log else "")
             yield url
         finally:
@@ -99,9 +97,8 @@ def demo_app(db: Path, *, env: Mapping[str, str] | None = None, timeout_s: float
     """``explorer demo`` on ``db`` (which it prepares in a background job); yields the app's URL once it answers and
     always stops the app and the database's worker, which outlives the command that started it.
     """
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "explorer", "demo", "--db", str(db), "--port", str(port)],
+    process = subprocess.Popen(  # on any free port, read back from the app it starts
+        [sys.executable, "-m", "explorer", "demo", "--db", str(db), "--port", "0"],
         cwd=REPO,
         env=dict(os.environ, **(env or {}), PYTHONUNBUFFERED="1"),
         stdout=subprocess.DEVNULL,
@@ -109,7 +106,7 @@ def demo_app(db: Path, *, env: Mapping[str, str] | None = None, timeout_s: float
         start_new_session=True,
     )
     try:
-        url = f"http://127.0.0.1:{port}"
+        url = f"http://127.0.0.1:{listening_port(process, timeout_s)}"
         wait_until_healthy(process, url, timeout_s)
         yield url
     finally:

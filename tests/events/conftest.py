@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import threading
 import time
@@ -20,7 +19,7 @@ from explorer.records.wander import Session
 from explorer.runtime import Runtime
 from explorer.store import events as events_store
 from explorer.store.events import Event
-from explorer.testing.ports import free_port
+from explorer.testing.ports import listening_port
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
 
@@ -55,30 +54,25 @@ def eventually(check: Callable[[], bool], what: str, timeout_s: float = WAIT_S) 
 
 @dataclass
 class NatsServer:
-    """``nats-server`` on 127.0.0.1 and a port of its own, which a test may stop and start again."""
+    """``nats-server`` on 127.0.0.1 and a port it chose at its first start (``-p -1``, read back from its
+    listening socket), which a test may stop and start again on that port, as a server back from a crash would be.
+    """
 
-    port: int = field(default_factory=free_port)
+    port: int | None = None
     process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
+        assert self.port is not None, "the server has not started"
         return f"nats://127.0.0.1:{self.port}"
 
     def start(self) -> NatsServer:
         self.process = subprocess.Popen(
-            [str(NATS_SERVER), "-a", "127.0.0.1", "-p", str(self.port)],
+            [str(NATS_SERVER), "-a", "127.0.0.1", "-p", str(self.port or -1)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-
-        def listening() -> bool:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-            except OSError:
-                return False
-            return True
-
-        eventually(listening, f"nats-server on port {self.port}")
+        self.port = listening_port(self.process, WAIT_S)
         return self
 
     def stop(self) -> None:
