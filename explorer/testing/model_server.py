@@ -36,11 +36,17 @@ SERVED_MODEL = "openai/test-model"  # litellm's OpenAI-compatible route, to what
 class Reply:
     """What the server does with one request: answer ``content`` (``None``: the offline answer) with
     ``status`` after ``delay_s`` seconds on top of the server's latency.
+
+    ``trickle_s`` > 0 sends the headers at once, then the body one byte every ``trickle_s`` seconds (a server
+    that is never silent long enough for a per-read timeout, yet never done); ``usage_factor`` multiplies the
+    token counts the answer reports (a server that bills more than it answered).
     """
 
     content: str | None = None
     status: int = 200
     delay_s: float = 0.0
+    trickle_s: float = 0.0
+    usage_factor: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,12 @@ class ModelServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def in_flight(self) -> int:
+        """Requests being answered now (a client that hung up is noticed at the server's next write)."""
+        with self._lock:
+            return self._in_flight
+
     def kinds(self) -> list[str | None]:
         """The prompt kinds received so far, in arrival order."""
         return [r.kind for r in self.requests]
@@ -168,13 +180,13 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                     self._send(reply.status, {"error": {"message": f"scripted status {reply.status}"}})
                     return
                 content = server._content(request, reply)
-                self._send(200, _completion(request, content))
+                self._send(200, _completion(request, content, reply.usage_factor), trickle_s=reply.trickle_s)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (its timeout): nothing to answer
             finally:
                 server._leave()
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
+        def _send(self, status: int, payload: dict[str, Any], trickle_s: float = 0.0) -> None:
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -182,14 +194,21 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
             if status == 429:
                 self.send_header("Retry-After", "0")
             self.end_headers()
-            self.wfile.write(data)
+            if not trickle_s:
+                self.wfile.write(data)
+                return
+            self.wfile.flush()
+            for byte in data:  # until the client hangs up (BrokenPipeError, caught by the caller) or it is all sent
+                time.sleep(trickle_s)
+                self.wfile.write(bytes((byte,)))
+                self.wfile.flush()
 
     return Handler
 
 
-def _completion(request: Request, content: str) -> dict[str, Any]:
-    prompt_tokens = sum(len(m.get("content") or "") for m in request.messages) // 4 + 1
-    completion_tokens = len(content) // 4 + 1
+def _completion(request: Request, content: str, usage_factor: float = 1.0) -> dict[str, Any]:
+    prompt_tokens = int((sum(len(m.get("content") or "") for m in request.messages) // 4 + 1) * usage_factor)
+    completion_tokens = int((len(content) // 4 + 1) * usage_factor)
     return {
         "id": f"chatcmpl-{len(content)}-{int(request.received_at * 1000)}",
         "object": "chat.completion",
