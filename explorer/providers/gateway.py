@@ -21,6 +21,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 from explorer.prompts import Prompt
 from explorer.providers.budget import Budget
 from explorer.providers.client import load_litellm
+from explorer.providers.deadline import CallCancelled, DeadlinePassed, Interrupter
 from explorer.records import Progress
 from explorer.records.calls import CallRecord
 from explorer.settings import Settings
@@ -125,7 +126,8 @@ class Gateway:
     """Answers prompts with the configured models, or offline when none is set.
 
     ``log`` receives one :class:`CallRecord` per attempt (the CLI and app write them to the store);
-    ``completion_kwargs`` are passed to litellm as they are, which is how some tests pass ``mock_response``.
+    ``completion_kwargs`` are passed to litellm as they are, which is how some tests pass ``mock_response``;
+    ``sleep`` waits out the backoff between attempts (by default a wait a :meth:`cancel` cuts short).
     Safe to call from several threads at once (see :meth:`map`).
     """
 
@@ -136,15 +138,27 @@ class Gateway:
         *,
         log: Callable[[CallRecord], None] | None = None,
         completion_kwargs: dict[str, Any] | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
     ):
         self.settings = settings
         self.offline = offline
         self.log = log
         self.completion_kwargs = completion_kwargs or {}
-        self._sleep = sleep
+        self._requests = Interrupter()
+        self._sleep = sleep or self._requests.pause
         self._listed_prices: dict[str, tuple[float, float] | None] = {}
         self._slots = threading.BoundedSemaphore(self.concurrency)
+
+    def cancel(self) -> None:
+        """Cancel the run asking: every call in flight is abandoned (its connection closed) and raises
+        :class:`CallCancelled`, as does every later :meth:`ask` until :meth:`resume`. For a worker whose job
+        was cancelled: the run stops within a moment, not after a model's answer.
+        """
+        self._requests.cancel()
+
+    def resume(self) -> None:
+        """Answer again after a :meth:`cancel` (the next run in the same process)."""
+        self._requests.resume()
 
     def model_for(self, tier: Tier) -> tuple[str, Tier]:
         """The model a tier resolves to: the tier's own, else the other configured one, else offline."""
@@ -264,11 +278,14 @@ class Gateway:
     ) -> Answer[T]:
         """Ask ``prompt`` with ``fields`` on the tier's model (or offline) and return a typed answer.
 
-        Model trouble comes back as ``Answer.error``, never as an exception. Each attempt is reserved
-        against ``budget`` before it is made and logged after; the product's retries are the only ones
-        (the HTTP client's own are turned off), so a call takes at most ``timeout × (retries + 1)`` plus
-        the backoff between attempts.
+        Model trouble comes back as ``Answer.error``, never as an exception; a cancelled run
+        (:meth:`cancel`) raises :class:`CallCancelled`. Each attempt is reserved against ``budget`` before it
+        is made and logged after. The timeout is each attempt's whole
+        deadline (connect, first byte and whole body) and the product's retries are the only ones (the HTTP
+        client's own are turned off), so a call takes at most ``timeout × (retries + 1)`` plus the backoff
+        between attempts.
         """
+        self._requests.check()
         model, used_tier = self.model_for(tier)
         call = _Call(prompt, fields, model, used_tier, purpose or prompt.kind, session_id, budget)
         if used_tier == "offline":
@@ -317,6 +334,8 @@ class Gateway:
             if number:
                 self._sleep(min(8.0, 0.5 * 2 ** (number - 1)))
             attempt = self._attempt(call)
+            if attempt.cancelled:
+                raise CallCancelled(attempt.error)
             answer = answer.after(attempt)
             if attempt.outcome in ("ok", "budget") or not attempt.retryable:
                 break
@@ -328,6 +347,7 @@ class Gateway:
         """
         worst = self.worst_case_cents(call.prompt, call.fields, call.model)
         with self._slots:
+            self._requests.check()
             if call.budget is not None and not call.budget.reserve(worst):
                 left = call.budget.remaining_cents
                 return _Attempt(
@@ -345,8 +365,10 @@ class Gateway:
     def _request(self, call: _Call[T]) -> _Attempt[T]:
         litellm = load_litellm()
         prices = self.token_prices(call.model)
+        # Whether a failed or abandoned request is billed is the provider's business; count its prompt, as it may be.
+        prompt_cents = _prompt_tokens(call.prompt, call.fields) * prices[0] * 100 if prices else 0.0
         try:
-            response = litellm.completion(
+            request = litellm.acompletion(
                 model=call.model,
                 messages=call.prompt.messages(call.fields),
                 temperature=call.prompt.temperature,
@@ -361,15 +383,20 @@ class Gateway:
                 ),
                 **self.completion_kwargs,
             )
+            response = self._requests.run(request, deadline_s=self.settings.timeout_s)
+        except CallCancelled:
+            return _Attempt(
+                outcome="error",
+                error=f"{call.model}'s call was abandoned: the run was cancelled",
+                cost_cents=prompt_cents,
+                cancelled=True,
+            )
         except Exception as exc:
-            # Whether a failed request is billed is the provider's business; count its prompt, as it may be.
-            prompt_tokens = _prompt_tokens(call.prompt, call.fields)
-            cost = prompt_tokens * prices[0] * 100 if prices else 0.0
-            timed_out = "Timeout" in type(exc).__name__
+            timed_out = isinstance(exc, DeadlinePassed) or "Timeout" in type(exc).__name__
             return _Attempt(
                 outcome="timeout" if timed_out else "error",
                 error=_describe(exc, call.model, self.settings.timeout_s),
-                cost_cents=cost,
+                cost_cents=prompt_cents,
                 retryable=_retryable(exc),
             )
         usage = getattr(response, "usage", None)
@@ -410,6 +437,7 @@ class _Attempt(Generic[T]):
     completion_tokens: int = 0
     cost_cents: float = 0.0
     retryable: bool = True
+    cancelled: bool = False  # abandoned because the run was cancelled: logged and settled, then raised
 
 
 def _prompt_tokens(prompt: Prompt[Any], fields: dict[str, Any]) -> int:
@@ -425,7 +453,7 @@ def _retryable(exc: Exception) -> bool:
 
 
 def _describe(exc: Exception, model: str, timeout_s: float) -> str:
-    if "Timeout" in type(exc).__name__:
+    if isinstance(exc, DeadlinePassed) or "Timeout" in type(exc).__name__:
         return f"{model} timed out after {timeout_s:g} s"
     first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return f"{model} failed: {first_line[:300]}"
