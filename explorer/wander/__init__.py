@@ -2,6 +2,7 @@
 each encounter, notices recurring themes (resonances) and keeps validated
 insights (crystals).
 
-Each stage of the step is a small pure module; :mod:`explorer.wander.service`
-reads the store, runs the step and writes its rows in one transaction.
+Each stage of the step is a small pure module; :mod:`explorer.wander.stepping`
+reads the store, runs the step and writes its rows in one transaction, and
+:mod:`explorer.wander.service` is the one facade the surfaces call.
 """
