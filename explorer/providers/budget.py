@@ -3,10 +3,12 @@
 Why reserve: a call's price is known only after it answers, and with several
 calls in flight a check of "what is left" before each one lets them all pass
 together. So before every attempt the gateway reserves the attempt's worst case
-(the whole prompt and a full ``max_tokens`` answer at the model's price) and, when
-the attempt is over, settles the reservation at what it really cost. A call the
-budget cannot cover is not made. Spending therefore never passes the limit, as
-long as no model charges more than its listed price.
+(the whole prompt and a full ``max_tokens`` answer at the model's price, the
+request asking for no more) and, when the attempt is over, settles the
+reservation at what it really cost, never more than was reserved: a server that
+reports more usage than that, or answers more than ``max_tokens``, is charged the
+reservation. A call the budget cannot cover is not made. Spending therefore never
+passes the limit, whatever a server answers or reports.
 """
 
 from __future__ import annotations
@@ -56,10 +58,10 @@ class Budget:
             return True
 
     def settle(self, reserved: float, actual: float) -> None:
-        """Release an attempt's reservation and count what it really cost."""
+        """Release an attempt's reservation and count what it really cost, at most what was reserved."""
         with self._lock:
             self.reserved_cents = max(0.0, self.reserved_cents - reserved)
-            self.spent_cents += actual
+            self.spent_cents += min(actual, reserved)
 
     def describe(self) -> str:
         """One line for reports: spent, of what limit."""

@@ -280,7 +280,7 @@ class Gateway:
 
         Model trouble comes back as ``Answer.error``, never as an exception; a cancelled run
         (:meth:`cancel`) raises :class:`CallCancelled`. Each attempt is reserved against ``budget`` before it
-        is made and logged after. The timeout is each attempt's whole
+        is made, charged at most that reservation, and logged after. The timeout is each attempt's whole
         deadline (connect, first byte and whole body) and the product's retries are the only ones (the HTTP
         client's own are turned off), so a call takes at most ``timeout × (retries + 1)`` plus the backoff
         between attempts.
@@ -310,9 +310,13 @@ class Gateway:
             )
         )
 
+    def _cap(self, prompt: Prompt[Any]) -> int:
+        """The answer's length cap in characters: the settings' for its kind, else the prompt's own."""
+        return self.settings.answer_caps.get(prompt.kind) or prompt.answer_cap
+
     def _read(self, prompt: Prompt[Any], text: str, model: str) -> tuple[Any, str | None]:
         """The answer's value, or why it was refused (over its length cap, malformed, out of range)."""
-        value, reason = prompt.read(text, cap=self.settings.answer_caps.get(prompt.kind))
+        value, reason = prompt.read(text, cap=self._cap(prompt))
         return value, None if reason is None else f"{model}'s answer to {prompt.kind} was refused: {reason}"
 
     def _ask_offline(self, call: _Call[T]) -> Answer[T]:
@@ -343,7 +347,8 @@ class Gateway:
 
     def _attempt(self, call: _Call[T]) -> _Attempt[T]:
         """One request, in one of the :attr:`concurrency` slots: reserved, made, read, costed, settled and
-        logged. The reservation is taken in the slot, so calls waiting for one hold none of the budget.
+        logged. The reservation is taken in the slot, so calls waiting for one hold none of the budget; the
+        charge is at most the reservation, whatever usage the server reports, so no budget is ever exceeded.
         """
         worst = self.worst_case_cents(call.prompt, call.fields, call.model)
         with self._slots:
@@ -357,6 +362,7 @@ class Gateway:
                 )
             started = time.perf_counter()
             attempt = self._request(call)
+            attempt = replace(attempt, cost_cents=min(attempt.cost_cents, worst))
             if call.budget is not None:
                 call.budget.settle(worst, attempt.cost_cents)
         self._record(call, attempt, started)
@@ -405,14 +411,17 @@ class Gateway:
         cost = (prompt_tokens * prices[0] + completion_tokens * prices[1]) * 100 if prices else 0.0
         text = response.choices[0].message.content or ""
         value, reason = self._read(call.prompt, text, call.model)
+        # An answer over its cap is a model ignoring max_tokens: asked again, it would most likely do it again.
+        oversize = len(text) > self._cap(call.prompt)
         return _Attempt(
             outcome="ok" if value is not None else "parse_error",
             value=value,
             text=text,
-            error=reason,
+            error=f"{reason} (not asked again: the model ignored max_tokens)" if oversize else reason,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             cost_cents=cost,
+            retryable=not oversize,
         )
 
 
