@@ -27,7 +27,7 @@ from explorer.prompts.consolidation import RELATION
 from explorer.providers.budget import Budget
 from explorer.providers.gateway import Gateway
 from explorer.records import Progress
-from explorer.records.consolidation import Connection, LadderItem, Pattern
+from explorer.records.consolidation import LadderItem, LadderLink, Pattern
 
 NO_SUCCESS_RATE = 0.5  # an error-recovery pattern's effectiveness in its utility
 
@@ -50,7 +50,7 @@ class IntegrationResult(Tally):
 
     ladder: Ladder
     patterns: list[Pattern]
-    connections: list[Connection] = field(default_factory=list)
+    connections: list[LadderLink] = field(default_factory=list)
     pruned_redundant: int = 0
     pruned_low_utility: int = 0
 
@@ -177,6 +177,6 @@ def integrate(
         if answer is not None:
             shared = sorted(result.ladder.instances_under(a) & result.ladder.instances_under(b))
             result.connections.append(
-                Connection(a.id, b.id, answer.relationship, round(similarity, 4), a.level, tuple(shared), answer.reason)
+                LadderLink(a.id, b.id, answer.relationship, round(similarity, 4), a.level, tuple(shared), answer.reason)
             )
     return result

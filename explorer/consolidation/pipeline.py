@@ -31,7 +31,7 @@ from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Gateway
 from explorer.records import Progress
-from explorer.records.consolidation import Connection, Experience, Pattern, Verification
+from explorer.records.consolidation import Experience, LadderLink, Pattern, Verification
 
 T = TypeVar("T")
 PHASES = ("triage", "compression", "abstraction", "integration", "verification")
@@ -82,7 +82,7 @@ class Consolidation(Tally):
     extracted: int = 0  # patterns compression made, before integration pruned any
     patterns: list[Pattern] = field(default_factory=list)
     ladder: Ladder = field(default_factory=Ladder)
-    connections: list[Connection] = field(default_factory=list)
+    connections: list[LadderLink] = field(default_factory=list)
     pruned_redundant: int = 0
     pruned_low_utility: int = 0
     verification: Verification | None = None

@@ -116,9 +116,9 @@ class LadderItem:
 
 
 @dataclass(frozen=True)
-class Connection:
-    """Two related items of one level: how they relate, how strongly (similarity), and the experiences they
-    share as evidence.
+class LadderLink:
+    """A link between two items of one ladder level: how they relate, how strongly (similarity), and the
+    experiences they share as evidence.
     """
 
     from_id: str

@@ -11,8 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.records import consolidation as records
-from explorer.records.consolidation import Check, Experience, LadderItem, Pattern, WanderStep
+from explorer.records.consolidation import Check, Experience, LadderItem, LadderLink, Pattern, WanderStep
 from explorer.store.database import Connection, insert_rows
 
 _EXPERIENCE_COLUMNS = (
@@ -140,7 +139,7 @@ def insert_knowledge(
     run_id: str,
     patterns: Sequence[Pattern],
     ladder: Sequence[Sequence[LadderItem]],
-    connections: Sequence[records.Connection],
+    connections: Sequence[LadderLink],
     checks: Sequence[Check],
 ) -> None:
     """A run's patterns, every rung of its ladder, its connections and its verification checks."""
