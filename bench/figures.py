@@ -190,11 +190,11 @@ def placement_figures(db: Path, held_out: float = 0.2, k: int = 10) -> None:
     """
     from explorer.projection import ProjectionConfig, align_to, exact_knn, fit_layout, place_by_neighbours
     from explorer.store import Database
-    from explorer.store import projection as store
+    from explorer.store import projection as projection_store
     from explorer.umap_loader import import_umap
 
     with Database(db, embedding_model="local:all-MiniLM-L6-v2", embedding_dim=384).connect() as con:
-        ids, vectors = store.all_node_vectors(con)
+        ids, vectors = projection_store.all_node_vectors(con)
     n = len(ids)
     rng = np.random.default_rng(0)
     order = rng.permutation(n)

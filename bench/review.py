@@ -26,7 +26,7 @@ from explorer.providers.embeddings import HashingEmbedder
 from explorer.records.wander import Crystal
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import Settings
-from explorer.store import wander as store
+from explorer.store import wander as wander_store
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
@@ -67,7 +67,7 @@ def seed_crystals(runtime: Runtime, count: int) -> list[Crystal]:
     ]
     with runtime.db.transaction() as con:
         for crystal in crystals:
-            store.insert_crystal(con, crystal)
+            wander_store.insert_crystal(con, crystal)
     return crystals
 
 

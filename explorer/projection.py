@@ -40,8 +40,8 @@ import numpy as np
 
 from explorer.records import Progress
 from explorer.runtime import Runtime
-from explorer.store import events
-from explorer.store import projection as store
+from explorer.store import events as events_store
+from explorer.store import projection as projection_store
 from explorer.store.projection import StoredPoint
 from explorer.umap_loader import import_umap
 
@@ -262,10 +262,10 @@ def update_projection(
     """
     started = time.perf_counter()
     with runtime.db.connect() as con:
-        version = store.current_version(con)
-        has_anchors = version > 0 and bool(store.point_counts(con).get(("node", "umap")))
-        ids, vectors = store.all_node_vectors(con) if (refit or not has_anchors) else ([], None)
-        old_ids, old_xy = store.node_xy(con) if vectors is not None else ([], np.zeros((0, 2)))
+        version = projection_store.current_version(con)
+        has_anchors = version > 0 and bool(projection_store.point_counts(con).get(("node", "umap")))
+        ids, vectors = projection_store.all_node_vectors(con) if (refit or not has_anchors) else ([], None)
+        old_ids, old_xy = projection_store.node_xy(con) if vectors is not None else ([], np.zeros((0, 2)))
     fitted = 0
     moved: tuple[float, float] | None = None
     if vectors is not None and ids:
@@ -276,11 +276,11 @@ def update_projection(
             xy, moved = align_to(ids, xy, old_ids, old_xy)
         version += 1
         with runtime.db.transaction() as con:
-            store.clear_points(con)
-            store.save_points(
+            projection_store.clear_points(con)
+            projection_store.save_points(
                 con, [StoredPoint("node", i, x, y, version, "umap") for i, (x, y) in zip(ids, xy, strict=True)]
             )
-            events.emit(
+            events_store.emit(
                 con,
                 "projection.fitted",
                 {
@@ -312,13 +312,13 @@ def place_new(runtime: Runtime, config: ProjectionConfig = ProjectionConfig()) -
     started = time.perf_counter()
     report = ProjectionReport()
     with runtime.db.transaction() as con:
-        report.removed = store.delete_orphans(con)
-        report.version = store.current_version(con)
-        missing = store.missing_counts(con)
+        report.removed = projection_store.delete_orphans(con)
+        report.version = projection_store.current_version(con)
+        missing = projection_store.missing_counts(con)
         if not any(missing.values()):
             report.seconds = round(time.perf_counter() - started, 3)
             return report
-        _, anchors, anchor_xy = store.fitted_anchors(con)
+        _, anchors, anchor_xy = projection_store.fitted_anchors(con)
         if len(anchors) == 0:
             report.needs_fit = True
             return report
@@ -330,7 +330,7 @@ def place_new(runtime: Runtime, config: ProjectionConfig = ProjectionConfig()) -
             if not ids:
                 return
             wanted = {target for target in exact.values() if target not in known}
-            for (k, i), p in store.load_points(con, ids=[t[1] for t in wanted]).items():
+            for (k, i), p in projection_store.load_points(con, ids=[t[1] for t in wanted]).items():
                 known[(k, i)] = (p.x, p.y)
             rest = []
             for row, item in enumerate(ids):
@@ -348,15 +348,22 @@ def place_new(runtime: Runtime, config: ProjectionConfig = ProjectionConfig()) -
                     known[(kind, ids[row])] = (x, y)
             report.placed[kind] = len(ids)
 
-        ids, vectors = store.unplaced(con, "node")
+        ids, vectors = projection_store.unplaced(con, "node")
         place("node", ids, vectors, {})
-        ids, vectors = store.unplaced(con, "locus")
-        place("locus", ids, vectors, {lid: ("node", nid) for lid, nid in store.locus_nodes(con, ids).items()})
-        ids, vectors = store.unplaced(con, "crystal")
-        place("crystal", ids, vectors, {cid: ("locus", lid) for cid, lid in store.crystal_loci(con, ids).items()})
-        ids, vectors = store.unplaced(con, "resonance")
+        ids, vectors = projection_store.unplaced(con, "locus")
+        place(
+            "locus", ids, vectors, {lid: ("node", nid) for lid, nid in projection_store.locus_nodes(con, ids).items()}
+        )
+        ids, vectors = projection_store.unplaced(con, "crystal")
+        place(
+            "crystal",
+            ids,
+            vectors,
+            {cid: ("locus", lid) for cid, lid in projection_store.crystal_loci(con, ids).items()},
+        )
+        ids, vectors = projection_store.unplaced(con, "resonance")
         place("resonance", ids, vectors, {})
-        store.save_points(con, points)
+        projection_store.save_points(con, points)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
 
@@ -364,13 +371,13 @@ def place_new(runtime: Runtime, config: ProjectionConfig = ProjectionConfig()) -
 def projection_status(runtime: Runtime, config: ProjectionConfig = ProjectionConfig()) -> ProjectionStatus:
     """How the map stands, from counts alone (no vectors read), so surfaces can offer a fit or a refit."""
     with runtime.db.connect() as con:
-        counts = store.point_counts(con)
+        counts = projection_store.point_counts(con)
         return ProjectionStatus(
-            version=store.current_version(con),
+            version=projection_store.current_version(con),
             fitted_nodes=counts.get(("node", "umap"), 0),
             placed_nodes=sum(n for (kind, by), n in counts.items() if kind == "node" and by != "umap"),
             placed_other=sum(n for (kind, _), n in counts.items() if kind != "node"),
-            missing=store.missing_counts(con),
+            missing=projection_store.missing_counts(con),
             stale_share=config.stale_share,
         )
 
@@ -378,4 +385,4 @@ def projection_status(runtime: Runtime, config: ProjectionConfig = ProjectionCon
 def load_points(runtime: Runtime, kind: str | None = None) -> dict[tuple[str, str], StoredPoint]:
     """The stored points by (kind, id), so every drawing puts each item where the map put it."""
     with runtime.db.connect() as con:
-        return store.load_points(con, kind)
+        return projection_store.load_points(con, kind)

@@ -23,9 +23,10 @@ from explorer.records import Document, Node
 from explorer.records.consolidation import Experience, LadderItem, Pattern
 from explorer.records.wander import ReviewState, SessionView, utcnow
 from explorer.runtime import Runtime
-from explorer.store import calls, corpus, events, stats
-from explorer.store import consolidation as knowledge
-from explorer.store import projection as points_store
+from explorer.store import calls, corpus, stats
+from explorer.store import consolidation as consolidation_store
+from explorer.store import events as events_store
+from explorer.store import projection as projection_store
 from explorer.wander import service as wander
 
 
@@ -44,7 +45,7 @@ def node_points(runtime: Runtime) -> NodePoints:
     filters them by (type, domain, year) and their text for the hover.
     """
     with runtime.db.connect() as con:
-        columns = points_store.map_nodes(con)
+        columns = projection_store.map_nodes(con)
     if not len(columns["id"]):
         return NodePoints()
     return NodePoints(
@@ -194,7 +195,7 @@ class FeedEntry:
     text: str | None = None
 
 
-def _feed_entry(event: events.Event) -> FeedEntry:
+def _feed_entry(event: events_store.Event) -> FeedEntry:
     p, kind = event.payload, event.subject.removeprefix("wander.")
     step = p.get("step_number")
     if kind == "step.started":
@@ -226,7 +227,7 @@ def session_feed(runtime: Runtime, session_id: str, limit: int = 40) -> list[Fee
     event is its start) shows as thinking; other starts are told by their steps' ends.
     """
     with runtime.db.connect() as con:
-        latest = events.list_events(con, session_id=session_id, subjects=FEED_SUBJECTS, newest=True, limit=limit)
+        latest = events_store.list_events(con, session_id=session_id, subjects=FEED_SUBJECTS, newest=True, limit=limit)
     happened = [e for e in latest if e.subject != "wander.step.started"]
     under_way = latest[-1:] if latest and latest[-1].subject == "wander.step.started" else []
     return [_feed_entry(e) for e in reversed([*happened, *under_way])]
@@ -355,17 +356,17 @@ class ConsolidationView:
 def latest_consolidation(runtime: Runtime) -> ConsolidationView | None:
     """The newest run with patterns (the knowledge a query answers from), or None when nothing was consolidated."""
     with runtime.db.connect() as con:
-        found = knowledge.last_run(con)
+        found = consolidation_store.last_run(con)
         if found is None:
             return None
         run_id, ran_at = found
-        patterns = knowledge.run_patterns(con, run_id)
-        members = knowledge.experiences_by_id(con, [i for p in patterns for i in p.member_ids])
+        patterns = consolidation_store.run_patterns(con, run_id)
+        members = consolidation_store.experiences_by_id(con, [i for p in patterns for i in p.member_ids])
         return ConsolidationView(
             run_id,
             ran_at,
-            knowledge.run_report(con, run_id) or {},
-            knowledge.run_ladder(con, run_id),
+            consolidation_store.run_report(con, run_id) or {},
+            consolidation_store.run_ladder(con, run_id),
             patterns,
             members,
         )
@@ -379,7 +380,7 @@ def pattern_clusters(runtime: Runtime, view: ConsolidationView | None = None) ->
     if view is None:
         return []
     with runtime.db.connect() as con:
-        _, anchors, anchor_xy = points_store.fitted_anchors(con)
+        _, anchors, anchor_xy = projection_store.fitted_anchors(con)
     groups = [view.members(p) for p in view.patterns]
     texts = list(dict.fromkeys(e.text for group in groups for e in group))
     if not len(anchors) or not texts:

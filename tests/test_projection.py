@@ -22,8 +22,8 @@ from explorer.projection import (
 )
 from explorer.records import Node
 from explorer.store import corpus
-from explorer.store import events as event_store
-from explorer.store import projection as map_store
+from explorer.store import events as events_store
+from explorer.store import projection as projection_store
 
 
 def _node_points(runtime) -> dict[str, tuple[float, float, str, int]]:
@@ -84,8 +84,8 @@ def test_procrustes_undoes_a_rotation_reflection_scale_and_shift() -> None:
 def test_fit_is_stored_once_and_read_back_unchanged(corpus_runtime) -> None:
     first = update_projection(corpus_runtime)
     with corpus_runtime.db.connect() as con:
-        ids, _ = map_store.all_node_vectors(con)
-        fitted_events = event_store.list_events(con, subject_prefix="projection.fitted")
+        ids, _ = projection_store.all_node_vectors(con)
+        fitted_events = events_store.list_events(con, subject_prefix="projection.fitted")
     assert first.fitted == len(ids) > 30 and first.version == 1
     assert len(fitted_events) == 1 and fitted_events[0].payload["nodes"] == len(ids)
     points = _node_points(corpus_runtime)
@@ -103,7 +103,7 @@ def test_new_nodes_are_placed_without_refit_and_refit_on_request(corpus_runtime,
     update_projection(corpus_runtime)
     before = _node_points(corpus_runtime)
     with corpus_runtime.db.connect() as con:
-        ids, vectors = map_store.all_node_vectors(con)
+        ids, vectors = projection_store.all_node_vectors(con)
         target = corpus.get_nodes(con, [ids[5]])[0]
     # a new node that says almost what node 5 says: it must land near node 5
     text = target.text + " Also noted again."
@@ -142,7 +142,7 @@ def first_fit_reports_no_displacement(runtime) -> bool:
 
 def projection_events(runtime) -> list[dict]:
     with runtime.db.connect() as con:
-        return [e.payload for e in event_store.list_events(con, subject_prefix="projection.fitted")]
+        return [e.payload for e in events_store.list_events(con, subject_prefix="projection.fitted")]
 
 
 def test_a_refit_after_many_new_nodes_is_aligned_to_the_old_map(corpus_runtime) -> None:

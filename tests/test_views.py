@@ -12,7 +12,7 @@ import pytest
 from explorer import projection, views
 from explorer.consolidation.service import import_log, run_consolidation
 from explorer.runtime import Runtime
-from explorer.store import projection as points_store
+from explorer.store import projection as projection_store
 
 SAMPLE_LOG = Path(__file__).resolve().parent / "data" / "experiences_sample.jsonl"
 
@@ -74,7 +74,7 @@ def test_each_pattern_cluster_is_its_members_placed_beside_the_corpus_and_noise_
     drawn = [t for c in clusters for t in c.texts]
     assert sorted(drawn) == sorted(members) and report["noise"] > 0  # the noise of the run is drawn nowhere
     with runtime.db.connect() as con:
-        _, anchors, anchor_xy = points_store.fitted_anchors(con)
+        _, anchors, anchor_xy = projection_store.fitted_anchors(con)
     # where new nodes would be placed, placed together as the view places them (the products of another batch
     # can differ in the last bits, enough to swap a point's eighth-nearest anchor for a near tie)
     texts = list(dict.fromkeys(drawn))

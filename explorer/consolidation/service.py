@@ -28,8 +28,9 @@ from explorer.reading.loaders import DEFAULT_MAX_MB, read_text
 from explorer.records import Progress, new_id
 from explorer.records.consolidation import SOURCES, Experience, LadderItem, Pattern
 from explorer.runtime import Runtime
-from explorer.store import consolidation as store
-from explorer.store import dreaming, events
+from explorer.store import consolidation as consolidation_store
+from explorer.store import dreaming as dreaming_store
+from explorer.store import events as events_store
 from explorer.store import wander as wander_store
 from explorer.store.database import Connection
 
@@ -88,9 +89,9 @@ def import_log(runtime: Runtime, path: str | Path, max_mb: float = DEFAULT_MAX_M
     log = read_log(content, default_session=path.stem)
     report = ImportReport(str(path), errors=[{"line": n, "message": m} for n, m in log.errors])
     with runtime.db.transaction() as con:
-        report.experiences_added = store.insert_experiences(con, log.experiences)
+        report.experiences_added = consolidation_store.insert_experiences(con, log.experiences)
         report.experiences_known = len({e.id for e in log.experiences}) - report.experiences_added
-        events.emit(con, "consolidation.imported", report.to_json())
+        events_store.emit(con, "consolidation.imported", report.to_json())
     return report
 
 
@@ -98,12 +99,12 @@ def _activity(con: Connection, sources: Sequence[str]) -> list[Experience]:
     """The product's activity of these sources as experiences (captured when the run is written)."""
     found: list[Experience] = []
     if "wander" in sources:
-        found += from_wander(store.wander_steps(con), wander_store.list_crystals(con))
+        found += from_wander(consolidation_store.wander_steps(con), wander_store.list_crystals(con))
     if "dreams" in sources:
-        nodes = dreaming.recent_nodes(con, "rem_dream", ACTIVITY_LIMIT) + dreaming.recent_nodes(
+        nodes = dreaming_store.recent_nodes(con, "rem_dream", ACTIVITY_LIMIT) + dreaming_store.recent_nodes(
             con, "fused", ACTIVITY_LIMIT
         )
-        verdicts = [v for v in dreaming.recent_verdicts(con, ACTIVITY_LIMIT) if v.created_by == EXPLORATION]
+        verdicts = [v for v in dreaming_store.recent_verdicts(con, ACTIVITY_LIMIT) if v.created_by == EXPLORATION]
         found += from_dreams(nodes, verdicts)
     return found
 
@@ -130,10 +131,10 @@ def read_experiences(runtime: Runtime, source: Source) -> Reading:
     """
     sources = sources_of(source)
     with runtime.db.connect() as con:
-        stored = store.list_experiences(con, sources)
+        stored = consolidation_store.list_experiences(con, sources)
         activity = _activity(con, sources)
-        last_run = store.last_run_at(con, source)
-        since = store.count_experiences(con, sources, since=last_run)
+        last_run = consolidation_store.last_run_at(con, source)
+        since = consolidation_store.count_experiences(con, sources, since=last_run)
     known = {e.id for e in stored}
     fresh = list({e.id: e for e in activity if e.id not in known}.values())
     ordered = sorted(
@@ -280,11 +281,13 @@ def run_consolidation(
     report = report_of(run_id, source, trigger, decision, result, spent)
     report["captured"] = len(reading.fresh)
     with runtime.db.transaction() as con:
-        store.insert_experiences(con, reading.fresh)
-        store.insert_run(con, run_id, source, trigger, report)
+        consolidation_store.insert_experiences(con, reading.fresh)
+        consolidation_store.insert_run(con, run_id, source, trigger, report)
         checks = result.verification.checks if result.verification else ()
-        store.insert_knowledge(con, run_id, result.patterns, result.ladder.levels, result.connections, checks)
-        events.emit(
+        consolidation_store.insert_knowledge(
+            con, run_id, result.patterns, result.ladder.levels, result.connections, checks
+        )
+        events_store.emit(
             con, "consolidation.completed", {k: v for k, v in report.items() if k not in ("patterns", "ladder")}
         )
     runtime.flush()
@@ -427,12 +430,12 @@ def query_knowledge(
     if not situation.strip():
         raise ConsolidationError("a situation to query is needed, not an empty text")
     with runtime.db.connect() as con:
-        found = store.last_run(con)
+        found = consolidation_store.last_run(con)
         if found is None:
             raise ConsolidationError("nothing has been consolidated yet", remedy=Remedy.CONSOLIDATE)
         run_id = found[0]
-        patterns = {p.id: p for p in store.run_patterns(con, run_id)}
-        levels = store.run_ladder(con, run_id)
+        patterns = {p.id: p for p in consolidation_store.run_patterns(con, run_id)}
+        levels = consolidation_store.run_ladder(con, run_id)
     query = runtime.embedder.embed([situation])[0]
     invalidated = {i for i, p in patterns.items() if p.status == "invalidated"}  # contradicted: never offered
     techniques = [

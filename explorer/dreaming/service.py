@@ -48,8 +48,9 @@ from explorer.records.dreaming import (
     VerdictView,
 )
 from explorer.runtime import Runtime
-from explorer.store import corpus, events
-from explorer.store import dreaming as store
+from explorer.store import corpus
+from explorer.store import dreaming as dreaming_store
+from explorer.store import events as events_store
 from explorer.store.database import Connection
 
 
@@ -88,7 +89,7 @@ def spent_fields(before: float, budget: Budget) -> dict[str, Any]:
 
 def _record(runtime: Runtime, subject: str, payload: dict[str, Any]) -> None:
     with runtime.db.transaction() as con:
-        events.emit(con, subject, payload)
+        events_store.emit(con, subject, payload)
 
 
 def refresh_prominence(
@@ -109,7 +110,7 @@ def refresh_prominence(
             if abs(value - node.prominence) > 1e-6:
                 changed[node.id] = value
         with runtime.db.transaction():
-            store.set_prominence(con, changed)
+            dreaming_store.set_prominence(con, changed)
     return len(changed)
 
 
@@ -174,9 +175,9 @@ def run_exploration(
     )
     with runtime.db.transaction() as con:
         corpus.insert_relations(con, found)
-        store.insert_verdicts(con, result.verdicts)
-        store.touch_nodes(con, [end for r in found for end in (r.source_id, r.target_id)], at=as_of)
-        events.emit(con, "dream.exploration.completed", {"config": asdict(config), **report.to_json()})
+        dreaming_store.insert_verdicts(con, result.verdicts)
+        dreaming_store.touch_nodes(con, [end for r in found for end in (r.source_id, r.target_id)], at=as_of)
+        events_store.emit(con, "dream.exploration.completed", {"config": asdict(config), **report.to_json()})
     runtime.flush()
     return report
 
@@ -222,10 +223,10 @@ def run_fusion(
                 continue
             corpus.insert_nodes(con, [node])
             corpus.insert_relations(con, [r for r in result.relations if r.source_id == node.id])
-            store.supersede_nodes(con, {p: node.id for p in node.parent_ids})
+            dreaming_store.supersede_nodes(con, {p: node.id for p in node.parent_ids})
             report.clusters_fused += 1
             report.memories_superseded += len(node.parent_ids)
-        events.emit(con, "dream.fusion.completed", {"config": asdict(config), **report.to_json()})
+        events_store.emit(con, "dream.fusion.completed", {"config": asdict(config), **report.to_json()})
     runtime.flush()
     return report
 
@@ -291,8 +292,10 @@ def run_rem(
     with runtime.db.transaction() as con:
         corpus.insert_nodes(con, result.nodes)
         corpus.insert_relations(con, result.relations)
-        store.touch_nodes(con, [p for node in result.nodes for p in node.parent_ids], at=as_of)
-        events.emit(con, "dream.rem.completed", {"config": asdict(replace(config, dreams=dreams)), **report.to_json()})
+        dreaming_store.touch_nodes(con, [p for node in result.nodes for p in node.parent_ids], at=as_of)
+        events_store.emit(
+            con, "dream.rem.completed", {"config": asdict(replace(config, dreams=dreams)), **report.to_json()}
+        )
     runtime.flush()
     return report
 
@@ -427,7 +430,7 @@ def recent_dreams(runtime: Runtime, limit: int = 50) -> list[DreamView]:
             print(view.question, "->", view.dream.text, [source.id for source in view.sources])
     """
     with runtime.db.connect() as con:
-        return _dream_views(con, store.recent_nodes(con, "rem_dream", limit))
+        return _dream_views(con, dreaming_store.recent_nodes(con, "rem_dream", limit))
 
 
 def get_dream(runtime: Runtime, dream_id: str) -> DreamView | None:
@@ -461,7 +464,7 @@ def recent_verdicts(runtime: Runtime, limit: int = 100) -> list[VerdictView]:
             print(view.verdict.kept, view.verdict.reason, view.seed.id, view.candidate.id)
     """
     with runtime.db.connect() as con:
-        found = store.recent_verdicts(con, limit)
+        found = dreaming_store.recent_verdicts(con, limit)
         ends = {
             n.id: n
             for n in corpus.get_nodes(con, {e for v in found for e in (v.seed_id, v.candidate_id)}, with_vectors=False)
@@ -480,7 +483,7 @@ def recent_discoveries(runtime: Runtime, limit: int = 50) -> list[DiscoveryView]
             print(view.relation.description, view.relation.confidence, view.seed.id, view.neighbor.id)
     """
     with runtime.db.connect() as con:
-        found = store.recent_relations(con, EXPLORATION, limit)
+        found = dreaming_store.recent_relations(con, EXPLORATION, limit)
         ends = {
             n.id: n
             for n in corpus.get_nodes(

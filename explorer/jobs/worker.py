@@ -35,7 +35,7 @@ from explorer.jobs.kinds import KINDS
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
 from explorer.store import DatabaseBusy
-from explorer.store import jobs as store
+from explorer.store import jobs as jobs_store
 
 PROGRESS_EVERY_S = 0.5  # progress (and the cancel flag) is written and read at most this often
 POLL_S = 1.0  # how often an idle worker looks for queued jobs
@@ -85,12 +85,12 @@ def fail_orphans(runtime: Runtime) -> int:
         orphans = {
             job.id: f"the worker process ({job.worker_pid or 'unknown'}) ended without finishing the job "
             "(killed or crashed)"
-            for job in store.list_jobs(con, (JobStatus.RUNNING,), limit=10_000)
+            for job in jobs_store.list_jobs(con, (JobStatus.RUNNING,), limit=10_000)
             if not is_alive(job.worker or "")
         }
         if orphans:
             with runtime.db.transaction() as tx:
-                store.fail_orphans(tx, orphans)
+                jobs_store.fail_orphans(tx, orphans)
     return len(orphans)
 
 
@@ -152,7 +152,7 @@ def _progress(runtime: Runtime, job: Job) -> Any:
             return
         last[0] = now
         with runtime.db.transaction() as con:
-            cancelled = store.report_progress(con, job.id, done, total, note[:200])
+            cancelled = jobs_store.report_progress(con, job.id, done, total, note[:200])
         if cancelled:
             raise JobCancelled(f"cancelled after {done} of {total}")
 
@@ -186,7 +186,7 @@ def execute(runtime: Runtime, job: Job) -> JobStatus:
         _busy.clear()
         runtime.flush()
     with runtime.db.transaction() as con:
-        store.finish(con, job.id, status, result, error)
+        jobs_store.finish(con, job.id, status, result, error)
     return status
 
 
@@ -205,7 +205,7 @@ def work(runtime: Runtime, idle_exit_s: float | None = None, max_jobs: int | Non
         while max_jobs is None or carried < max_jobs:
             try:
                 with runtime.db.transaction() as con:
-                    job = store.claim_next(con, me, tuple(KINDS))
+                    job = jobs_store.claim_next(con, me, tuple(KINDS))
             except DatabaseBusy:  # another process held the file all this while: the queue waits, so do we
                 continue
             if job is None:

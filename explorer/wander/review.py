@@ -28,9 +28,9 @@ from explorer.records.wander import (
     utcnow,
 )
 from explorer.runtime import Runtime
-from explorer.store import events
-from explorer.store import reviews as log
-from explorer.store import wander as store
+from explorer.store import events as events_store
+from explorer.store import reviews as reviews_store
+from explorer.store import wander as wander_store
 from explorer.store.database import Connection
 from explorer.wander.errors import NotFound
 from explorer.wander.guards import (
@@ -46,7 +46,7 @@ HUMAN = "human"  # who reviewed, when the person did not say
 
 def require_crystal(con: Connection, crystal_id: str) -> Crystal:
     """The crystal, or :class:`NotFound` naming how to list them."""
-    crystal = store.get_crystal(con, str(crystal_id))
+    crystal = wander_store.get_crystal(con, str(crystal_id))
     if crystal is None:
         raise NotFound(f"no crystal {crystal_id!r}", remedy=Remedy.LIST_CRYSTALS, subject=str(crystal_id))
     return crystal
@@ -140,9 +140,9 @@ def decide(
         crystal = require_crystal(tx, crystal_id)
         require_review(crystal, chosen, force)
         review, values = _decide(crystal, chosen, _who(reviewer), notes, utcnow())
-        store.update_crystal(tx, crystal.id, **values)
-        log.insert_reviews(tx, [review])
-        events.emit(tx, "wander.crystal.validated", _event(review), crystal.session_id)
+        wander_store.update_crystal(tx, crystal.id, **values)
+        reviews_store.insert_reviews(tx, [review])
+        events_store.emit(tx, "wander.crystal.validated", _event(review), crystal.session_id)
     return review
 
 
@@ -150,7 +150,7 @@ def review_history(runtime: Runtime, crystal_id: str) -> list[Review]:
     """Every review of a crystal and every revert, oldest first."""
     with runtime.db.connect() as con:
         require_crystal(con, crystal_id)
-        return log.crystal_reviews(con, str(crystal_id))
+        return reviews_store.crystal_reviews(con, str(crystal_id))
 
 
 def revert_review(
@@ -165,7 +165,7 @@ def revert_review(
     reverted (a redo). Returns the revert's log entry.
     """
     with runtime.db.transaction() as tx:
-        reviewed = log.get_review(tx, str(review_id))
+        reviewed = reviews_store.get_review(tx, str(review_id))
         if reviewed is None:
             raise NotFound(f"no review {review_id!r} (a crystal's history lists its reviews)", subject=str(review_id))
         crystal = require_crystal(tx, reviewed.crystal_id)
@@ -185,9 +185,9 @@ def revert_review(
             reverts=reviewed.id,
             created_at=utcnow(),
         )
-        store.update_crystal(tx, crystal.id, **values)
-        log.insert_reviews(tx, [revert])
-        events.emit(
+        wander_store.update_crystal(tx, crystal.id, **values)
+        reviews_store.insert_reviews(tx, [revert])
+        events_store.emit(
             tx,
             "wander.crystal.review_reverted",
             {
@@ -207,7 +207,7 @@ def revert_review(
 
 def _matching(con: Connection, where: ReviewFilter) -> list[Crystal]:
     """The crystals ``where`` takes, in the order a person reviews them: surest first."""
-    found = store.list_crystals(con, min_confidence=where.min_confidence, session_id=where.session_id)
+    found = wander_store.list_crystals(con, min_confidence=where.min_confidence, session_id=where.session_id)
     return sorted((c for c in found if where.matches(c)), key=lambda c: (-c.confidence, c.id))
 
 
@@ -245,7 +245,7 @@ def queue_view(
             by_id = {c.id: c for c in queue}
             waiting += [by_id[i] for i in skipped if i in by_id]
             crystal = waiting[0] if waiting else None
-        history = log.crystal_reviews(con, crystal.id) if crystal else []
+        history = reviews_store.crystal_reviews(con, crystal.id) if crystal else []
     return QueueView(queue, crystal, history)
 
 
@@ -284,11 +284,11 @@ def bulk_review(
             stored[key] = values
             by_session[crystal.session_id].append(("wander.crystal.validated", _event(review)))
         for key, ids in same_values.items():
-            store.update_crystals(tx, ids, **stored[key])
-        log.insert_reviews(tx, reviews)
+            wander_store.update_crystals(tx, ids, **stored[key])
+        reviews_store.insert_reviews(tx, reviews)
         for session_id, items in by_session.items():
-            events.emit_many(tx, items, session_id)
-        events.emit(
+            events_store.emit_many(tx, items, session_id)
+        events_store.emit(
             tx,
             "wander.crystal.bulk_reviewed",
             {

@@ -11,7 +11,7 @@ from explorer.providers.embeddings import Embedder
 from explorer.records.wander import Crystal
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
-from explorer.store import wander as store
+from explorer.store import wander as wander_store
 
 from .conftest import error_of
 
@@ -26,7 +26,7 @@ def test_bulk_review_history_and_revert(api: httpx.Client, module_corpus: Path, 
     ]
     with runtime.db.transaction() as con:
         for crystal in crystals:
-            store.insert_crystal(con, crystal)
+            wander_store.insert_crystal(con, crystal)
     where = {"session_id": SESSION, "min_confidence": 0.5}
     counted = api.post("/wander/crystals/review-bulk", json={**where, "decision": "approve", "dry_run": True})
     assert counted.status_code == 200, counted.text

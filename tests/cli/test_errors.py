@@ -26,7 +26,7 @@ from explorer.records.wander import Crystal
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.store import corpus
-from explorer.store import wander as store
+from explorer.store import wander as wander_store
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
 
@@ -61,7 +61,7 @@ def world(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> dict[
     )
     with runtime.db.transaction() as con:
         corpus.insert_nodes(con, nodes)
-        store.insert_crystal(con, crystal)
+        wander_store.insert_crystal(con, crystal)
     session = service.create_session(runtime, SessionConfig(seed_concept="garbage collection", random_seed=1))
     service.review_crystal(runtime, crystal.id, "approve")
     (tmp / "notes.txt").write_text("a regular file, not a folder\n", encoding="utf-8")

@@ -17,7 +17,7 @@ from explorer.records import new_id
 from explorer.records.wander import Crystal
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
-from explorer.store import wander as store
+from explorer.store import wander as wander_store
 
 runner = CliRunner()
 SESSION = "00000000-0000-4000-8000-00000000000a"
@@ -41,7 +41,7 @@ def world(embedder: Embedder, tmp_path: Path) -> tuple[str, list[str]]:
     ]
     with runtime.db.transaction() as con:
         for crystal in crystals:
-            store.insert_crystal(con, crystal)
+            wander_store.insert_crystal(con, crystal)
     return str(db), [c.id for c in crystals]
 
 

@@ -15,7 +15,7 @@ from explorer.consolidation.service import ConsolidationError, import_log
 from explorer.records import Node, Verdict
 from explorer.records.consolidation import WanderStep
 from explorer.records.wander import Crystal
-from explorer.store import consolidation as store
+from explorer.store import consolidation as consolidation_store
 
 from .conftest import SAMPLE_LOG
 
@@ -66,7 +66,7 @@ def test_importing_twice_adds_nothing_the_second_time(runtime) -> None:
     assert (first.experiences_added, first.experiences_known) == (15, 0)
     assert (again.experiences_added, again.experiences_known) == (0, 15)
     with runtime.db.connect() as con:
-        assert store.count_experiences(con, ["imported"]) == 15
+        assert consolidation_store.count_experiences(con, ["imported"]) == 15
 
 
 @pytest.mark.parametrize(

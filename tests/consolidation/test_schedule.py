@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from explorer.cli import app
 from explorer.consolidation.schedule import ScheduleConfig, decide
 from explorer.consolidation.service import import_log, run_consolidation
-from explorer.store import consolidation as store
+from explorer.store import consolidation as consolidation_store
 
 from .conftest import SAMPLE_LOG
 
@@ -56,7 +56,7 @@ def test_the_service_runs_only_when_the_trigger_is_due(runtime) -> None:
     first = run_consolidation(runtime, "imported", "periodic").to_json()
     assert first["status"] == "verified" and first["reason"] == "no run yet"
     with runtime.db.connect() as con:
-        last = store.last_run_at(con, "imported")
+        last = consolidation_store.last_run_at(con, "imported")
     soon = run_consolidation(runtime, "imported", "periodic", now=last + timedelta(minutes=5)).to_json()
     assert soon["status"] == "not_due" and soon["reason"] == "no new experiences since the last run"
     again = run_consolidation(runtime, "imported", "session-complete").to_json()

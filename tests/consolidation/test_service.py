@@ -15,8 +15,9 @@ from explorer.errors import Remedy
 from explorer.prompts import Prompt
 from explorer.providers.budget import Budget
 from explorer.records import Node, Verdict
-from explorer.store import consolidation as store
-from explorer.store import corpus, dreaming
+from explorer.store import consolidation as consolidation_store
+from explorer.store import corpus
+from explorer.store import dreaming as dreaming_store
 from explorer.testing.model_server import SERVED_MODEL, Reply
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
@@ -59,9 +60,9 @@ def test_a_run_stores_its_knowledge_in_one_go_with_the_file_free_while_the_model
     assert stored["consolidation_runs"] == 1 and stored["consolidation_patterns"] == 3
     assert stored["consolidation_checks"] == 5 and stored["experiences"] == 15
     with runtime.db.connect() as con:
-        levels = store.run_ladder(con, report["run_id"])
+        levels = consolidation_store.run_ladder(con, report["run_id"])
         assert [len(level) for level in levels] == [r["items"] for r in report["ladder"]]
-        assert store.run_report(con, report["run_id"])["patterns"] == report["patterns"]
+        assert consolidation_store.run_report(con, report["run_id"])["patterns"] == report["patterns"]
 
 
 def test_a_failed_run_leaves_nothing_behind(runtime, monkeypatch) -> None:
@@ -71,7 +72,7 @@ def test_a_failed_run_leaves_nothing_behind(runtime, monkeypatch) -> None:
     def fail(*args, **kwargs):
         raise RuntimeError("the disk filled up")
 
-    monkeypatch.setattr(store, "insert_knowledge", fail)
+    monkeypatch.setattr(consolidation_store, "insert_knowledge", fail)
     with pytest.raises(RuntimeError, match="the disk filled up"):
         run_consolidation(runtime, "imported")
     assert counts(runtime) == before  # no run, no pattern, and the raw experiences as they were
@@ -85,13 +86,13 @@ def test_the_products_activity_is_captured_once(runtime) -> None:
     verdict = Verdict(dreams[0].id, dreams[1].id, 4, 4, 4, True, "a real link", connection="both are about sleep")
     with runtime.db.transaction() as con:
         corpus.insert_nodes(con, dreams)
-        dreaming.insert_verdicts(con, [verdict])
+        dreaming_store.insert_verdicts(con, [verdict])
     first = run_consolidation(runtime, "dreams").to_json()
     again = run_consolidation(runtime, "dreams").to_json()
     assert first["captured"] == 3 and again["captured"] == 0
     assert first["status"] == "raw" and "no pattern" in first["warnings"][-1]  # three are too few to cluster
     with runtime.db.connect() as con:
-        assert store.count_experiences(con, ["dreams"]) == 3
+        assert consolidation_store.count_experiences(con, ["dreams"]) == 3
 
 
 def test_nothing_to_consolidate_is_skipped_and_stores_nothing(runtime) -> None:
@@ -144,8 +145,8 @@ def test_a_real_walk_is_captured_step_by_step(corpus_runtime) -> None:
     wander.run(corpus_runtime, session.id, 4)
     report = run_consolidation(corpus_runtime, "wander").to_json()
     with corpus_runtime.db.connect() as con:
-        captured = store.list_experiences(con, ["wander"])
-        steps = store.wander_steps(con)
+        captured = consolidation_store.list_experiences(con, ["wander"])
+        steps = consolidation_store.wander_steps(con)
     assert len(steps) >= 4 and report["captured"] == len(captured) >= 4
     moves = [e for e in captured if e.kind == "move"]
     assert {e.session_id for e in moves} == {session.id}
@@ -158,7 +159,7 @@ def test_each_pattern_is_found_again_from_its_own_experiences(runtime) -> None:
     import_log(runtime, SAMPLE_LOG)
     report = run_consolidation(runtime, "imported").to_json()
     with runtime.db.connect() as con:
-        experiences = {e.id: e for e in store.list_experiences(con, ["imported"])}
+        experiences = {e.id: e for e in consolidation_store.list_experiences(con, ["imported"])}
     for pattern in report["patterns"]:
         for example in pattern["examples"]:
             _, hits, _ = query_knowledge(runtime, experiences[example].description, limit=1)

@@ -8,7 +8,8 @@ import pytest
 from explorer.dreaming.rem_cycle import RemConfig, latest_year, rem_cycle
 from explorer.dreaming.service import DreamingError, recent_dreams, run_rem
 from explorer.prompts import split_passages
-from explorer.store import corpus, events
+from explorer.store import corpus
+from explorer.store import events as events_store
 
 from .conftest import memory, store
 
@@ -187,7 +188,7 @@ def test_run_rem_stores_dreams_with_question_parents_and_generation(runtime) -> 
     assert report.dreams_stored >= 1 and report.model_calls == 9
     with runtime.db.connect() as con:
         dreams = corpus.list_nodes(con, types=["rem_dream"])
-        (event,) = events.list_events(con, subject_prefix="dream.rem")
+        (event,) = events_store.list_events(con, subject_prefix="dream.rem")
     assert len(dreams) == report.dreams_stored
     by_id = {n.id: n for n in nodes}
     for dream in dreams:
@@ -231,4 +232,4 @@ def test_a_night_on_an_empty_store_is_refused_before_it_begins(runtime) -> None:
     with pytest.raises(DreamingError, match="holds 0 node"):
         run_cycle(runtime, dreams=1)
     with runtime.db.connect() as con:
-        assert events.list_events(con, subject_prefix="dream.") == []  # neither exploration nor fusion ran
+        assert events_store.list_events(con, subject_prefix="dream.") == []  # neither exploration nor fusion ran

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from explorer.records.wander import ReviewState
-from explorer.store import events
+from explorer.store import events as events_store
 from explorer.wander import review as reviewing
 from explorer.wander import service as wander
 
@@ -29,7 +29,7 @@ def test_approving_a_crystal_stores_who_when_and_why(open_app, app_runtime, page
     with app_runtime.db.connect() as con:
         decisions = [
             e.payload
-            for e in events.list_events(con, subject_prefix="wander.crystal.validated")
+            for e in events_store.list_events(con, subject_prefix="wander.crystal.validated")
             if e.payload.get("validated_by") == "human"
         ]
     assert decisions == [

@@ -8,7 +8,7 @@ import numpy as np
 
 from explorer.records import Node, Relation
 from explorer.store import Database, corpus
-from explorer.store import projection as map_store
+from explorer.store import projection as projection_store
 
 
 def test_nodes_round_trip_with_provenance(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_nodes_round_trip_with_provenance(tmp_path: Path) -> None:
         assert [n.id for n in corpus.list_nodes(con, search="100% _lit")] == [parent.id]
         assert corpus.list_nodes(con, search="1_0") == []
         assert corpus.count_nodes(con, types=["synthesis"]) == 1
-        ids, matrix = map_store.all_node_vectors(con)
+        ids, matrix = projection_store.all_node_vectors(con)
         assert sorted(ids) == sorted([parent.id, child.id]) and matrix.shape == (2, 3)
         (relation,) = corpus.list_relations(con, [parent.id])
         assert relation.scores == {"a": 1} and relation.type == "DERIVES"

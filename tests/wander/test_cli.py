@@ -70,7 +70,7 @@ def test_a_session_that_completes_is_consolidated_once(corpus_copy: Path, runtim
     # stop does; a walk that goes on (above) does not.
     from explorer.runtime import open_runtime
     from explorer.settings import load_settings
-    from explorer.store import consolidation
+    from explorer.store import consolidation as consolidation_store
 
     db = str(corpus_copy)
     new = ("new", "--seed-concept", "garbage collection of reference cycles", "--seed", "5", "--db", db)
@@ -80,7 +80,7 @@ def test_a_session_that_completes_is_consolidated_once(corpus_copy: Path, runtim
     first = ran["consolidation"]
     rt = open_runtime(load_settings().with_db(corpus_copy), embedder=runtime.embedder)
     with rt.db.connect() as con:
-        report = consolidation.run_report(con, first["run_id"])
+        report = consolidation_store.run_report(con, first["run_id"])
     assert report is not None and report["trigger"] == "session-complete" and report["source"] == "wander"
     assert report["experiences"] == 2 and first["status"] == report["status"]  # two steps: too few to cluster
 
