@@ -120,6 +120,11 @@ def review_crystal(
 
     The review state machine (:func:`~explorer.wander.guards.require_review`) refuses to overturn an earlier
     review unless ``force`` says the person means it.
+
+    Example::
+
+        review_crystal(runtime, crystal_id, "approve", notes="checked the sources", reviewer="ann")
+        review_crystal(runtime, crystal_id, "reject", force=True)  # a change of mind must say so
     """
     with runtime.db.transaction() as tx:
         entry = decide(runtime, crystal_id, decision, notes=notes, reviewer=reviewer, force=force)
