@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from explorer.errors import ExplorerError, Remedy
 from explorer.jobs.kinds import KINDS, Kind, Params
 from explorer.jobs.worker import ensure_worker, fail_orphans
 from explorer.records import Progress, new_id
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
-from explorer.store import jobs as jobs_store
+from explorer.store import jobs as store
 from explorer.wander.errors import InvalidRequest
 
 __all__ = ["KINDS", "Job", "JobNotFound", "JobStateError", "JobStatus", "cancel", "get", "list_jobs", "run", "submit"]
@@ -35,24 +33,12 @@ class JobStateError(ExplorerError):
     """An operation the job's status does not allow (cancelling a job that has ended)."""
 
 
-def _invalid(kind: str, exc: ValidationError) -> InvalidRequest:
-    problem = exc.errors()[0]
-    where = ".".join(str(part) for part in problem["loc"]) or "parameters"
-    return InvalidRequest(f"job {kind}: {where}: {problem['msg']}")
-
-
 def _checked(runtime: Runtime, kind: str, params: dict[str, Any] | None) -> tuple[Kind, Params]:
     """The kind and its checked parameters, having checked what it needs of the database too."""
     spec = KINDS.get(kind)
     if spec is None:
         raise InvalidRequest(f"no kind of job {kind!r}; the kinds are {', '.join(KINDS)}")
-    try:
-        checked = spec.params.model_validate(params or {})
-    except ValidationError as exc:
-        raise _invalid(kind, exc) from exc
-    if spec.check is not None:
-        spec.check(runtime, checked)
-    return spec, checked
+    return spec, spec.checked(runtime, params or {})
 
 
 def submit(runtime: Runtime, kind: str, params: dict[str, Any] | None = None, *, start_worker: bool = True) -> Job:
@@ -63,7 +49,7 @@ def submit(runtime: Runtime, kind: str, params: dict[str, Any] | None = None, *,
     """
     _, checked = _checked(runtime, kind, params)
     with runtime.db.transaction() as con:
-        job = jobs_store.insert_job(con, new_id(), kind, checked.model_dump(mode="json"))
+        job = store.insert_job(con, new_id(), kind, checked.model_dump(mode="json"))
     if start_worker:
         ensure_worker(runtime)
     return job
@@ -84,7 +70,7 @@ def get(runtime: Runtime, job_id: str) -> Job:
     """The job as it stands now."""
     with runtime.db.connect() as con:
         fail_orphans(runtime)
-        job = jobs_store.get_job(con, job_id)
+        job = store.get_job(con, job_id)
     if job is None:
         raise JobNotFound(job_id)
     return job
@@ -108,7 +94,7 @@ def list_jobs(
         raise InvalidRequest("limit and offset must not be negative")
     with runtime.db.connect() as con:
         fail_orphans(runtime)
-        return jobs_store.list_jobs(con, statuses, limit, offset, kind)
+        return store.list_jobs(con, statuses, limit, offset, kind)
 
 
 def cancel(runtime: Runtime, job_id: str) -> Job:
@@ -117,7 +103,7 @@ def cancel(runtime: Runtime, job_id: str) -> Job:
     if job.status.ended:
         raise JobStateError(f"job {job_id} has already ended ({job.status})", subject=job_id)
     with runtime.db.transaction() as con:
-        jobs_store.request_cancel(con, job_id)
-        changed = jobs_store.get_job(con, job_id)
+        store.request_cancel(con, job_id)
+        changed = store.get_job(con, job_id)
     assert changed is not None
     return changed
