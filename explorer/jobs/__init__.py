@@ -16,7 +16,7 @@ from explorer.jobs.worker import ensure_worker, fail_orphans
 from explorer.records import Progress, new_id
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
-from explorer.store import jobs as store
+from explorer.store import jobs as jobs_store
 from explorer.wander.errors import InvalidRequest
 
 __all__ = ["KINDS", "Job", "JobNotFound", "JobStateError", "JobStatus", "cancel", "get", "list_jobs", "run", "submit"]
@@ -49,7 +49,7 @@ def submit(runtime: Runtime, kind: str, params: dict[str, Any] | None = None, *,
     """
     _, checked = _checked(runtime, kind, params)
     with runtime.db.transaction() as con:
-        job = store.insert_job(con, new_id(), kind, checked.model_dump(mode="json"))
+        job = jobs_store.insert_job(con, new_id(), kind, checked.model_dump(mode="json"))
     if start_worker:
         ensure_worker(runtime)
     return job
@@ -70,7 +70,7 @@ def get(runtime: Runtime, job_id: str) -> Job:
     """The job as it stands now."""
     with runtime.db.connect() as con:
         fail_orphans(runtime)
-        job = store.get_job(con, job_id)
+        job = jobs_store.get_job(con, job_id)
     if job is None:
         raise JobNotFound(job_id)
     return job
@@ -94,7 +94,7 @@ def list_jobs(
         raise InvalidRequest("limit and offset must not be negative")
     with runtime.db.connect() as con:
         fail_orphans(runtime)
-        return store.list_jobs(con, statuses, limit, offset, kind)
+        return jobs_store.list_jobs(con, statuses, limit, offset, kind)
 
 
 def cancel(runtime: Runtime, job_id: str) -> Job:
@@ -103,7 +103,7 @@ def cancel(runtime: Runtime, job_id: str) -> Job:
     if job.status.ended:
         raise JobStateError(f"job {job_id} has already ended ({job.status})", subject=job_id)
     with runtime.db.transaction() as con:
-        store.request_cancel(con, job_id)
-        changed = store.get_job(con, job_id)
+        jobs_store.request_cancel(con, job_id)
+        changed = jobs_store.get_job(con, job_id)
     assert changed is not None
     return changed
