@@ -32,12 +32,13 @@ from pydantic import ValidationError
 
 from explorer.errors import ExplorerError
 from explorer.jobs.kinds import KINDS
+from explorer.providers.deadline import CallCancelled
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
 from explorer.store import DatabaseBusy
 from explorer.store import jobs as jobs_store
 
-PROGRESS_EVERY_S = 0.5  # progress (and the cancel flag) is written and read at most this often
+PROGRESS_EVERY_S = 0.5  # progress is written at most this often, and the cancel flag read this often
 POLL_S = 1.0  # how often an idle worker looks for queued jobs
 IDLE_EXIT_S = 60.0  # a worker started on demand ends after this long with nothing to do
 # How much a worker lowers its CPU priority (`jobs worker --nice`): its runs are background work, and on two cores a
@@ -159,6 +160,35 @@ def _progress(runtime: Runtime, job: Job) -> Any:
     return report
 
 
+@contextmanager
+def _cancel_watch(runtime: Runtime, job: Job) -> Iterator[None]:
+    """While the block runs, read the job's cancel flag every :data:`PROGRESS_EVERY_S` and, once it is set, cancel
+    the runtime's gateway: a run waiting on a model (and so calling no progress) is interrupted within a moment,
+    not when the model has answered, however slowly it answers. The gateway answers again after the block.
+    """
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(PROGRESS_EVERY_S):
+            try:
+                with runtime.db.connect() as con:
+                    found = jobs_store.get_job(con, job.id)
+            except DatabaseBusy:  # another process holds the file: look again next time
+                continue
+            if found is not None and found.cancel_requested:
+                runtime.gateway.cancel()
+                return
+
+    watcher = threading.Thread(target=watch, name=f"cancel-watch-{job.id}", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+        runtime.gateway.resume()
+
+
 _busy = threading.Event()  # a job is under way in this process: SIGTERM interrupts it
 
 
@@ -171,9 +201,10 @@ def execute(runtime: Runtime, job: Job) -> JobStatus:
         if kind is None:
             raise ExplorerError(f"this worker does not know jobs of kind {job.kind!r}")
         params = kind.params.model_validate(job.params)
-        result = kind.run(runtime, params, _progress(runtime, job))
+        with _cancel_watch(runtime, job):
+            result = kind.run(runtime, params, _progress(runtime, job))
         status = JobStatus.SUCCEEDED
-    except JobCancelled as exc:
+    except (JobCancelled, CallCancelled) as exc:
         status, error = JobStatus.CANCELLED, f"cancelled by request ({exc}); what was done before stands"
     except WorkerStopped:
         error = "the worker was stopped (SIGTERM) in the middle of the job; what was done before stands"
