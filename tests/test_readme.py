@@ -1,19 +1,26 @@
-"""The README's command reference is the CLI's: every command and option is documented there (as sqlite-utils
-tests its docs), nothing documented is missing from the CLI, and every ``--json`` field it names is in the
-real output of the command, run on a small database.
+"""The README is the product's reference, checked against the product (as sqlite-utils tests its docs).
 
-The convention read here: in the README's "Command line" section, each command is a list item holding
+What is checked:
+- the command reference is the CLI's: every command and option is documented, nothing documented is missing from
+  the CLI, and every ``--json`` field it names is in the real output of the command, run on a small database;
+- the Configuration table lists every setting, by its environment variable and its ``explorer.toml`` key;
+- the REST API table lists every route the API serves, and the Events table every subject the engine stores
+  events under; in each, nothing is listed that the product lacks.
+
+The conventions read here: in the "Command line" section, each command is a list item holding
 ``explorer COMMAND ... [--option]`` in backticks, and may go on with "`--json` fields: `a`, `b.c`" (``b.c``:
-field ``c`` of object ``b``; a list's fields are those of each of its items).
+field ``c`` of object ``b``; a list's fields are those of each of its items). In the other three sections, each
+table row names its item in backticks in its first cells: `VARIABLE` | `key`, `METHOD` | `/path`, `subject`.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +29,13 @@ import typer
 from typer.testing import CliRunner
 
 import explorer.cli
+from explorer.api import create_app
+from explorer.api.app import PREFIX
+from explorer.jobs import KINDS
+from explorer.settings import _ENV, Settings
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
 EXPERIENCES = Path(__file__).resolve().parent / "data" / "experiences_sample.jsonl"
 SHARED = {"--db"}  # every command takes it; the section's first sentence says so once
 
@@ -50,11 +62,16 @@ def cli_commands() -> dict[str, set[str]]:
     return dict(walk(typer.main.get_command(explorer.cli.app), ()))
 
 
+def section(title: str, text: str | None = None) -> str:
+    """The README's (or ``text``'s) section under ``## title``, up to the next one."""
+    text = README.read_text(encoding="utf-8") if text is None else text
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : None if end == -1 else end]
+
+
 def command_section() -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("\n## Command line\n")
-    end = text.index("\n## ", start + 1)
-    return text[start:end]
+    return section("Command line")
 
 
 def readme_commands() -> dict[str, Documented]:
@@ -180,3 +197,89 @@ def test_every_json_field_the_readme_names_is_in_the_output(outputs) -> None:
     assert set(documented) == set(outputs)  # every command with --json output was run
     missing = {path: [f for f in fields if not present(outputs[path], f)] for path, fields in documented.items()}
     assert not any(missing.values()), {path: fields for path, fields in missing.items() if fields}
+
+
+def code_cells(text: str) -> list[list[list[str]]]:
+    """Each table row of ``text`` as the backticked spans of each of its cells; rows whose first cell has none (the
+    header and the rule) are left out.
+    """
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("| "):
+            cells = [re.findall(r"`([^`]+)`", cell) for cell in line.strip(" |").split(" | ")]
+            if cells[0]:
+                rows.append(cells)
+    return rows
+
+
+def documented_settings(text: str | None = None) -> dict[str, str]:
+    """The Configuration table: each environment variable and its ``explorer.toml`` key."""
+    return {row[0][0]: row[1][0] for row in code_cells(section("Configuration", text))}
+
+
+def documented_routes(text: str | None = None) -> set[tuple[str, str]]:
+    """The REST API table: each method and full path."""
+    return {(row[0][0], PREFIX + row[1][0]) for row in code_cells(section("REST API", text))}
+
+
+def documented_subjects(text: str | None = None) -> set[str]:
+    """The Events table's subjects."""
+    return {row[0][0] for row in code_cells(section("Events", text))}
+
+
+def setting_variables() -> dict[str, str]:
+    """Each environment variable the settings read, and the field it sets (which is also its ``explorer.toml`` key)."""
+    return {variable: attr for variable, (attr, _) in _ENV.items()}
+
+
+def served_routes(db: Path) -> set[tuple[str, str]]:
+    """Each method and path of the API's OpenAPI document, as a server on ``db`` serves it."""
+    app = create_app(replace(Settings(), db_path=db, embedding_model="hashing"))
+    return {(method.upper(), path) for path, operations in app.openapi()["paths"].items() for method in operations}
+
+
+SUBJECT = re.compile(r"(wander|dream|consolidation|projection)(\.[a-z_]+)+")  # an event's area, then what happened
+
+
+def stored_subjects() -> set[str]:
+    """The subjects the engine stores events under: its string literals shaped like one, less the job kinds
+    (``wander.run``), which share the shape. Each event's subject is written where the event is made, across the
+    engine's modules and sometimes passed on before it is stored, so the literals are where to read them all.
+    """
+    literals = {
+        node.value
+        for path in (REPO / "explorer").rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and SUBJECT.fullmatch(node.value)
+    }
+    return literals - set(KINDS)
+
+
+def test_every_setting_is_read_from_a_variable() -> None:
+    assert set(setting_variables().values()) == {f.name for f in fields(Settings)}
+
+
+def test_the_configuration_table_lists_every_setting_with_its_toml_key() -> None:
+    assert documented_settings() == setting_variables()
+
+
+def test_the_rest_api_table_lists_every_route(tmp_path: Path) -> None:
+    assert documented_routes() == served_routes(tmp_path / "api.duckdb")
+
+
+def test_the_events_table_lists_every_subject() -> None:
+    assert documented_subjects() == stored_subjects()
+
+
+@pytest.mark.parametrize(
+    ("row", "read"),
+    [
+        ("| `NATS_URL` |", documented_settings),
+        ("| `POST` | `/jobs/{job_id}/cancel` |", documented_routes),
+        ("| `projection.fitted` |", documented_subjects),
+    ],
+)
+def test_a_row_missing_from_the_readme_is_missed_by_its_check(row: str, read: Callable[[str], Any]) -> None:
+    text = README.read_text(encoding="utf-8")
+    tampered = "\n".join(line for line in text.splitlines() if not line.startswith(row))
+    assert len(read(tampered)) == len(read(text)) - 1
