@@ -253,7 +253,9 @@ def json_object(text: str) -> dict[str, Any]:
 
 
 _MARKUP = re.compile(r"<(?:!doctype|html|head|body|div|p|span|table|ul|ol|li|h[1-6])\b[^>]*>", re.IGNORECASE)
-_FENCE_LINE = re.compile(r"^\s*```", re.MULTILINE)  # a fence on its own line; a quote may carry one inline
+# A fence on its own line (a quote may carry one inline); blanks but not line ends before it, so a run of empty
+# lines is not rescanned from each of them.
+_FENCE_LINE = re.compile(r"^[^\S\n]*```", re.MULTILINE)
 _JSON_START = re.compile(r"[{\[]\s*[\"{\[]")
 MIN_WORDS = 3
 

@@ -69,7 +69,9 @@ class EntityLearning:
     learning: str
 
 
-_ENTITY_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*\**(?P<entity>[^:*\n]{1,80}?)\**\s*:\s*(?P<learning>.+?)\s*$")
+# The learning runs to the line's end and is stripped after: a lazy learning before "\s*$" tried every blank of a
+# long run as its end, rescanning the rest of the run each time.
+_ENTITY_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*\**(?P<entity>[^:*\n]{1,80}?)\**\s*:\s*(?P<learning>.+)$")
 
 
 def read_entities(text: str) -> list[EntityLearning]:
