@@ -1,13 +1,16 @@
-"""One wander step (wander.md's ``wander_step``), as a pure function.
+"""One wander step (docs/wander.md#the-step), as a pure function.
 
-:func:`take_step` runs the ten stages over what the caller read from the store
-(:class:`StepInputs`) and returns every row to write and every event to emit
-(:class:`StepPlan`); the caller writes them in one transaction (and has logged
-``wander.step.started`` before it asked, the moment the step began). Model calls go
-through a :class:`~explorer.wander.guards.Spending`, reads the step needs on
-demand (node texts, a resonance's evidence) through callbacks. A failing
-strategy or a broken model answer is recorded in ``failures`` and the step goes
-on with what it has.
+:func:`take_step` chains the stages over what the caller read from the store
+(:class:`StepInputs`): :func:`choose` where to go (adjacencies, scope, score,
+choice) and :func:`check_fence`, :func:`plan_loci`, :func:`dwell_on` the
+encounter, :func:`visit_target`, the resonances, :func:`attempt_crystal`,
+:func:`trace_of`, :func:`compress_memory` and the guard rails' :func:`next_status`.
+It returns every row to write and every event to emit (:class:`StepPlan`); the
+caller writes them in one transaction (and has logged ``wander.step.started``
+before it asked, the moment the step began). Model calls go through a
+:class:`~explorer.wander.guards.Spending`, reads the step needs on demand (node
+texts, a resonance's evidence) through callbacks. A failing strategy or a broken
+model answer is recorded in ``failures`` and the step goes on with what it has.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from explorer.prompts.wander import Dwelling
+from explorer.providers.gateway import Answer
 from explorer.records import new_id
 from explorer.records.wander import (
     Adjacency,
@@ -45,6 +50,7 @@ from explorer.wander.resonance import ResonanceOutcome, check_resonances
 from explorer.wander.space import CorpusSpace, LociSpace
 
 Embed = Callable[[Sequence[str]], np.ndarray]
+Event = tuple[str, dict[str, Any]]  # subject, payload
 NODE_ABSTRACTION = {
     "raw_chunk": 0.3,
     "synthesis": 0.5,
@@ -84,6 +90,11 @@ class StepInputs:
     updates: list[str] = field(default_factory=list)  # nodes linked to here by UPDATES relations
     already_exhausted: bool = False  # the budget ran out in an earlier step (warned then)
 
+    @property
+    def step_number(self) -> int:
+        """The number of the step these inputs are for: the session's next."""
+        return self.session.step_count + 1
+
 
 @dataclass
 class StepCallbacks:
@@ -114,7 +125,7 @@ class StepPlan:
     crystal: Crystal | None
     warm: list[WarmMemory]
     session_updates: dict[str, Any]
-    events: list[tuple[str, dict[str, Any]]]
+    events: list[Event]
     visited: Locus
 
 
@@ -199,19 +210,79 @@ def _new_locus(c: Adjacency, session_id: str, now: datetime) -> Locus:
     )
 
 
+# -- 1-4: adjacencies, scope, score, choice ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Where a step goes and why, with what it chose among."""
+
+    chosen: Adjacency
+    reason: str  # the trace's selection reason
+    candidates: list[Adjacency] = field(default_factory=list)  # in scope and scored; none for a person's pick
+    considered: int = 0  # adjacencies the strategies found, in scope or not
+    fenced_out: int = 0  # of those, the ones the fence left out
+    events: list[Event] = field(default_factory=list)
+
+
+def choose(
+    inputs: StepInputs, s: adjacency.Surroundings, calls: StepCallbacks, spending: Spending, tuning: WanderTuning
+) -> Choice:
+    """Stages 1-4: the locus a person asked for; else the strategies' adjacencies inside the fence, not where the
+    walk just was, scored and drawn by a seeded softmax; else, with nowhere inside the fence to go, a way back.
+    """
+    if inputs.pending is not None:
+        chosen = _as_adjacency(inputs.pending, s.here_vector, "injected", "injected by a person")
+        return Choice(chosen, f"injected by a person: {shorten(chosen.concept, 12)}")
+    session = inputs.session
+    found = _candidates(inputs, s, calls, spending, tuning)
+    in_scope = [c for c in found if scope.rejection(c, session, tuning) is None]
+    fenced_out = len(found) - len(in_scope)
+    candidates = _not_recent(in_scope, inputs.path, inputs.corpus)
+    by_strategy = {
+        k: sum(c.strategy == k for c in found) for k in ("distance_band", "cross_domain", "analogy", "tension")
+    }
+    events: list[Event] = [
+        (
+            "wander.adjacencies.found",
+            {
+                "step_number": inputs.step_number,
+                "count": len(found),
+                "in_scope": len(candidates),
+                "by_strategy": by_strategy,
+            },
+        )
+    ]
+    if not candidates:
+        chosen, reason = _backtrack(inputs, s, fenced_out, tuning)
+        return Choice(chosen, reason, [], len(found), fenced_out, events)
+    candidates = _scored(candidates, inputs, s, calls, tuning)
+    pick = selection.softmax_select(
+        candidates, session.temperature, step_rng(session.random_seed, inputs.step_number, 3), tuning.score_sharpness
+    )
+    chosen = candidates[pick]
+    reason = f"{chosen.strategy.replace('_', ' ')}: score {chosen.score:.2f}, p={chosen.probability:.2f}" + (
+        f" ({chosen.note})" if chosen.note else ""
+    )
+    return Choice(chosen, reason, candidates, len(found), fenced_out, events)
+
+
 def _candidates(
     inputs: StepInputs, s: adjacency.Surroundings, calls: StepCallbacks, spending: Spending, tuning: WanderTuning
 ) -> list[Adjacency]:
+    """The four strategies' adjacencies, merged and named; a strategy that fails is a failure of the step, and
+    the others' candidates still count.
+    """
     session = inputs.session
     groups: dict[str, list[Adjacency]] = {}
     strategies = [
         ("cross_domain", lambda: adjacency.cross_domain(s)),
         ("tension", lambda: adjacency.seek_tensions(s, inputs.updates)),
-        ("distance_band", lambda: adjacency.distance_band(s, step_rng(session.random_seed, session.step_count + 1, 1))),
+        ("distance_band", lambda: adjacency.distance_band(s, step_rng(session.random_seed, inputs.step_number, 1))),
         (
             "analogy",
             lambda: adjacency.analogical_reason(
-                s, step_rng(session.random_seed, session.step_count + 1, 2), spending.ask, calls.embed, calls.node_text
+                s, step_rng(session.random_seed, inputs.step_number, 2), spending.ask, calls.embed, calls.node_text
             ),
         ),
     ]
@@ -224,6 +295,30 @@ def _candidates(
     found = adjacency.merge(*groups.values())
     _fill_concepts(found, calls.node_text)
     return [c for c in found if c.concept]
+
+
+def _scored(
+    candidates: list[Adjacency],
+    inputs: StepInputs,
+    s: adjacency.Surroundings,
+    calls: StepCallbacks,
+    tuning: WanderTuning,
+) -> list[Adjacency]:
+    """The candidates scored, the weak bridges to other domains left out; when all of them are weak bridges,
+    the nearest nodes in here's own domain instead (the walk stays home rather than claim a link the corpus
+    does not support), or all of them when home has nothing either.
+    """
+    session = inputs.session
+    selection.score(candidates, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
+    line = selection.strong_bridge_line(inputs.corpus, tuning)
+    strong = [c for c in candidates if not selection.weak_bridge(c, inputs.here.domains, line)]
+    if not strong:
+        avoid = {x for locus in inputs.path if (x := _source(inputs.corpus, locus)) is not None}
+        home = [c for c in adjacency.nearest_at_home(s, avoid) if scope.rejection(c, session, tuning) is None]
+        _fill_concepts(home, calls.node_text)
+        selection.score(home, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
+        strong = home
+    return strong or candidates
 
 
 def _backtrack(
@@ -246,7 +341,7 @@ def _backtrack(
         pick = selection.softmax_select(
             unexplored,
             session.temperature,
-            step_rng(session.random_seed, session.step_count + 1, 4),
+            step_rng(session.random_seed, inputs.step_number, 4),
             tuning.score_sharpness,
         )
         return unexplored[pick], (
@@ -260,95 +355,58 @@ def _backtrack(
     )
 
 
-def _of_step(number: int, items: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
-    """Events of a stage that knows nothing of steps, naming the step they happened in, as every step event does."""
-    return [(subject, {"step_number": number, **payload}) for subject, payload in items]
+@dataclass(frozen=True)
+class FenceCheck:
+    """How far the chosen point lies from the session's centre, and whether the step went past the fence."""
+
+    drift: float
+    past_fence: bool  # counted by the circuit breaker's fence streak
+    events: list[Event]
 
 
-def take_step(
-    inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuning: WanderTuning, now: datetime
-) -> StepPlan:
-    """The heart of a wander: from here, choose where to go, dwell on the encounter, leave a residue, let
-    resonances grow and perhaps a crystal form, and plan every write, without touching the database.
+def check_fence(inputs: StepInputs, choice: Choice, tuning: WanderTuning) -> FenceCheck:
+    """Whether the choice nears or passes the fence: a person hears of it before the circuit breaker trips.
+
+    Past the fence means nowhere inside it to go, or standing outside it (an injected concept, a fence moved in).
     """
-    session, here = inputs.session, inputs.here
-    number = session.step_count + 1
-    events: list[tuple[str, dict[str, Any]]] = []
-    path_vectors = (
-        np.vstack([_vector(locus) for locus in inputs.path])
-        if inputs.path
-        else np.zeros((0, len(_vector(here))), np.float32)
-    )
-    s = adjacency.Surroundings(
-        here, inputs.corpus, inputs.loci, path_vectors, tuning, here_text=_node_text(inputs.corpus, here)
-    )
-
-    # 1-4: adjacencies, scope, score, choice (or the locus a person asked for)
-    fenced_out = 0
-    if inputs.pending is not None:
-        candidates, chosen = [], _as_adjacency(inputs.pending, s.here_vector, "injected", "injected by a person")
-        reason = f"injected by a person: {shorten(chosen.concept, 12)}"
-        considered = 0
-    else:
-        found = _candidates(inputs, s, calls, spending, tuning)
-        considered = len(found)
-        candidates = [c for c in found if scope.rejection(c, session, tuning) is None]
-        fenced_out = considered - len(candidates)
-        candidates = _not_recent(candidates, inputs.path, inputs.corpus)
-        events.append(
-            (
-                "wander.adjacencies.found",
-                {
-                    "step_number": number,
-                    "count": considered,
-                    "in_scope": len(candidates),
-                    "by_strategy": {
-                        k: sum(c.strategy == k for c in found)
-                        for k in ("distance_band", "cross_domain", "analogy", "tension")
-                    },
-                },
-            )
-        )
-        if candidates:
-            selection.score(candidates, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
-            line = selection.strong_bridge_line(inputs.corpus, tuning)
-            strong = [c for c in candidates if not selection.weak_bridge(c, here.domains, line)]
-            if not strong:  # only weak bridges out of here: stay in its domain rather than claim one
-                avoid = {x for locus in inputs.path if (x := _source(inputs.corpus, locus)) is not None}
-                home = [c for c in adjacency.nearest_at_home(s, avoid) if scope.rejection(c, session, tuning) is None]
-                _fill_concepts(home, calls.node_text)
-                selection.score(home, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
-                strong = home
-            candidates = strong or candidates
-            pick = selection.softmax_select(
-                candidates, session.temperature, step_rng(session.random_seed, number, 3), tuning.score_sharpness
-            )
-            chosen = candidates[pick]
-            reason = f"{chosen.strategy.replace('_', ' ')}: score {chosen.score:.2f}, p={chosen.probability:.2f}" + (
-                f" ({chosen.note})" if chosen.note else ""
-            )
-        else:
-            chosen, reason = _backtrack(inputs, s, fenced_out, tuning)
-
-    drift = scope.drift(chosen.embedding, session)
-    warning = scope.approaching(chosen.embedding, session, tuning)
-    # past the fence: nowhere inside it to go, or standing outside it (an injected concept, a fence moved in)
-    past_fence = (inputs.pending is None and not candidates) or scope.outside(chosen.embedding, session, tuning)
+    session, point = inputs.session, choice.chosen.embedding
+    drift = scope.drift(point, session)
+    warning = scope.approaching(point, session, tuning)
+    past_fence = (inputs.pending is None and not choice.candidates) or scope.outside(point, session, tuning)
+    events: list[Event] = []
     if warning is not None or past_fence:
         events.append(
             (
                 "wander.fence.approached",
                 {
-                    "step_number": number,
+                    "step_number": inputs.step_number,
                     "drift": round(drift, 4),
                     "max_drift_distance": session.max_drift_distance,
-                    "warning": warning or reason,
-                    "out_of_scope": fenced_out,
+                    "warning": warning or choice.reason,
+                    "out_of_scope": choice.fenced_out,
                 },
             )
         )
+    return FenceCheck(drift, past_fence, events)
 
-    # the loci: the chosen one (new or known) and the best other candidates, remembered unvisited
+
+# -- the loci, the dwelling and the visit --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Destination:
+    """The loci a step plans: where it goes, and the best other candidates, remembered unvisited."""
+
+    target: Locus  # the chosen locus: a copy of a known one, or a new one
+    new_loci: list[Locus]  # to insert: the target when it is new, and remembered candidates that were no loci yet
+    linked: list[tuple[Adjacency, str]]  # the candidates here links to, with their loci, the chosen one first
+
+
+def plan_loci(inputs: StepInputs, choice: Choice, tuning: WanderTuning, now: datetime) -> Destination:
+    """The chosen locus, new or known, and the best of the other candidates as unvisited loci: a walk stuck at
+    the fence later goes back to one of them (see :func:`_backtrack`).
+    """
+    session, chosen = inputs.session, choice.chosen
     new_loci: list[Locus] = []
     if chosen.locus_id:
         known = inputs.loci.loci.get(chosen.locus_id) or inputs.pending
@@ -358,7 +416,8 @@ def take_step(
     else:
         target = _new_locus(chosen, session.id, now)
         new_loci.append(target)
-    kept = sorted((c for c in candidates if c is not chosen), key=lambda c: -c.score)[: tuning.remember_candidates - 1]
+    others = (c for c in choice.candidates if c is not chosen)
+    kept = sorted(others, key=lambda c: -c.score)[: tuning.remember_candidates - 1]
     linked: list[tuple[Adjacency, str]] = [(chosen, target.id)]
     for c in kept:
         if c.locus_id:
@@ -367,31 +426,76 @@ def take_step(
             locus = _new_locus(c, session.id, now)
             new_loci.append(locus)
             linked.append((c, locus.id))
+    return Destination(target, new_loci, linked)
 
-    # 5: dwell
+
+@dataclass(frozen=True)
+class Encounter:
+    """What dwelling on the step's encounter gave: the model's answer, and the residue it leaves when it read."""
+
+    answer: Answer[Dwelling]
+    dwelling: Dwelling | None  # the model's reflection, None when its answer could not be read
+    residue: Residue | None
+    trace_id: str  # the residue names its trace before the trace is made
+
+
+def dwell_on(
+    inputs: StepInputs,
+    s: adjacency.Surroundings,
+    chosen: Adjacency,
+    target: Locus,
+    embed: Embed,
+    spending: Spending,
+    tuning: WanderTuning,
+    now: datetime,
+) -> Encounter:
+    """Stage 5: reflect on the encounter in the light of the walk's recent themes and its strongest live
+    resonances; an answer that cannot be read is a failure of the step, which goes on without a residue.
+    """
+    session = inputs.session
     recent_themes = list(dict.fromkeys(t for _, r in reversed(inputs.hot) for t in r.themes))[: tuning.recent_themes]
     active = sorted(
         (r for r in inputs.resonances if r.status != "invalidated"), key=lambda r: -r.current_strength(now)
     )[: tuning.active_resonances]
     trace_id = new_id()
-    answer = dwell(here, chosen, recent_themes, active, spending, s.here_text, _node_text(inputs.corpus, chosen))
+    answer = dwell(inputs.here, chosen, recent_themes, active, spending, s.here_text, _node_text(inputs.corpus, chosen))
     dwelling = answer.value if answer.ok else None
-    residue = None
-    if dwelling is not None:
-        residue = residue_from(
-            dwelling,
-            session_id=session.id,
-            trace_id=trace_id,
-            from_locus_id=here.id,
-            to_locus_id=target.id,
-            model=answer.model,
-            embed=calls.embed,
-        )
-        residue.created_at = now
-    else:
+    if dwelling is None:
         s.failures.append(f"dwelling failed: {answer.error}")
+        return Encounter(answer, None, None, trace_id)
+    residue = residue_from(
+        dwelling,
+        session_id=session.id,
+        trace_id=trace_id,
+        from_locus_id=inputs.here.id,
+        to_locus_id=target.id,
+        model=answer.model,
+        embed=embed,
+    )
+    residue.created_at = now
+    return Encounter(answer, dwelling, residue, trace_id)
 
-    # the visit
+
+@dataclass(frozen=True)
+class Visit:
+    """What the visit changes in the loci: the target's counts and ratings, here's links to where the step led."""
+
+    here_after: Locus
+    locus_updates: dict[str, dict[str, Any]]  # locus id -> fields to store
+    events: list[Event]
+
+
+_VISIT_FIELDS = ("visit_count", "last_visited", "novelty_score", "interestingness", "actionability", "uncertainty")
+
+
+def visit_target(
+    inputs: StepInputs, choice: Choice, destination: Destination, dwelling: Dwelling | None, now: datetime
+) -> Visit:
+    """The target counts the visit, takes the dwelling's ratings (a running mean after its first visit) and
+    grows surer of itself; here remembers the candidates it led to. The target is the step's own copy, updated
+    in place.
+    """
+    here, chosen, target = inputs.here, choice.chosen, destination.target
     visits = target.visit_count + 1
     target.visit_count = visits
     target.last_visited = now
@@ -402,12 +506,29 @@ def take_step(
         target.actionability = dwelling.actionability
     target.uncertainty = round(target.uncertainty * 0.5, 4)
     locus_updates: dict[str, dict[str, Any]] = {}
-    if not any(locus.id == target.id for locus in new_loci):
-        locus_updates[target.id] = {
-            k: getattr(target, k)
-            for k in ("visit_count", "last_visited", "novelty_score", "interestingness", "actionability", "uncertainty")
-        }
-    here_links = {
+    if not any(locus.id == target.id for locus in destination.new_loci):
+        locus_updates[target.id] = {k: getattr(target, k) for k in _VISIT_FIELDS}
+    links = _links_from(here, destination.linked)
+    locus_updates.setdefault(here.id, {}).update(links)
+    here_after = replace(
+        here, adjacent_to=links["adjacent_to"], bridges_to=links["bridges_to"], contradicts=links["contradicts"]
+    )
+    visited = {
+        "step_number": inputs.step_number,
+        "locus_id": target.id,
+        "concept": shorten(target.concept, 20),
+        "strategy": chosen.strategy,
+        "visit_count": visits,
+        "node_id": target.node_id,
+    }
+    return Visit(here_after, locus_updates, [("wander.locus.visited", visited)])
+
+
+def _links_from(here: Locus, linked: list[tuple[Adjacency, str]]) -> dict[str, list[dict[str, Any]]]:
+    """Here's links with the step's candidates added (each adjacent; a cross-domain one also a bridge, a tension
+    also a contradiction), the newest :data:`CONNECTIONS_KEPT` of each kind.
+    """
+    links = {
         "adjacent_to": list(here.adjacent_to),
         "bridges_to": list(here.bridges_to),
         "contradicts": list(here.contradicts),
@@ -415,97 +536,150 @@ def take_step(
     for c, locus_id in linked:
         if locus_id == here.id:
             continue
-        here_links["adjacent_to"].append(
+        links["adjacent_to"].append(
             {"locus_id": locus_id, "distance": round(c.distance, 4), "strength": round(c.score, 4)}
         )
         if c.strategy == "cross_domain":
-            here_links["bridges_to"].append(
+            links["bridges_to"].append(
                 {"locus_id": locus_id, "bridge_type": c.note, "strength": round(c.similarity, 4)}
             )
         if c.strategy == "tension":
-            here_links["contradicts"].append({"locus_id": locus_id, "tension_description": c.note})
-    here_links = {k: v[-CONNECTIONS_KEPT:] for k, v in here_links.items()}
-    locus_updates.setdefault(here.id, {}).update(here_links)
-    events.append(
-        (
-            "wander.locus.visited",
-            {
-                "step_number": number,
-                "locus_id": target.id,
-                "concept": shorten(target.concept, 20),
-                "strategy": chosen.strategy,
-                "visit_count": visits,
-                "node_id": target.node_id,
-            },
-        )
+            links["contradicts"].append({"locus_id": locus_id, "tension_description": c.note})
+    return {k: v[-CONNECTIONS_KEPT:] for k, v in links.items()}
+
+
+# -- 7-9: crystal, trace, memory ---------------------------------------------------------------
+
+
+def attempt_crystal(
+    inputs: StepInputs,
+    s: adjacency.Surroundings,
+    target: Locus,
+    residue: Residue | None,
+    touched: list[Resonance],
+    calls: StepCallbacks,
+    spending: Spending,
+    tuning: WanderTuning,
+) -> crystals.CrystalAttempt | None:
+    """Stage 7: perhaps a crystal, from the strongest confirmed resonance this step touched, when the walk has
+    gone long enough since its last one; None when no attempt was made. An attempt that broke is a failure of
+    the step; one the model declined is not.
+    """
+    if residue is None or not crystals.crystal_allowed(inputs.step_number, inputs.crystal_steps, tuning):
+        return None
+    resonance = crystals.pick_resonance(touched, residue.interestingness, calls.last_attempt, tuning)
+    if resonance is None:
+        return None
+    attempt = crystals.crystallize(
+        resonance,
+        target,
+        calls.evidence(resonance, residue),
+        session_id=inputs.session.id,
+        spending=spending,
+        embed=calls.embed,
+        existing=calls.known_crystals(),
+        related=calls.related,
+        tuning=tuning,
+        min_relatedness=selection.strong_bridge_line(inputs.corpus, tuning),
     )
+    if attempt.crystal is None and not attempt.reason.startswith(crystals.DECLINED):
+        s.failures.append(attempt.reason)
+    return attempt
 
-    # 6: resonances
-    outcome = check_resonances(residue, inputs.resonances, session.id, now, tuning)
-    events += _of_step(number, outcome.events)
 
-    # 7: crystallize
-    formed = None
-    if residue is not None and crystals.crystal_allowed(number, inputs.crystal_steps, tuning):
-        resonance = crystals.pick_resonance(outcome.touched, residue.interestingness, calls.last_attempt, tuning)
-        if resonance is not None:
-            attempt = crystals.crystallize(
-                resonance,
-                target,
-                calls.evidence(resonance, residue),
-                session_id=session.id,
-                spending=spending,
-                embed=calls.embed,
-                existing=calls.known_crystals(),
-                related=calls.related,
-                tuning=tuning,
-                min_relatedness=selection.strong_bridge_line(inputs.corpus, tuning),
-            )
-            formed = attempt.crystal
-            events += _of_step(number, attempt.events)
-            if formed is None and not attempt.reason.startswith(crystals.DECLINED):
-                s.failures.append(attempt.reason)
+_SELECTION_SCORES = (
+    "interestingness",
+    "novelty",
+    "bridge_potential",
+    "uncertainty",
+    "relatedness",
+    "attractor_pull",
+    "score",
+    "probability",
+)
 
-    # 8: trace and session state
-    failed_dwell = residue is None
-    trace = Trace(
-        session_id=session.id,
-        step_number=number,
-        from_locus_id=here.id,
+
+def trace_of(
+    inputs: StepInputs,
+    choice: Choice,
+    fence: FenceCheck,
+    target: Locus,
+    encounter: Encounter,
+    spending: Spending,
+    failures: int,
+    now: datetime,
+) -> Trace:
+    """Stage 8: the step as the trace keeps it: where from and to, why (the chosen candidate's scores and the
+    reason), with which model at what cost, and how many things failed along the way.
+    """
+    return Trace(
+        session_id=inputs.session.id,
+        step_number=inputs.step_number,
+        from_locus_id=inputs.here.id,
         to_locus_id=target.id,
-        adjacencies_considered=considered,
-        selection_scores={
-            "interestingness": round(chosen.interestingness, 4),
-            "novelty": round(chosen.novelty, 4),
-            "bridge_potential": round(chosen.bridge_potential, 4),
-            "uncertainty": round(chosen.uncertainty, 4),
-            "relatedness": round(chosen.relatedness, 4),
-            "attractor_pull": round(chosen.attractor_pull, 4),
-            "score": round(chosen.score, 4),
-            "probability": round(chosen.probability, 4),
-        },
-        selection_reason=reason,
-        model_used=answer.model,
+        adjacencies_considered=choice.considered,
+        selection_scores={name: round(getattr(choice.chosen, name), 4) for name in _SELECTION_SCORES},
+        selection_reason=choice.reason,
+        model_used=encounter.answer.model,
         tokens_used=spending.usage.tokens,
         cost_cents=round(spending.cloud_cents, 6),
-        strategy=chosen.strategy,
-        drift=round(drift, 4),
-        failures=len(s.failures),
-        id=trace_id,
+        strategy=choice.chosen.strategy,
+        drift=round(fence.drift, 4),
+        failures=failures,
+        id=encounter.trace_id,
         created_at=now,
     )
 
-    # 9: hot → warm
-    hot = [*inputs.hot, (number, residue)] if residue else list(inputs.hot)
-    loci_now = {**inputs.loci.loci, **{locus.id: locus for locus in new_loci}, target.id: target}
+
+def compress_memory(
+    inputs: StepInputs,
+    s: adjacency.Surroundings,
+    destination: Destination,
+    residue: Residue | None,
+    embed: Embed,
+    tuning: WanderTuning,
+    now: datetime,
+) -> list[WarmMemory]:
+    """Stage 9: hot memory, with this step's residue, compressed into warm memories when it has grown long; a
+    compression that fails is a failure of the step, and the hot memory waits for the next one.
+    """
+    hot = [*inputs.hot, (inputs.step_number, residue)] if residue else list(inputs.hot)
+    target = destination.target
+    loci_now = {**inputs.loci.loci, **{locus.id: locus for locus in destination.new_loci}, target.id: target}
     try:
-        warm = memory.compress(hot, loci_now, calls.embed, session_id=session.id, now=now, tuning=tuning)
+        return memory.compress(hot, loci_now, embed, session_id=inputs.session.id, now=now, tuning=tuning)
     except Exception as exc:
         s.failures.append(f"memory compression failed: {type(exc).__name__}: {exc}")
-        warm = []
+        return []
 
-    # guard rails
-    spent_before = session.cloud_spent_cents
+
+# -- guard rails ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NextStatus:
+    """The session after the step (where it stands, what it spent, its streaks, its status) and the guard
+    rails' events.
+    """
+
+    session: Session
+    events: list[Event]
+
+
+def next_status(
+    inputs: StepInputs,
+    target: Locus,
+    encounter: Encounter,
+    past_fence: bool,
+    spending: Spending,
+    tuning: WanderTuning,
+    now: datetime,
+) -> NextStatus:
+    """The guard rails: charge the step's calls to the session, count the streaks of failed dwellings and of
+    steps past the fence, warn as the budget runs low, and stop, pause or go on (see :func:`_settled`).
+    """
+    session, number = inputs.session, inputs.step_number
+    failed_dwell = encounter.residue is None
     after = replace(
         session,
         step_count=number,
@@ -517,118 +691,164 @@ def take_step(
         fence_streak=session.fence_streak + 1 if past_fence else 0,
     )
     exhausted = spending.downgraded > 0
-    warning_payload = budget_warnings(
-        spent_before,
+    events: list[Event] = []
+    low = budget_warnings(
+        session.cloud_spent_cents,
         after.cloud_spent_cents,
         session.cloud_budget_cents,
         exhausted and not inputs.already_exhausted,
         tuning,
     )
-    if warning_payload:
-        events.append(("wander.budget.low", {"step_number": number, **warning_payload}))
-    status: SessionStatus = "active"
-    status_reason: str | None = None
-    pause_kind: PauseKind | None = None
-    tripped = circuit_reason(
-        after, [*inputs.since_reset, target.id], tuning, last_error=answer.error if failed_dwell else None
-    )
-    if number >= session.max_steps:
-        status, status_reason = "completed", f"reached max steps ({session.max_steps})"
-    elif tripped:
-        status, status_reason, pause_kind = "paused", tripped, "circuit_breaker"
+    if low:
+        events.append(("wander.budget.low", {"step_number": number, **low}))
+    last_error = encounter.answer.error if failed_dwell else None
+    tripped = circuit_reason(after, [*inputs.since_reset, target.id], tuning, last_error=last_error)
+    budget_pause = exhausted and not spending.has_local_model and tuning.exhausted_action == "pause"
+    after = _settled(after, tripped, budget_pause, now)
+    if after.pause_kind == "circuit_breaker":
         events.append(("wander.circuit.tripped", {"step_number": number, "reason": tripped}))
-    elif exhausted and not spending.has_local_model and tuning.exhausted_action == "pause":
-        pause_kind = "budget"
-        status, status_reason = (
-            "paused",
-            (
-                f"cloud budget exhausted ({after.cloud_spent_cents:.2f} of "
-                f"{session.cloud_budget_cents} cents); raise it, then resume"
-            ),
+    return NextStatus(after, events)
+
+
+def _settled(after: Session, tripped: str | None, budget_pause: bool, now: datetime) -> Session:
+    """The session's status after a step, the first that holds: completed at its last step; paused by the
+    circuit breaker, by a spent budget with no local model to fall back on, or at a human checkpoint; else active.
+    """
+    status: SessionStatus = "active"
+    reason: str | None = None
+    pause_kind: PauseKind | None = None
+    if after.step_count >= after.max_steps:
+        status, reason = "completed", f"reached max steps ({after.max_steps})"
+    elif tripped:
+        status, reason, pause_kind = "paused", tripped, "circuit_breaker"
+    elif budget_pause:
+        status, pause_kind = "paused", "budget"
+        reason = (
+            f"cloud budget exhausted ({after.cloud_spent_cents:.2f} of "
+            f"{after.cloud_budget_cents} cents); raise it, then resume"
         )
     elif checkpoint_due(after):
-        pause_kind = "checkpoint"
-        status, status_reason = (
-            "paused",
-            f"checkpoint: {number} steps taken; review the trace and crystals, then resume",
-        )
-    after = replace(
-        after,
-        status=status,
-        status_reason=status_reason,
-        pause_kind=pause_kind,
-        completed_at=now if status == "completed" else session.completed_at,
-    )
-    events.append(
-        (
-            "wander.step.completed",
-            {
-                "step_number": number,
-                "from_locus_id": here.id,
-                "to_locus_id": target.id,
-                "to_concept": shorten(target.concept, 20),
-                "strategy": chosen.strategy,
-                "resonances_detected": len(outcome.touched),
-                "crystal_id": formed.id if formed else None,
-                "model_used": answer.model,
-                "cost_cents": trace.cost_cents,
-                "failures": list(s.failures),
-            },
-        )
-    )
-    if status == "paused":
-        events.append(("wander.session.paused", {"reason": status_reason, "step_number": number}))
-    elif status == "completed":
-        events.append(("wander.session.completed", {"reason": status_reason, "step_number": number}))
+        status, pause_kind = "paused", "checkpoint"
+        reason = f"checkpoint: {after.step_count} steps taken; review the trace and crystals, then resume"
+    completed_at = now if status == "completed" else after.completed_at
+    return replace(after, status=status, status_reason=reason, pause_kind=pause_kind, completed_at=completed_at)
 
-    session_updates = {
-        k: getattr(after, k)
-        for k in (
-            "step_count",
-            "current_locus_id",
-            "pending_locus_id",
-            "last_step_at",
-            "cloud_spent_cents",
-            "local_calls",
-            "cloud_calls",
-            "offline_calls",
-            "failure_streak",
-            "fence_streak",
-            "status",
-            "status_reason",
-            "pause_kind",
-            "completed_at",
-        )
+
+_SESSION_FIELDS = (
+    "step_count",
+    "current_locus_id",
+    "pending_locus_id",
+    "last_step_at",
+    "cloud_spent_cents",
+    "local_calls",
+    "cloud_calls",
+    "offline_calls",
+    "failure_streak",
+    "fence_streak",
+    "status",
+    "status_reason",
+    "pause_kind",
+    "completed_at",
+)  # what a step changes in its session's row
+
+
+def _closing_events(result: StepResult) -> list[Event]:
+    """``wander.step.completed``, and the session's pause or completion when the step ended it."""
+    completed = {
+        "step_number": result.step_number,
+        "from_locus_id": result.trace.from_locus_id,
+        "to_locus_id": result.to_locus.id,
+        "to_concept": shorten(result.to_locus.concept, 20),
+        "strategy": result.trace.strategy,
+        "resonances_detected": len(result.resonances),
+        "crystal_id": result.crystal.id if result.crystal else None,
+        "model_used": result.trace.model_used,
+        "cost_cents": result.trace.cost_cents,
+        "failures": list(result.failures),
     }
-    here_after = replace(
-        here,
-        adjacent_to=here_links["adjacent_to"],
-        bridges_to=here_links["bridges_to"],
-        contradicts=here_links["contradicts"],
-    )
+    events: list[Event] = [("wander.step.completed", completed)]
+    if result.status in ("paused", "completed"):
+        reason = {"reason": result.status_reason, "step_number": result.step_number}
+        events.append((f"wander.session.{result.status}", reason))
+    return events
+
+
+def _of_step(number: int, items: list[Event]) -> list[Event]:
+    """Events of a stage that knows nothing of steps, naming the step they happened in, as every step event does."""
+    return [(subject, {"step_number": number, **payload}) for subject, payload in items]
+
+
+# -- the step -------------------------------------------------------------------------------
+
+
+def take_step(
+    inputs: StepInputs, spending: Spending, calls: StepCallbacks, tuning: WanderTuning, now: datetime
+) -> StepPlan:
+    """The heart of a wander: from here, choose where to go, dwell on the encounter, leave a residue, let
+    resonances grow and perhaps a crystal form, and plan every write, without touching the database.
+
+    Each stage hands the next what it decided (the numbers are docs/wander.md's stages); what fails on the way
+    is noted in the surroundings' ``failures`` (reported with the step) and the step goes on with what it has.
+    """
+    s = _surroundings(inputs, tuning)
+    choice = choose(inputs, s, calls, spending, tuning)  # 1-4
+    fence = check_fence(inputs, choice, tuning)
+    destination = plan_loci(inputs, choice, tuning, now)
+    target = destination.target
+    encounter = dwell_on(inputs, s, choice.chosen, target, calls.embed, spending, tuning, now)  # 5
+    visit = visit_target(inputs, choice, destination, encounter.dwelling, now)
+    resonances = check_resonances(encounter.residue, inputs.resonances, inputs.session.id, now, tuning)  # 6
+    attempt = attempt_crystal(inputs, s, target, encounter.residue, resonances.touched, calls, spending, tuning)  # 7
+    trace = trace_of(inputs, choice, fence, target, encounter, spending, len(s.failures), now)  # 8
+    warm = compress_memory(inputs, s, destination, encounter.residue, calls.embed, tuning, now)  # 9
+    after = next_status(inputs, target, encounter, fence.past_fence, spending, tuning, now)  # guard rails
+
+    crystal = attempt.crystal if attempt else None
     result = StepResult(
-        step_number=number,
-        from_locus=here_after,
+        step_number=inputs.step_number,
+        from_locus=visit.here_after,
         to_locus=target,
         trace=trace,
-        residue=residue,
-        resonances=outcome.touched,
-        crystal=formed,
-        adjacencies=candidates,
+        residue=encounter.residue,
+        resonances=resonances.touched,
+        crystal=crystal,
+        adjacencies=choice.candidates,
         failures=list(s.failures),
-        status=status,
-        status_reason=status_reason,
+        status=after.session.status,
+        status_reason=after.session.status_reason,
     )
+    events = [
+        *choice.events,
+        *fence.events,
+        *visit.events,
+        *_of_step(inputs.step_number, resonances.events),
+        *_of_step(inputs.step_number, attempt.events if attempt else []),
+        *after.events,
+        *_closing_events(result),
+    ]
     return StepPlan(
         result=result,
-        new_loci=new_loci,
-        locus_updates=locus_updates,
+        new_loci=destination.new_loci,
+        locus_updates=visit.locus_updates,
         trace=trace,
-        residue=residue,
-        resonance_outcome=outcome,
-        crystal=formed,
+        residue=encounter.residue,
+        resonance_outcome=resonances,
+        crystal=crystal,
         warm=warm,
-        session_updates=session_updates,
+        session_updates={k: getattr(after.session, k) for k in _SESSION_FIELDS},
         events=events,
         visited=target,
+    )
+
+
+def _surroundings(inputs: StepInputs, tuning: WanderTuning) -> adjacency.Surroundings:
+    """Here and the space around it, measured once for every stage; its ``failures`` is the step's failure log."""
+    here = inputs.here
+    path_vectors = (
+        np.vstack([_vector(locus) for locus in inputs.path])
+        if inputs.path
+        else np.zeros((0, len(_vector(here))), np.float32)
+    )
+    return adjacency.Surroundings(
+        here, inputs.corpus, inputs.loci, path_vectors, tuning, here_text=_node_text(inputs.corpus, here)
     )
