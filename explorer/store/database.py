@@ -2,10 +2,19 @@
 
 Why short-lived connections: DuckDB lets only one process hold a read-write
 connection to a file, and a second process's connect fails at once ("Could not
-set lock on file"). The app and the CLI share one database, so every unit of
-work opens a connection, does its work and closes it; a connect that meets the
-lock is retried with backoff until ``lock_wait_s`` runs out, and then the user
-gets one clear line (:class:`DatabaseBusy`), not a traceback.
+set lock on file"). The app, the API, a worker and the CLI share one database,
+so every unit of work opens a connection, does its work and closes it.
+
+Why turns: processes wait for the file in a queue, served in the order they
+asked (:mod:`explorer.store.turns`), and a process keeps it for the units of
+work of one turn. Its threads join the units under way only while no other
+process waits; once one does, those under way finish, the file is let go, and
+the threads that came meanwhile queue together for the next turn. Without that,
+a process whose threads overlap (the API under several clients) never let the
+file go, and a walk's next step took it again before anyone else could. A
+program outside the queue (a plain ``duckdb.connect``) still meets DuckDB's
+lock, retried with backoff. All waiting counts against ``lock_wait_s``; then
+the user gets one clear line (:class:`DatabaseBusy`), not a traceback.
 
 Why ATTACH rather than connect: starting a DuckDB instance costs 15–20 ms here
 (it registers every built-in function), whatever the file, and a wander step
@@ -43,6 +52,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -50,6 +60,7 @@ from typing import Any
 import duckdb
 
 from explorer.errors import ExplorerError, Remedy
+from explorer.store import turns
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -78,17 +89,46 @@ def _is_lock_error(exc: BaseException) -> bool:
     )
 
 
+@dataclass
+class _File:
+    """One database file as this process holds it: attached under ``alias`` during ``turn`` (see
+    :mod:`explorer.store.turns`), by ``users`` units of work on any thread now.
+    """
+
+    alias: str | None = None
+    turn: turns.Turn | None = None
+    users: int = 0
+    granted: int = 0  # turns this process has had at the file: a thread that waited joins the next one
+    queuing: bool = False  # a thread is queuing for the next turn on behalf of every thread that waits
+    draining: bool = False  # another process waits: units of work under way finish, no new one joins
+    due: bool = False  # a unit of work that did not defer the checkpoint has ended
+
+    def open_to(self, awaited: int) -> bool:
+        """Whether a thread waiting for turn ``awaited`` may join the units of work holding the file now: those
+        who waited for this turn may, others only while no other process waits.
+        """
+        if self.alias is None or self.turn is None:
+            return False
+        if self.granted >= awaited:
+            return True
+        self.draining = self.draining or self.turn.others_waiting()
+        return not self.draining
+
+    def begin_turn(self, alias: str, turn: turns.Turn) -> None:
+        """This process's turn has come and the file is attached: those who waited for it may join."""
+        self.alias, self.turn, self.granted = alias, turn, self.granted + 1
+        self.queuing = self.draining = False
+
+
 class _Host:
-    """The process's one in-memory DuckDB instance and the files attached to it, each with how many units of
-    work on any thread use it now (DuckDB refuses to attach a file twice in one process).
+    """The process's one in-memory DuckDB instance and the files attached to it (DuckDB refuses to attach a file
+    twice in one process).
     """
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.changed = threading.Condition()  # guards all of it; notified when a file is attached or detached
         self._instance: Connection | None = None
-        self.aliases: dict[str, str] = {}  # resolved path → catalog name
-        self.users: dict[str, int] = {}
-        self.due: dict[str, bool] = {}  # a unit of work that did not defer the checkpoint has ended
+        self.files: dict[str, _File] = {}  # resolved path → its state
         self.numbers = itertools.count()
 
     def instance(self) -> Connection:
@@ -99,12 +139,30 @@ class _Host:
 
     def reset(self) -> None:
         """Forget the instance: a forked child must not use its parent's."""
-        self.lock = threading.Lock()
-        self._instance, self.aliases, self.users, self.due, self.numbers = None, {}, {}, {}, itertools.count()
+        self.__init__()  # type: ignore[misc]
 
 
 _host = _Host()
 os.register_at_fork(after_in_child=_host.reset)
+
+
+class _Holding(threading.local):
+    """What this thread holds, over every Database: resolved path → its units of work on that file now."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, int] = {}
+
+
+_holding = _Holding()
+
+
+def _join(file: _File, key: str) -> str:
+    """Count this thread's unit of work among the file's users; the catalog name to USE."""
+    assert file.alias is not None
+    _holding.files[key] = _holding.files.get(key, 0) + 1
+    file.users += 1
+    return file.alias
+
 
 CommitHook = Callable[[Path, list[Any]], None]
 # Called with (database file, what its committed writes noted, in order) when a unit of work releases the file;
@@ -185,58 +243,103 @@ class Database:
     # -- connections -------------------------------------------------------
 
     def _attach(self) -> str:
-        """Attach the file to the host instance (or join the unit of work that has), retrying on the file lock;
-        the catalog name to USE.
+        """Join the units of work holding the file in this process's turn, or queue for the next turn and attach
+        the file; the catalog name to USE. Everything waited here counts against ``lock_wait_s``.
         """
         key = str(self.path.resolve())
         deadline = time.monotonic() + self.lock_wait_s
+        with _host.changed:
+            file = _host.files.setdefault(key, _File())
+            if self._wait_to_join(file, key, deadline):
+                return _join(file, key)
+            file.queuing = True
+        try:
+            alias, turn = self._take_turn(key, deadline)
+        except BaseException:
+            with _host.changed:
+                file.queuing = False
+                _host.changed.notify_all()
+            raise
+        with _host.changed:
+            file.begin_turn(alias, turn)
+            _host.changed.notify_all()
+            return _join(file, key)
+
+    def _wait_to_join(self, file: _File, key: str, deadline: float) -> bool:
+        """Wait (holding ``_host.changed``) until this thread may join the units of work holding the file (true),
+        or is to queue for the next turn itself, nobody else of this process doing so (false).
+        """
+        if _holding.files.get(key) and file.alias:  # this thread holds it through another Database: never wait
+            return True
+        awaited = file.granted + 1
+        while not file.open_to(awaited):
+            if file.alias is None and not file.queuing:
+                return False
+            if not _host.changed.wait(deadline - time.monotonic()):
+                raise self._busy(None)
+        return True
+
+    def _take_turn(self, key: str, deadline: float) -> tuple[str, turns.Turn]:
+        """Queue for the file, then attach it: the catalog name and the turn."""
+        try:
+            turn = turns.take(Path(key), deadline - time.monotonic())
+        except OSError as exc:  # the queue's file beside the database cannot be made (a folder not writable)
+            raise StoreError(f"cannot open database {self.path}: {exc.strerror or exc}") from exc
+        if turn is None:
+            raise self._busy(None)
+        try:
+            return self._attach_in_turn(key, deadline), turn
+        except BaseException:
+            turn.release()
+            raise
+
+    def _attach_in_turn(self, key: str, deadline: float) -> str:
+        """ATTACH the file, retrying while a program outside the queue (a plain ``duckdb.connect``) holds it."""
         delay = 0.02
         while True:
-            with _host.lock:
-                alias = _host.aliases.get(key)
-                if alias is None:
-                    alias = f"store_{next(_host.numbers)}"
-                    try:
-                        cursor = _host.instance().cursor()
-                        try:
-                            cursor.execute(f'ATTACH ? AS "{alias}"', [key])
-                        finally:
-                            cursor.close()
-                    except duckdb.Error as exc:
-                        if not _is_lock_error(exc):
-                            raise StoreError(f"cannot open database {self.path}: {exc}") from exc
-                        failure: duckdb.Error | None = exc
-                    else:
-                        _host.aliases[key], failure = alias, None
-                else:
-                    failure = None
-                if failure is None:
-                    _host.users[key] = _host.users.get(key, 0) + 1
-                    return alias
-            if time.monotonic() >= deadline:
-                holder = re.search(r"PID (\d+)", str(failure))
-                who = f" (process {holder[1]})" if holder else ""
-                raise DatabaseBusy(
-                    f"database {self.path} is busy: another program{who} kept it locked for "
-                    f"{self.lock_wait_s:.0f} s; try again, or raise EXPLORER_LOCK_WAIT"
-                ) from failure
+            alias = f"store_{next(_host.numbers)}"
+            try:
+                with _host.changed:
+                    cursor = _host.instance().cursor()
+                try:
+                    cursor.execute(f'ATTACH ? AS "{alias}"', [key])
+                finally:
+                    cursor.close()
+            except duckdb.Error as exc:
+                if not _is_lock_error(exc):
+                    raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+                if time.monotonic() >= deadline:
+                    raise self._busy(exc) from exc
+            else:
+                return alias
             time.sleep(delay * (1 + random.random()))
             delay = min(delay * 2, 0.5)
 
+    def _busy(self, failure: duckdb.Error | None) -> DatabaseBusy:
+        holder = re.search(r"PID (\d+)", str(failure)) if failure else None
+        who = f"another program (process {holder[1]})" if holder else "other programs"
+        return DatabaseBusy(
+            f"database {self.path} is busy: {who} kept it locked for "
+            f"{self.lock_wait_s:.0f} s; try again, or raise EXPLORER_LOCK_WAIT"
+        )
+
     def _detach(self, checkpoint: bool) -> None:
-        """The unit of work is done: the last one out detaches the file, which frees the lock for other
-        processes and, unless every unit of work since the last detach deferred it, checkpoints the file.
+        """The unit of work is done: the last one out detaches the file, which frees the lock and ends this
+        process's turn, and, unless every unit of work since the last detach deferred it, checkpoints the file.
         """
         key = str(self.path.resolve())
-        with _host.lock:
-            _host.users[key] -= 1
-            _host.due[key] = _host.due.get(key, False) or checkpoint
-            if _host.users[key]:
+        _holding.files[key] -= 1
+        with _host.changed:
+            file = _host.files[key]
+            file.users -= 1
+            file.due = file.due or checkpoint
+            if file.users:
                 return
-            del _host.users[key]
-            alias = _host.aliases.pop(key)
+            alias, turn = file.alias, file.turn
+            assert alias is not None and turn is not None
             log = Path(f"{key}.wal")
-            fold = _host.due.pop(key) or (log.exists() and log.stat().st_size > WAL_LIMIT)
+            fold = file.due or (log.exists() and log.stat().st_size > WAL_LIMIT)
+            file.alias, file.turn, file.due, file.draining = None, None, False, False
             cursor = _host.instance().cursor()
             try:
                 if fold:
@@ -249,6 +352,8 @@ class Database:
                 if not fold:
                     cursor.execute("RESET GLOBAL checkpoint_on_detach")
                 cursor.close()
+                turn.release()
+                _host.changed.notify_all()
 
     @contextmanager
     def connect(self, *, checkpoint: bool = True) -> Iterator[Connection]:
