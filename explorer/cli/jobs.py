@@ -16,7 +16,6 @@ from explorer.cli.common import DbOption, JsonOption, R, print_json, run_reporte
 if TYPE_CHECKING:
     from explorer.jobs.kinds import Kind
     from explorer.records.jobs import Job
-    from explorer.runtime import Runtime
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -32,17 +31,6 @@ BackgroundOption = Annotated[
         help="Queue the run as a job for a worker process (started if none runs) and return at once with its id.",
     ),
 ]
-
-
-def submit(runtime: Runtime, kind: str, params: dict[str, Any], as_json: bool) -> None:
-    """What ``--background`` does on every long command: queue the job and print its id."""
-    from explorer import jobs
-
-    job = jobs.submit(runtime, kind, params)
-    if as_json:
-        print_json({"job_id": job.id, "kind": job.kind, "status": job.status.value})
-    else:
-        typer.echo(f"job {job.id} queued ({job.kind}); follow it with: explorer jobs show {job.id}")
 
 
 def run_kind(
@@ -61,7 +49,13 @@ def run_kind(
     defaults either way. Returns the report (``None`` when queued) for the command's warnings and exit status.
     """
     if background:
-        submit(runtime_for(db), kind.name, {k: v for k, v in values.items() if v is not None}, as_json)
+        from explorer import jobs
+
+        job = jobs.submit(runtime_for(db), kind.name, {k: v for k, v in values.items() if v is not None})
+        if as_json:
+            print_json({"job_id": job.id, "kind": job.kind, "status": job.status.value})
+        else:
+            typer.echo(f"job {job.id} queued ({job.kind}); follow it with: explorer jobs show {job.id}")
         return None
     return run_reported(db, as_json, bar, lambda runtime, progress: kind.report(runtime, values, progress), summary)
 
