@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from explorer.cli.common import DbOption
-from explorer.settings import load_settings
 
 
 def serve(
@@ -30,6 +29,7 @@ def serve(
 
     from explorer.api import create_app
     from explorer.api.auth import needs_token
+    from explorer.settings import load_settings
 
     if needs_token(host) and not token:
         raise typer.BadParameter(
