@@ -17,6 +17,7 @@ import re
 import threading
 import warnings
 import zipfile
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +32,7 @@ from explorer.projection import place_new
 from explorer.providers.gateway import OFFLINE_MODEL
 from explorer.records.wander import SessionView
 from explorer.runtime import Runtime
+from explorer.text import inert_markdown
 from explorer.views import map_data
 from explorer.wander import service as wander
 
@@ -130,9 +132,18 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+# Everything a model or a document wrote (names, concepts, insights, themes, domains, reasons) goes into the summary
+# through these two: a Markdown viewer opening the file fetches no image, follows no link and renders no HTML of
+# theirs, and a terminal printing it obeys no escape sequence.
 def _one_line(text: str | None, words: int) -> str:
+    """The first ``words`` words of an untrusted text, on one line, inert in Markdown."""
     parts = " ".join((text or "").split()).split(" ")
-    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
+    return inert_markdown(" ".join(parts[:words]) + (" …" if len(parts) > words else ""))
+
+
+def _listed(items: Iterable[str]) -> str:
+    """Untrusted names (themes, domains, models) as one inert, comma-separated line."""
+    return ", ".join(_one_line(item, 12) for item in items)
 
 
 def session_summary(view: SessionView, max_tokens: int = MAX_SUMMARY_TOKENS) -> str:
@@ -153,15 +164,16 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
     s = view.session
     loci = {locus.id: locus for locus in view.loci}
     models = sorted({r.model_used for r in view.residues if r.model_used})
-    lines = [f"# Wander session: {s.name}", ""]
-    lines.append(f"- id {s.id}; status {s.status}" + (f" ({s.status_reason})" if s.status_reason else ""))
+    lines = [f"# Wander session: {_one_line(s.name, 30)}", ""]
+    reason = f" ({_one_line(s.status_reason, 40)})" if s.status_reason else ""
+    lines.append(f"- id {s.id}; status {s.status}{reason}")
     lines.append(
         f"- seed concept: {_one_line(s.seed_concept, 30)}"
         + (f"; attractor: {_one_line(s.attractor, 20)}" if s.attractor else "")
     )
     if s.allowed_domains or s.forbidden_domains:
-        allowed = ", ".join(s.allowed_domains or ["any"])
-        forbidden = ", ".join(s.forbidden_domains or ["none"])
+        allowed = _listed(s.allowed_domains or []) or "any"
+        forbidden = _listed(s.forbidden_domains or []) or "none"
         lines.append(f"- domains allowed: {allowed}; forbidden: {forbidden}")
     lines.append(
         f"- {s.step_count} steps of at most {s.max_steps}; {len(view.loci)} loci; temperature {s.temperature}; "
@@ -172,7 +184,7 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
         f"cloud spend {s.cloud_spent_cents:.2f} of {s.cloud_budget_cents} cents"
     )
     if models:
-        lines.append(f"- dwelling written by: {', '.join(models)}")
+        lines.append(f"- dwelling written by: {_listed(models)}")
     if OFFLINE_MODEL in models:
         lines.append(f"- note: {OFFLINE_NOTE}")
     crystals = sorted(view.crystals, key=lambda c: -c.confidence)
@@ -181,7 +193,7 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
         state = c.review_state.value
         lines.append(
             f"- [{state}, confidence {c.confidence:.2f}, actionability {c.actionability:.2f}; "
-            f"{', '.join(c.domains) or 'no domain'}] {_one_line(c.insight, max(words * 2, 20))}"
+            f"{_listed(c.domains) or 'no domain'}] {_one_line(c.insight, max(words * 2, 20))}"
         )
     if not crystals:
         lines.append("- none yet")
@@ -189,7 +201,7 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
     lines += ["", f"## Resonances ({len(live)} live)"]
     for r in live[:12]:
         lines.append(
-            f"- {', '.join(r.themes[:5])}: {r.status}, {r.occurrences} occurrences, strength {r.current_strength():.2f}"
+            f"- {_listed(r.themes[:5])}: {r.status}, {r.occurrences} occurrences, strength {r.current_strength():.2f}"
         )
     if not live:
         lines.append("- none yet")
@@ -204,9 +216,9 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
             lines.append(f"0. {_one_line(start.concept, words)}")
         for t in shown:
             locus = loci.get(t.to_locus_id)
-            domain = f" [{', '.join(locus.domains[:2])}]" if locus is not None and locus.domains else ""
+            domain = f" [{_listed(locus.domains[:2])}]" if locus is not None and locus.domains else ""
             concept = _one_line(locus.concept, words) if locus is not None else t.to_locus_id
-            lines.append(f"{t.step_number}. ({t.strategy or '?'}){domain} {concept}")
+            lines.append(f"{t.step_number}. ({_one_line(t.strategy, 4) or '?'}){domain} {concept}")
     if reflections and view.residues:
         best = sorted(view.residues, key=lambda r: -(r.interestingness or 0))[:reflections]
         lines += ["", "## Most interesting encounters"]
@@ -214,7 +226,7 @@ def _summary(view: SessionView, path_steps: int, words: int, reflections: int) -
             there = loci.get(residue.to_locus_id)
             lines.append(
                 f"- at {_one_line(there.concept if there else residue.to_locus_id, 8)} "
-                f"(interest {residue.interestingness or 0:.2f}; themes {', '.join(residue.themes[:4])})"
+                f"(interest {residue.interestingness or 0:.2f}; themes {_listed(residue.themes[:4])})"
             )
             for label, value in (("connection", residue.connection), ("possibility", residue.possibility)):
                 if value:

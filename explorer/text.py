@@ -281,6 +281,29 @@ def _cut_off(phrase: str, text: str) -> bool:
     return bool(ends) and all(_ELLIPSIS.match(text, end) for end in ends)
 
 
+# -- untrusted text in Markdown --------------------------------------------------------
+
+# ANSI sequences whole (CSI: colours, cursor moves; OSC: titles, hyperlinks), then every other control character but
+# the tab and the line end, C1 included: a terminal printing the file obeys them.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Every ASCII punctuation character: CommonMark lets a backslash escape any of them, and together they start every
+# inline construct (emphasis, code, links, images, HTML, entities, autolinks, GFM strikethrough, math, directives)
+# and every block one (headings, lists, quotes, tables, rules).
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# GFM and linkify find bare URLs and e-mail addresses in the text after escapes are resolved, so no backslash stops
+# them: an invisible word joiner between a scheme's slashes, after ``www`` and before ``@`` does.
+_AUTOLINK = re.compile(r"(?<=/)(?=/)|(?i:(?<=www)(?=\.))|(?=@)")
+JOINER = "\u2060"
+
+
+def inert_markdown(text: str) -> str:
+    """``text`` (a model's or a document's) as literal text inside Markdown: no link, image, HTML, heading or
+    emphasis a viewer would act on, and no control character a terminal would; line ends and tabs are kept.
+    A reader sees the text itself: ``![x](http://host/i.png)`` reads as written, fetching nothing.
+    """
+    return _PUNCTUATION.sub(r"\\\1", _AUTOLINK.sub(JOINER, _CONTROL.sub("", text)))
+
+
 def shorten(text: str, words: int = 40) -> str:
     """The first ``words`` words of ``text``, with an ellipsis when something was cut."""
     tokens = text.split()

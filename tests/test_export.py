@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from markdown_it import MarkdownIt
 from PIL import Image
 
 from explorer.export import (
@@ -104,10 +106,16 @@ def first_words(text: str, count: int) -> str:
     return " ".join(text.split()[:count])
 
 
+def shown(markdown: str) -> str:
+    """What a reader sees of the summary: backslash escapes resolved, the joiners that stop autolinks dropped."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
 def test_the_summary_says_what_the_session_is_where_it_went_and_what_it_concluded(runtime, explored) -> None:
     view = wander.session_view(runtime, explored[1])
     summary = session_summary(view)
     assert 500 <= estimate_tokens(summary) <= 2000  # the README's promise: a 500–2,000-token summary
+    summary = shown(summary)
     head = section(summary, "# Wander session: Text in Python")
     assert head[0] == f"- id {view.session.id}; status {view.session.status}"
     assert head[1] == "- seed concept: what changed in how Python handles text"
@@ -137,7 +145,7 @@ def test_the_summary_shows_each_crystal_s_review_state(runtime, explored) -> Non
         ({"status": "archived"}, "archived"),
     ):
         reviewed = replace(view, crystals=[replace(crystal, **fields)])
-        (line,) = section(session_summary(reviewed), "## Crystals (1)")
+        (line,) = section(shown(session_summary(reviewed)), "## Crystals (1)")
         assert line.startswith(f"- [{state}, ") and first_words(crystal.insight, 20) in line
 
 
@@ -196,3 +204,43 @@ def test_cli_export_json_prints_the_written_paths(explored, tmp_path) -> None:
     )
     assert missing.returncode == 1 and missing.stderr.startswith("error: no wander session")
     assert len(missing.stderr.strip().splitlines()) == 1
+
+
+# A model's text as an attacker would write it: an image a viewer fetches, a link, raw HTML, an autolink, a bare URL
+# and an address, a heading, emphasis, code and ANSI escapes that colour a terminal and retitle its window.
+HOSTILE = (
+    "![x](http://127.0.0.1:9/i.png) [a](http://127.0.0.1:9/l) <img src=http://127.0.0.1:9/h.png> "
+    "<http://127.0.0.1:9/auto> www.example.com me@example.com # heading **bold** `code` \x1b[31mred\x1b[0m "
+    "\x1b]0;title\x07"
+)
+
+
+def test_the_summary_keeps_model_text_inert(runtime, explored) -> None:
+    view = wander.session_view(runtime, explored[1])
+    hostile = replace(
+        view,
+        session=replace(view.session, name=HOSTILE, status_reason=HOSTILE, attractor=HOSTILE),
+        crystals=[replace(c, insight=HOSTILE, domains=[HOSTILE]) for c in view.crystals],
+        loci=[replace(locus, concept=HOSTILE) for locus in view.loci],
+        residues=[replace(r, connection=HOSTILE, themes=[HOSTILE]) for r in view.residues],
+    )
+    summary = session_summary(hostile, max_tokens=10_000)
+    tokens = MarkdownIt("commonmark").enable(["table", "strikethrough"]).parse(summary)
+    inline = [child for token in tokens for child in token.children or []]
+    kinds = {t.type for t in tokens} | {t.type for t in inline}
+    assert not kinds & {"link_open", "image", "html_inline", "html_block", "em_open", "strong_open", "code_inline"}
+    headings = [
+        "".join(c.content for c in tokens[i + 1].children or [] if c.type == "text")
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open"
+    ]
+    assert headings[0].startswith("Wander session: ![x](") and not any(h.startswith("heading") for h in headings)
+    assert all(
+        h.split(" (")[0] in {"Crystals", "Resonances", "Path", "Most interesting encounters"} for h in headings[1:]
+    )
+    assert not any(c in summary for c in "\x1b\x07")
+    # a reader sees what the model wrote, its URLs and address as text that no autolinker finds (a joiner breaks them)
+    seen = " ".join(t.content for t in inline if t.type == "text")
+    assert "[a](http:/\u2060/127.0.0.1:9/l) <img src=http:/\u2060/127.0.0.1:9/h.png>" in seen
+    assert "www\u2060.example.com me\u2060@example.com # heading **bold** `code` red" in seen
+    assert "title" not in seen  # the sequence that retitles a terminal goes whole

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from markdown_it import MarkdownIt
 
-from explorer.text import is_theme, keyphrases
+from explorer.text import inert_markdown, is_theme, keyphrases
 
 SUBJECTS = ["delay slot", "Microsoft SMB", "power supply", "processor family", "speed", "networking"]
 SUBJECTS += ["operating system", "distributed systems", "IBM", "binary", "ALU"]
@@ -29,3 +30,19 @@ def test_a_phrase_an_ellipsis_cuts_short_is_no_theme() -> None:
     assert "virtual memory" in found
     assert not any(p.lower().startswith("improved main") for p in found)
     assert "improved main" in keyphrases(text.replace("…", "memory"), 5)  # what only the ellipsis took away
+
+
+def test_inert_markdown_keeps_line_ends_and_tabs_and_drops_every_other_control() -> None:
+    written = "a\tb\nc\r\x00\x07\x7f\x9b31m\x1b[1;31mred\x1b[0m\x1b]8;;http://x.example\x1b\\link\x1b]8;;\x1b\\ d"
+    assert inert_markdown(written) == "a\tb\nc31mredlink d"
+
+
+def test_inert_markdown_renders_as_the_text_itself() -> None:
+    written = "# title\n1. ![x](http://h/i.png) <b>bold</b> *em* `code` <http://h/a> https://h/b www.h.org me@h.org"
+    tokens = MarkdownIt("commonmark").parse(inert_markdown(written))
+    assert [t.type for t in tokens] == ["paragraph_open", "inline", "paragraph_close"]
+    (inline,) = [t for t in tokens if t.type == "inline"]
+    assert {c.type for c in inline.children or []} <= {"text", "softbreak"}
+    assert "".join(c.content if c.type == "text" else "\n" for c in inline.children or []) == written.replace(
+        "//", "/\u2060/"
+    ).replace("www.", "www\u2060.").replace("@", "\u2060@")
