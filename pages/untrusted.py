@@ -14,23 +14,16 @@ options (``format_func``), and plotly hover text (escaped by ``explorer.figures.
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
-# Every ASCII punctuation character: CommonMark lets a backslash escape any of them, and together they start every
-# inline construct (emphasis, code, links, images, HTML, entities, autolinks, GFM strikethrough and autolink
-# literals, math, directives) and every block one (headings, lists, quotes, tables).
-_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
-# GFM turns bare URLs and e-mail addresses into links after escapes are resolved, so no backslash stops it: an
-# invisible word joiner inside ``http://``, ``www.`` and before ``@`` does.
-_AUTOLINK = re.compile(r"(?i)(?<=https:)(?=//)|(?<=http:)(?=//)|(?<=www)(?=\.)|(?=@)")
-JOINER = "\u2060"
+from explorer.text import inert_markdown
 
 
 def md(value: object) -> str:
-    """``value`` as literal text inside Streamlit Markdown: on one line, every Markdown character escaped."""
-    return _PUNCTUATION.sub(r"\\\1", _AUTOLINK.sub(JOINER, " ".join(str(value).split())))
+    """``value`` as literal text inside Streamlit Markdown: on one line, every Markdown character escaped
+    (:func:`explorer.text.inert_markdown`, which the session archive's summary uses too).
+    """
+    return inert_markdown(" ".join(str(value).split()))
 
 
 def text(label: str | None, value: str | None) -> None:
