@@ -36,7 +36,9 @@ _open: set[int] = set()  # descriptors of this process's turns (held, awaited, o
 
 
 def _region(kind: int, start: int) -> bytes:
-    """A ``struct flock`` for one byte (``l_pid`` 0, as open-file-description locks require)."""
+    """A ``struct flock`` (as 64-bit Linux lays it out) for one byte, ``l_pid`` 0 as open-file-description locks
+    require.
+    """
     return struct.pack("@hhqqi4x", kind, os.SEEK_SET, start, 1, 0)
 
 
