@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from explorer import text
+from explorer.offline import consolidation as offline_consolidation
 from explorer.prompts import answers, extract_json, reading, split_passages
 
 LINEAR_RATIO = 8  # 4n against n: about 4 when linear, 16 when quadratic
@@ -55,12 +56,18 @@ CASES: list[tuple[str, Callable[[str], object], str, int]] = [
     ("passages over unclosed labels", split_passages, "[1] (\n", 10_000),
     ("entity line over blanks", lambda s: reading.read_entities("- a: b" + s + "c"), " ", 10_000),
     ("fence line over empty lines", answers._FENCE_LINE.search, "\n", 10_000),
+    ("strategies over a name with no count", offline_consolidation._strategies, "a", 5_000),
 ]
 
 
 @pytest.mark.parametrize(("work", "unit", "n"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_time_grows_linearly(work: Callable[[str], object], unit: str, n: int) -> None:
-    small = _best_seconds(work, _run(unit, n))
-    assert small < SLOW_S, f"{n:,} characters took {small:.1f} s"
-    large = _best_seconds(work, _run(unit, 4 * n))
-    assert large < LINEAR_RATIO * max(small, FLOOR_S), f"{n:,} characters: {small:.4f} s; {4 * n:,}: {large:.4f} s"
+    # Three attempts: another process taking the core can only slow one size down at random, and a square never
+    # gets under the ratio, whereas a linear pattern does at once on a quiet core.
+    for _ in range(3):
+        small = _best_seconds(work, _run(unit, n))
+        assert small < SLOW_S, f"{n:,} characters took {small:.1f} s"
+        large = _best_seconds(work, _run(unit, 4 * n))
+        if large < LINEAR_RATIO * max(small, FLOOR_S):
+            return
+    raise AssertionError(f"{n:,} characters: {small:.4f} s; {4 * n:,}: {large:.4f} s")
