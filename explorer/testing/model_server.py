@@ -35,7 +35,8 @@ SERVED_MODEL = "openai/test-model"  # litellm's OpenAI-compatible route, to what
 @dataclass(frozen=True)
 class Reply:
     """What the server does with one request: answer ``content`` (``None``: the offline answer) with
-    ``status`` after ``delay_s`` seconds on top of the server's latency.
+    ``status`` after ``delay_s`` seconds on top of the server's latency, and not before ``release`` is set when
+    one is given (a test holds the answer for as long as it looks at what the product does meanwhile).
 
     ``trickle_s`` > 0 sends the headers at once, then the body one byte every ``trickle_s`` seconds (a server
     that is never silent long enough for a per-read timeout, yet never done); ``usage_factor`` multiplies the
@@ -45,6 +46,7 @@ class Reply:
     content: str | None = None
     status: int = 200
     delay_s: float = 0.0
+    release: threading.Event | None = None
     trickle_s: float = 0.0
     usage_factor: float = 1.0
 
@@ -175,6 +177,8 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
             server._enter()
             try:
                 reply = server._reply(request)
+                if reply.release is not None:
+                    reply.release.wait()
                 time.sleep(server.latency_s + reply.delay_s)
                 if reply.status != 200:
                     self._send(reply.status, {"error": {"message": f"scripted status {reply.status}"}})
