@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from explorer.records.wander import Residue, Session, Trace
-from explorer.runtime import Runtime
 from explorer.store import wander as wander_store
-from explorer.store.database import Connection
-from explorer.wander.space import CorpusSpace, LociSpace
-from explorer.wander.walk import StepPlan
+
+if TYPE_CHECKING:
+    from explorer.records.wander import Residue, Session, Trace
+    from explorer.runtime import Runtime
+    from explorer.store.database import Connection
+    from explorer.wander.space import CorpusSpace, LociSpace
+    from explorer.wander.step_records import StepPlan
 
 RECENT_STEPS = 32  # trace rows kept in memory: enough for the loop window and the recent path
 
@@ -96,6 +99,8 @@ def corpus_space(runtime: Runtime, con: Connection) -> CorpusSpace:
 
 
 def _read_corpus_space(con: Connection, dim: int, marker: tuple[int, ...]) -> CorpusSpace:
+    from explorer.wander.space import CorpusSpace  # scipy and the index: only what builds a space imports them
+
     table = wander_store.corpus_space_rows(con)
     ids = [str(i) for i in table["id"]]
     vectors = np.vstack(list(table["embedding"])).astype(np.float32) if ids else np.zeros((0, dim), np.float32)
@@ -129,6 +134,8 @@ def session_memory(runtime: Runtime, con: Connection, session: Session) -> Sessi
         cached = kept.sessions.get(session.id)
     if cached is not None and cached.marker == marker:
         return cached
+    from explorer.wander.space import LociSpace  # scipy and the index: only a step reads a session's memory
+
     memory = SessionMemory(
         loci=LociSpace.build(runtime.db.embedding_dim, wander_store.list_loci(con, session.id), marker),
         recent=wander_store.list_traces(con, session.id, last=RECENT_STEPS),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,7 +21,9 @@ from explorer.wander.caches import corpus_space, forget_session
 from explorer.wander.config import SessionConfig, check_session_numbers
 from explorer.wander.errors import InvalidRequest, SessionNotFound
 from explorer.wander.guards import require_transition
-from explorer.wander.space import CorpusSpace
+
+if TYPE_CHECKING:
+    from explorer.wander.space import CorpusSpace  # imported where a space is built (caches), not to list sessions
 
 DOMAIN_NEIGHBOURS = 5  # nearest nodes whose domains a new concept inherits
 DOMAIN_MIN_SIMILARITY = 0.2

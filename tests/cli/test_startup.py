@@ -20,6 +20,9 @@ from explorer.dreaming.exploration import ExplorationConfig
 from explorer.jobs import kinds, worker
 from explorer.reading.loaders import DEFAULT_MAX_MB
 from explorer.records import wander as wander_records
+from explorer.runtime import Runtime
+from explorer.wander import service
+from explorer.wander.config import SessionConfig
 
 # What costs a command tenths of a second to import, and which commands that do not call it must not pay for.
 HEAVY = {
@@ -43,11 +46,17 @@ HEAVY = {
 ENGINE = ("explorer.runtime", "explorer.store", "explorer.records", "explorer.wander.service", "explorer.jobs")
 
 
-def _modules_after(code: str) -> list[str]:
-    """The modules a fresh interpreter holds after running ``code``."""
+def _run(code: str) -> tuple[str, list[str]]:
+    """What a fresh interpreter prints running ``code``, and the modules it holds then."""
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
-    return json.loads(out.stdout.splitlines()[-1])
+    printed, _, modules = out.stdout.rstrip("\n").rpartition("\n")
+    return printed, json.loads(modules)
+
+
+def _modules_after(code: str) -> list[str]:
+    """The modules a fresh interpreter holds after running ``code``."""
+    return _run(code)[1]
 
 
 def test_building_the_command_line_imports_no_engine() -> None:
@@ -67,6 +76,21 @@ def test_a_command_imports_its_engine_when_it_runs(tmp_path: Any) -> None:
     )
     loaded = _modules_after(code)
     assert "duckdb" in loaded and "explorer.wander.service" in loaded
+
+
+# What only a step calls (the walk, its corpus space and scipy under it): listing sessions must not import it.
+STEP_ONLY = ("explorer.wander.walk", "explorer.wander.space", "scipy", "sklearn")
+
+
+def test_listing_sessions_imports_only_what_it_reads(corpus_runtime: Runtime) -> None:
+    session = service.create_session(corpus_runtime, SessionConfig(seed_concept="memory"))
+    code = (
+        "from explorer.cli import app\n"
+        f"app(['wander', 'list', '--json', '--db', {str(corpus_runtime.settings.db_path)!r}], standalone_mode=False)"
+    )
+    printed, loaded = _run(code)
+    assert [s["id"] for s in json.loads(printed)] == [session.id]
+    assert sorted(m for m in loaded if m.startswith(STEP_ONLY)) == []
 
 
 @pytest.mark.parametrize(
