@@ -78,10 +78,11 @@ def open_runtime(
     are handed to litellm on every model call (tests use them for canned responses). With ``nats_url`` set,
     every event stored through this runtime is also published to that NATS server.
     """
-    try:
-        check_answer_caps(settings.answer_caps)
-    except ValueError as exc:
-        raise SettingsError(f"setting answer_caps: {exc}") from exc
+    if settings.answer_caps:  # checking them imports every prompt and its answer model: not for no caps
+        try:
+            check_answer_caps(settings.answer_caps)
+        except ValueError as exc:
+            raise SettingsError(f"setting answer_caps: {exc}") from exc
     inner = embedder or make_embedder(settings.embedding_model, settings.api_base, settings.timeout_s)
     db = Database(
         settings.db_path, embedding_model=inner.name, embedding_dim=inner.dim, lock_wait_s=settings.lock_wait_s

@@ -13,8 +13,6 @@ import threading
 import time
 from collections.abc import Callable
 
-import psutil
-
 WINDOW_S = 0.1  # shorter intervals are too coarse for the kernel's CPU-time counters; the last figure stands
 TAKEN = 0.5  # a core is counted as taken once other processes use half of it
 
@@ -24,6 +22,8 @@ Sample = tuple[float, float, float]
 
 def _busy_seconds() -> float:
     """CPU seconds the whole machine has spent working (every process, every core) since it started."""
+    import psutil  # here, not on top: every command imports this module, only a local embedding model counts cores
+
     times = psutil.cpu_times()
     return sum(getattr(times, name, 0.0) for name in ("user", "nice", "system", "irq", "softirq"))
 
@@ -33,6 +33,8 @@ class IdleCores:
 
     def __init__(self, total: int | None = None, sample: Callable[[], Sample] | None = None):
         """``sample`` reads the clock and the CPU counters (default: the OS's); a test passes figures it chose."""
+        import psutil
+
         self.total = total or os.cpu_count() or 1
         self._process = psutil.Process()
         self._sample = sample or self._os_sample

@@ -12,11 +12,13 @@ loop that opened it.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future, wait
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 
@@ -82,7 +84,7 @@ class Interrupter:
             if self._cancelled.is_set():
                 request.close()
                 raise CallCancelled("the run was cancelled")
-            future = asyncio.run_coroutine_threadsafe(request, _shared_loop())
+            future = _submit(request)
             self._in_flight.add(future)
         try:
             wait([future], timeout=deadline_s)
@@ -97,11 +99,16 @@ class Interrupter:
                 self._in_flight.discard(future)
 
 
-def _shared_loop() -> asyncio.AbstractEventLoop:
-    """The process's request loop, started on first use in a daemon thread (it idles in a select when unused)."""
+def _submit(request: Coroutine[Any, Any, T]) -> Future[T]:
+    """``request`` started on the process's request loop, itself started on first use in a daemon thread (it
+    idles in a select when unused).
+    """
+    import asyncio  # on the first model request: asyncio (ssl under it) is a tenth of a short command's start
+
     global _loop
     with _loop_lock:
         if _loop is None:
             _loop = asyncio.new_event_loop()
             threading.Thread(target=_loop.run_forever, name="model-requests", daemon=True).start()
-        return _loop
+        loop = _loop
+    return asyncio.run_coroutine_threadsafe(request, loop)

@@ -78,8 +78,17 @@ def test_a_command_imports_its_engine_when_it_runs(tmp_path: Any) -> None:
     assert "duckdb" in loaded and "explorer.wander.service" in loaded
 
 
-# What only a step calls (the walk, its corpus space and scipy under it): listing sessions must not import it.
-STEP_ONLY = ("explorer.wander.walk", "explorer.wander.space", "scipy", "sklearn")
+# What only a step or a model call needs (the walk, its corpus space and scipy under it; the prompts and their
+# answer models; a model request's event loop; a local model counting cores): listing sessions imports none of it.
+STEP_ONLY = (
+    "explorer.wander.walk",
+    "explorer.wander.space",
+    "scipy",
+    "sklearn",
+    "explorer.prompts.",
+    "asyncio",
+    "psutil",
+)
 
 
 def test_listing_sessions_imports_only_what_it_reads(corpus_runtime: Runtime) -> None:
