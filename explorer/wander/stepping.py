@@ -34,7 +34,8 @@ from explorer.wander.errors import InvalidRequest, SessionNotFound, SessionState
 from explorer.wander.evidence import gather_evidence, known_crystals
 from explorer.wander.guards import Spending, require_active
 from explorer.wander.sessions import get_session, require_session, set_status
-from explorer.wander.walk import StepCallbacks, StepInputs, StepPlan, take_step
+from explorer.wander.step_records import StepCallbacks, StepInputs, StepPlan
+from explorer.wander.walk import take_step
 
 T = TypeVar("T")
 TUNING = WanderTuning()
