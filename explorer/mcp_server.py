@@ -78,6 +78,7 @@ HINTS: dict[Remedy, str] = {
     "the database was built with",
     Remedy.CONSOLIDATE: "run consolidate_run first",
     Remedy.LIST_JOBS: "use the job id a background run returned",
+    Remedy.CHECK_DATABASE: "start the server with --db naming the database meant",
 }
 
 SessionId = Annotated[str, Field(description="The session's id, as wander_create_session returned it.")]

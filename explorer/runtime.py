@@ -70,13 +70,18 @@ class Runtime:
 
 
 def open_runtime(
-    settings: Settings, *, embedder: Embedder | None = None, completion_kwargs: dict[str, Any] | None = None
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    completion_kwargs: dict[str, Any] | None = None,
+    create: bool = True,
 ) -> Runtime:
     """Open the database, embedder and gateway the settings name, with the caches and call log wired in.
 
     ``embedder`` replaces the configured one (tests and benchmarks pass a fast one); ``completion_kwargs``
     are handed to litellm on every model call (tests use them for canned responses). With ``nats_url`` set,
-    every event stored through this runtime is also published to that NATS server.
+    every event stored through this runtime is also published to that NATS server. ``create=False`` is for
+    those that only read: a database file that does not exist is refused (:class:`DatabaseMissing`), not made.
     """
     if settings.answer_caps:  # checking them imports every prompt and its answer model: not for no caps
         try:
@@ -85,7 +90,11 @@ def open_runtime(
             raise SettingsError(f"setting answer_caps: {exc}") from exc
     inner = embedder or make_embedder(settings.embedding_model, settings.api_base, settings.timeout_s)
     db = Database(
-        settings.db_path, embedding_model=inner.name, embedding_dim=inner.dim, lock_wait_s=settings.lock_wait_s
+        settings.db_path,
+        embedding_model=inner.name,
+        embedding_dim=inner.dim,
+        lock_wait_s=settings.lock_wait_s,
+        create=create,
     )
 
     def load(hashes: list[str]) -> dict[str, np.ndarray]:

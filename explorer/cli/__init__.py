@@ -83,6 +83,7 @@ HINTS: dict[Remedy, str] = {
     Remedy.OTHER_DATABASE: "use another --db, or set EXPLORER_EMBEDDING_MODEL to the model it was built with",
     Remedy.CONSOLIDATE: "consolidate first: explorer consolidate run",
     Remedy.LIST_JOBS: "list jobs with: explorer jobs list",
+    Remedy.CHECK_DATABASE: "check --db or EXPLORER_DB (commands that write, such as explorer ingest, create one)",
 }
 
 

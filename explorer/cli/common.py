@@ -25,7 +25,12 @@ if TYPE_CHECKING:
 
 DbOption = Annotated[
     Path | None,
-    typer.Option("--db", envvar="EXPLORER_DB", help="DuckDB file to use (created on first use).", show_default=False),
+    typer.Option(
+        "--db",
+        envvar="EXPLORER_DB",
+        help="DuckDB file to use (commands that write create it; those that only read refuse one that does not exist).",
+        show_default=False,
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of text.")]
 BudgetOption = Annotated[
@@ -59,12 +64,16 @@ def spent_line(spent_cents: float, exhausted: bool) -> str:
 R = TypeVar("R", bound="Report")  # any engine report a command prints: it knows its own --json form
 
 
-def runtime_for(db: Path | None) -> Runtime:
-    """The engine for this command, on ``--db`` (or the settings' database) with the configured models."""
+def runtime_for(db: Path | None, *, create: bool = True) -> Runtime:
+    """The engine for this command, on ``--db`` (or the settings' database) with the configured models.
+
+    A command that only reads passes ``create=False``: a mistyped path is then refused, where it would have
+    made the folders and an empty database and printed zeros as if they were the answer.
+    """
     from explorer.runtime import open_runtime
     from explorer.settings import load_settings
 
-    return open_runtime(load_settings().with_db(db))
+    return open_runtime(load_settings().with_db(db), create=create)
 
 
 def print_json(value: Any, indent: int | None = 2) -> None:

@@ -147,7 +147,9 @@ def query(
     """The patterns that apply to a situation, and the abstractions above them."""
     from explorer.consolidation import service as consolidation_service
 
-    run_id, patterns, abstractions = consolidation_service.query_knowledge(runtime_for(db), situation, limit=limit)
+    run_id, patterns, abstractions = consolidation_service.query_knowledge(
+        runtime_for(db, create=False), situation, limit=limit
+    )
     if as_json:
         print_json(consolidation_service.knowledge_json(run_id, patterns, abstractions))
         return

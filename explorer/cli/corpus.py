@@ -75,7 +75,7 @@ def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Count documents, nodes by type, relations and the wander records."""
     from explorer.views import store_counts
 
-    counts = store_counts(runtime_for(db))
+    counts = store_counts(runtime_for(db, create=False))
     if as_json:
         print_json(counts)
         return

@@ -26,7 +26,7 @@ def export(
     """Write a session's archive: the map at 1024 and 512 px, a summary (.md) and the full session (.json)."""
     from explorer.export import export_session
 
-    archive = export_session(runtime_for(db), session_id, png)
+    archive = export_session(runtime_for(db, create=False), session_id, png)
     if as_json:
         print_json(archive.to_json())
     else:

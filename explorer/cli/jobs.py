@@ -77,7 +77,7 @@ def list_(
     """List jobs, newest first."""
     from explorer import jobs
 
-    found = jobs.list_jobs(runtime_for(db), status=status, limit=limit)
+    found = jobs.list_jobs(runtime_for(db, create=False), status=status, limit=limit)
     if as_json:
         print_json([job.to_json() for job in found])
     elif not found:
@@ -96,7 +96,7 @@ def show(
     """Show a job: status, progress, and its result or error once it has ended."""
     from explorer import jobs
 
-    runtime = runtime_for(db)
+    runtime = runtime_for(db, create=False)
     job = jobs.get(runtime, job_id)
     while wait and not job.status.ended:
         time.sleep(0.5)

@@ -114,7 +114,7 @@ def list_(
     """List sessions, newest first."""
     from explorer.wander import service as wander_service
 
-    sessions = wander_service.list_sessions(runtime_for(db), status=status, limit=limit, offset=offset)
+    sessions = wander_service.list_sessions(runtime_for(db, create=False), status=status, limit=limit, offset=offset)
     if as_json:
         print_json([s.to_json() for s in sessions])
         return
@@ -130,7 +130,7 @@ def show(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
     from explorer.text import shorten
     from explorer.wander import service as wander_service
 
-    view = wander_service.session_view(runtime_for(db), session_id)
+    view = wander_service.session_view(runtime_for(db, create=False), session_id)
     if as_json:
         print_json(
             {
@@ -475,7 +475,7 @@ def history(
     """A crystal's reviews and reverts, oldest first (each with the id `explorer wander revert` takes)."""
     from explorer.wander import review as reviewing
 
-    entries = reviewing.review_history(runtime_for(db), crystal_id)
+    entries = reviewing.review_history(runtime_for(db, create=False), crystal_id)
     if as_json:
         print_json([r.to_json() for r in entries])
         return
@@ -522,7 +522,7 @@ def crystals(
     from explorer.wander import service as wander_service
 
     found = wander_service.list_crystals(
-        runtime_for(db), status=status, min_confidence=min_confidence, session_id=session
+        runtime_for(db, create=False), status=status, min_confidence=min_confidence, session_id=session
     )
     if as_json:
         print_json([c.to_json() for c in found])
@@ -543,7 +543,7 @@ def evidence(
     from explorer.text import shorten
     from explorer.wander import service as wander_service
 
-    found = wander_service.crystal_evidence(runtime_for(db), crystal_id)
+    found = wander_service.crystal_evidence(runtime_for(db, create=False), crystal_id)
     if as_json:
         print_json(
             {
@@ -578,7 +578,7 @@ def search(
     from explorer.wander import service as wander_service
 
     hits = wander_service.search(
-        runtime_for(db), query, types=tuple(types) if types else wander_service.SEARCH_TYPES, limit=limit
+        runtime_for(db, create=False), query, types=tuple(types) if types else wander_service.SEARCH_TYPES, limit=limit
     )
     if as_json:
         print_json(

@@ -82,6 +82,10 @@ class SchemaMismatch(StoreError):
     """The database was made by another embedding model or a newer version."""
 
 
+class DatabaseMissing(StoreError):
+    """There is no database file where one was only to be read (``create=False``)."""
+
+
 def _is_lock_error(exc: BaseException) -> bool:
     # ResourceInUse: this process opened the file some other way (duckdb.connect) and has not closed it yet
     return isinstance(exc, duckdb.ResourceInUseException) or (
@@ -229,11 +233,22 @@ class Database:
 
     ``embedding_model`` and ``embedding_dim`` describe the embedder the file is
     built for: vectors are stored as ``FLOAT[dim]`` arrays, so a file made with
-    one model cannot silently take vectors of another.
+    one model cannot silently take vectors of another. ``create=False`` refuses a file that does not exist
+    (:class:`DatabaseMissing`) before making any folder or file: for those that only read, a mistyped path
+    would otherwise become a new, empty database that answers every question with nothing.
     """
 
-    def __init__(self, path: str | Path, *, embedding_model: str, embedding_dim: int, lock_wait_s: float = 15.0):
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        embedding_model: str,
+        embedding_dim: int,
+        lock_wait_s: float = 15.0,
+        create: bool = True,
+    ):
         self.path = Path(path)
+        self.create = create
         self.embedding_model = embedding_model
         self.embedding_dim = int(embedding_dim)
         self.lock_wait_s = lock_wait_s
@@ -365,6 +380,8 @@ class Database:
         if con is not None:
             yield con
             return
+        if not self.create and not self.path.is_file():
+            raise DatabaseMissing(f"there is no database at {self.path}", remedy=Remedy.CHECK_DATABASE)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # a file where a folder of the path should be, no permission

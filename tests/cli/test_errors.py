@@ -194,7 +194,7 @@ CASES: list[tuple[str, int, str]] = [
     # the disk and the database
     ("stats --db {tmp}/notes.txt", 1, "error: cannot open database {tmp}/notes.txt: IO Error: …"),
     (
-        "stats --db {tmp}/notes.txt/x.duckdb",
+        "ingest {tmp}/docs --db {tmp}/notes.txt/x.duckdb",
         1,
         "error: cannot open database {tmp}/notes.txt/x.duckdb: {tmp}/notes.txt is a file, not a folder",
     ),

@@ -68,11 +68,11 @@ def test_building_the_command_line_imports_no_engine() -> None:
     assert sorted(m for m in loaded if m.startswith(ENGINE)) == []
 
 
-def test_a_command_imports_its_engine_when_it_runs(tmp_path: Any) -> None:
+def test_a_command_imports_its_engine_when_it_runs(corpus_copy: Any) -> None:
     # the other half of the bargain: the engine is imported inside the command, and is there once it ran
     code = (
         "import sys\nfrom explorer.cli import app\n"
-        f"app(['wander', 'list', '--json', '--db', {str(tmp_path / 'x.duckdb')!r}], standalone_mode=False)"
+        f"app(['wander', 'list', '--json', '--db', {str(corpus_copy)!r}], standalone_mode=False)"
     )
     loaded = _modules_after(code)
     assert "duckdb" in loaded and "explorer.wander.service" in loaded

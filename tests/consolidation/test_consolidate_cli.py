@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import duckdb
 import pytest
 from typer.testing import CliRunner
 
@@ -75,6 +76,7 @@ def test_a_user_error_is_one_line(tmp_path: Path, args: list[str], status: int, 
     (tmp_path / "empty.jsonl").write_bytes(b"")
     (tmp_path / "binary.jsonl").write_bytes(b"\x00\x01\x02")
     (tmp_path / "bad.jsonl").write_text("{oops\n")
+    duckdb.connect(str(tmp_path / "e.duckdb")).close()  # an empty database: `query` refuses a missing one
     result = runner.invoke(
         app, ["consolidate", *[a.format(tmp=tmp_path) for a in args], "--db", str(tmp_path / "e.duckdb")]
     )
