@@ -21,7 +21,7 @@ from explorer.cli.common import (
 from explorer.cli.jobs import BackgroundOption, run_kind
 
 if TYPE_CHECKING:
-    from explorer.records.dreaming import ChronoReport, CycleReport
+    from explorer.records.dreaming import ChronoReport, CycleReport, RemReport
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -62,6 +62,18 @@ def _warn(errors: list[str]) -> None:
         typer.echo(f"warning: {error}", err=True)
 
 
+def _exit_if_no_dream_came(report: RemReport) -> None:
+    """A REM run that asked for dreams and had every one fail (none stored, none dropped) ends with status 1 and
+    one line naming the first failure, so a script does not take a run that did nothing for a night's work.
+    A budget that ran out is the person's own limit, said in the summary: that run still ends with status 0.
+    """
+    if report.dreams_stored or report.dreams_dropped or not report.failures or report.budget_exhausted:
+        return
+    first = report.errors[0] if report.errors else "no error was reported"
+    typer.echo(f"error: every dream failed ({report.failures} of {report.dreams_requested}): {first}", err=True)
+    raise typer.Exit(1)
+
+
 @app.command()
 def rem(
     dreams: DreamsOption = 10,
@@ -90,7 +102,10 @@ def rem(
             spent_line(report.spent_cents, report.budget_exhausted),
         ],
     )
-    if report is not None and not as_json:
+    if report is None:
+        return
+    _exit_if_no_dream_came(report)
+    if not as_json:
         _warn(report.errors)
 
 
