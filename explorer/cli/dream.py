@@ -63,11 +63,13 @@ def _warn(errors: list[str]) -> None:
 
 
 def _exit_if_no_dream_came(report: RemReport) -> None:
-    """A REM run that asked for dreams and had every one fail (none stored, none dropped) ends with status 1 and
-    one line naming the first failure, so a script does not take a run that did nothing for a night's work.
-    A budget that ran out is the person's own limit, said in the summary: that run still ends with status 0.
+    """A REM run that asked the model for dreams and had every one fail (none stored, none dropped) ends with
+    status 1 and one line naming the first failure, so a script does not take a run that did nothing for a
+    night's work. A run that asked the model nothing had nothing to dream over (too few pairs of memories), and a
+    budget that ran out is the person's own limit; both are said in the summary and still end with status 0.
     """
-    if report.dreams_stored or report.dreams_dropped or not report.failures or report.budget_exhausted:
+    came = report.dreams_stored or report.dreams_dropped
+    if came or not report.failures or not report.model_calls or report.budget_exhausted:
         return
     first = report.errors[0] if report.errors else "no error was reported"
     typer.echo(f"error: every dream failed ({report.failures} of {report.dreams_requested}): {first}", err=True)

@@ -22,7 +22,12 @@ def test_rem_whose_every_dream_failed_exits_1(corpus_copy: Path, model_server: C
     assert server.requests  # the dreams were asked of the model, which refused them
     assert out.exit_code == 1, out.output
     report = json.loads(out.stdout)
-    assert (report["dreams_stored"], report["dreams_dropped"], report["failures"]) == (0, 0, 2)
+    assert (report["dreams_stored"], report["dreams_dropped"], report["failures"], report["model_calls"]) == (
+        0,
+        0,
+        2,
+        2,
+    )
     (line,) = out.stderr.splitlines()
     assert line == f"error: every dream failed (2 of 2): {report['errors'][0]}"
     assert "500" in line
