@@ -9,33 +9,42 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.security import HTTPBearer
 
 from explorer.api import errors
 from explorer.api.auth import BearerToken
+from explorer.api.body_limit import BodyLimit
+from explorer.api.models import MAX_BODY_BYTES, PER_REQUEST
 from explorer.api.routes import interventions, jobs, memory, queries, runs, sessions
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 
 PREFIX = "/api/v1"
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 Dream Explorer's engine over HTTP: wander sessions (create, step, walk, steer, inspect), crystals and their review,
 dreaming and consolidation runs, and the jobs that carry long runs out.
 
-* **Errors** are `{"error": {"code", "message"}}`: 404 an unknown id, 409 a request the state of the session, job
+* **Errors** are `{{"error": {{"code", "message"}}}}`: 404 an unknown id, 409 a request the state of the session, job
   or crystal refuses (a spent budget pauses a walk, so it shows as 409 too), 422 a bad body or parameter, 503 a
-  busy database, 500 a bug.
-* **Long runs**: `POST …/wander` runs at most 20 steps per request; with `"background": true` it (and every dream
-  or consolidation run) is queued as a job and answered 202, `Location: /api/v1/jobs/{id}`.
-* **Auth**: bound to a loopback address the server needs no token; otherwise every request needs
-  `Authorization: Bearer TOKEN`.
+  busy database, 500 a bug; 400 a body that cannot be read as text, 413 a body over {MAX_BODY_BYTES} bytes
+  (refused unread).
+* **Long runs**: `POST …/wander` runs at most {PER_REQUEST} steps per request; with `"background": true` it (and
+  every dream or consolidation run) is queued as a job and answered 202, `Location: /api/v1/jobs/{{id}}`.
+* **Auth**: bound to a loopback address the server needs no token; otherwise it is started with one and every
+  request needs `Authorization: Bearer TOKEN`. This document is the served one's: its operations require the
+  bearer token when the server has one, and make it optional (`{{}}` among their security requirements) when not.
 """
+
+BEARER = HTTPBearer(auto_error=False, description="The token `explorer serve` was given.")
 
 
 def create_app(settings: Settings, token: str | None = None) -> FastAPI:
-    """The API over the database and models ``settings`` name; with ``token``, every request must carry it."""
+    """The API over the database and models ``settings`` name; with ``token``, every request must carry it (the
+    OpenAPI document says so; without one, it says the token is optional).
+    """
     runtime = open_runtime(settings)
     runtime.db.schema_version()  # migrate now, once, not in the first requests racing each other
 
@@ -52,7 +61,7 @@ def create_app(settings: Settings, token: str | None = None) -> FastAPI:
         lifespan=lifespan,
         responses=errors.ERROR_RESPONSES,
         # declares the bearer scheme in the OpenAPI document; BearerToken enforces it, for every path
-        dependencies=[Depends(HTTPBearer(auto_error=False, description="The token `explorer serve` was given."))],
+        dependencies=[Depends(BEARER)],
     )
     app.state.runtime = runtime
     errors.install(app)
@@ -60,6 +69,27 @@ def create_app(settings: Settings, token: str | None = None) -> FastAPI:
     for area in (sessions, memory, queries, interventions, runs, jobs):
         api.include_router(area.router)
     app.include_router(api)
-    if token:
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    if not token:
+        document_token_optional(app)
+    if token:  # added last, so outermost: a request without the token is refused before its body is looked at
         app.add_middleware(BearerToken, token=token)
     return app
+
+
+def document_token_optional(app: FastAPI) -> None:
+    """Make ``app``'s OpenAPI document offer every operation without the bearer token too (an empty security
+    requirement beside it), as a server without a token asks for none.
+    """
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        fresh = app.openapi_schema is None
+        document = generate()
+        if fresh:  # FastAPI keeps the document once made: mark it only then
+            for operations in document["paths"].values():
+                for operation in operations.values():
+                    operation["security"] = [{}, *operation.get("security", [])]
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -22,7 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from explorer.api.models import ErrorBody
+from explorer.api.models import MAX_BODY_BYTES, ErrorBody
 from explorer.errors import ExplorerError, Remedy
 from explorer.jobs import JobNotFound, JobStateError
 from explorer.providers.embeddings import EmbeddingError
@@ -63,13 +63,22 @@ HINTS: dict[Remedy, str] = {
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": description}
     for status, description in (
+        (400, "The body cannot be read (not UTF-8 text)."),
         (401, "No valid bearer token (the server was started with one)."),
         (404, "No such session, locus, crystal or job."),
         (409, "The session's, job's or crystal's state refuses this, or the data does not allow it yet."),
+        (413, f"The body is over the server's limit of {MAX_BODY_BYTES} bytes; it was not read."),
         (422, "The body or a parameter is not valid."),
         (500, "A bug in the server; its log has the details."),
         (503, "The database is busy (another process held it too long) or cannot be used; try again."),
     )
+}
+
+# The code, and the message when Starlette's own says too little, of an HTTP error no engine error stands behind.
+CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+MESSAGES = {
+    404: "no such endpoint; /docs lists them",
+    413: f"the body is over the server's limit of {MAX_BODY_BYTES} bytes; it was not read",
 }
 
 
@@ -113,8 +122,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        message = "no such endpoint; /docs lists them" if exc.status_code == 404 else str(exc.detail)
+        code = CODES.get(exc.status_code, "http_error")
+        message = MESSAGES.get(exc.status_code, str(exc.detail))
         return error_response(exc.status_code, code, message, dict(exc.headers or {}))
 
     @app.exception_handler(duckdb.TransactionException)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, NotRequired
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 from explorer.jobs.kinds import Consolidating, Dreaming
 from explorer.records.wander import (
@@ -29,6 +29,9 @@ from explorer.wander.config import SESSION_LIMITS
 from explorer.wander.service import SEARCH_TYPES, SearchKind
 
 PER_REQUEST = 20  # the most steps (or dreams) one request runs itself; more must run as a job ("background": true)
+# The largest request body read (1 MiB): a request needs a few short texts (the longest field is 10,000 characters);
+# a larger one is refused with 413 before it is read (by its Content-Length, or once that many bytes came in).
+MAX_BODY_BYTES = 1024 * 1024
 PAGE_MAX = 1_000_000  # the most a page may ask for (more than any database here holds, within DuckDB's LIMIT)
 CLEARABLE = {"attractor", "allowed_domains", "forbidden_domains"}  # what a session may be without
 Concept = Annotated[str, Field(min_length=1, max_length=2_000, description="A concept, in words.")]
@@ -164,7 +167,10 @@ def beyond_one_request(what: str, count: int) -> ValueError:
     )
 
 
-Background = Annotated[bool, Field(description="Run as a job: answer 202 at once with the job, Location says where.")]
+# true or false only: 1 or "yes" is a 422, not a job nobody meant to queue
+Background = Annotated[
+    StrictBool, Field(description="Run as a job: answer 202 at once with the job, Location says where.")
+]
 
 
 class WanderRequest(Body):
@@ -200,7 +206,7 @@ class InjectRequest(Body):
     """A concept to add as a locus; with ``force_visit`` the next step goes there."""
 
     concept: Concept
-    force_visit: bool = True
+    force_visit: StrictBool = True
 
 
 class InjectOut(BaseModel):
@@ -230,7 +236,7 @@ class ReviewRequest(Body):
     decision: ReviewDecision
     notes: str | None = Field(None, max_length=10_000, description="Why; kept as the crystal's validation notes.")
     reviewer: str | None = Field(None, max_length=500, description="Who reviewed it.")
-    force: bool = False
+    force: StrictBool = False
 
 
 class BulkReviewRequest(ReviewRequest):
@@ -242,7 +248,7 @@ class BulkReviewRequest(ReviewRequest):
     min_confidence: float | None = Field(None, ge=0, le=1)
     max_confidence: float | None = Field(None, ge=0, le=1)
     states: list[ReviewState] = Field([ReviewState.PENDING], min_length=1, description="Only crystals in these states.")
-    dry_run: bool = False
+    dry_run: StrictBool = False
 
 
 class RevertRequest(Body):
@@ -250,7 +256,7 @@ class RevertRequest(Body):
 
     notes: str | None = Field(None, max_length=10_000, description="Why it is reverted (kept in the log).")
     reviewer: str | None = Field(None, max_length=500, description="Who reverted it.")
-    force: bool = False
+    force: StrictBool = False
 
 
 class SearchRequest(Body):
