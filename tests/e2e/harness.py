@@ -142,8 +142,14 @@ def chromium(width: int = 1400, height: int = 1000) -> Iterator:
 
 
 def settle(page, timeout_ms: float = 120_000) -> None:
-    """Wait until the app has finished running its script (the "running" widget is gone)."""
+    """Wait until the app has finished running its script.
+
+    The app's own run state is the signal: its "running" widget appears only after half a second, so a script
+    still running on a loaded machine looked finished to a wait on the widget alone. ``initial`` (no run yet)
+    is not finished either.
+    """
     page.wait_for_timeout(300)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout_ms)
     page.wait_for_timeout(300)
 
