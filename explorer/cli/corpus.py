@@ -20,14 +20,17 @@ from explorer.cli.common import (
 )
 from explorer.cli.jobs import BackgroundOption, run_kind
 
+PARTLY_DONE = 3  # exit status: stored, but some of the model's steps failed (kept pending)
+
 if TYPE_CHECKING:
     from explorer.reading.ingest import IngestReport
 
 
 def ingest(
     paths: Annotated[
-        list[Path], typer.Argument(help="Files (.txt, .md, .jsonl) or folders to read.", show_default=False)
-    ],
+        list[Path] | None,
+        typer.Argument(help="Files (.txt, .md, .jsonl) or folders to read.", show_default=False),
+    ] = None,
     domain: Annotated[str | None, typer.Option(help="Domain for documents that do not name one.")] = None,
     year: Annotated[
         # the years explorer.reading.loaders accepts in a file, so a .txt cannot be given one a .md would refuse
@@ -36,16 +39,37 @@ def ingest(
     ] = None,
     max_mb: MaxMbOption = MAX_MB,
     budget_cents: BudgetOption = None,
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed",
+            help="Ask the model again for every step an earlier ingest left pending (it failed, or the budget "
+            "refused it). Ingesting the same files again does it for theirs.",
+        ),
+    ] = False,
     background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Read documents into the knowledge base (the READING cycle)."""
+    """Read documents into the knowledge base (the READING cycle).
+
+    Exit status 1 when nothing could be ingested, 3 when documents were stored but some of the model's steps
+    failed: they are kept pending, and `explorer ingest --retry-failed` completes them.
+    """
     from explorer.jobs.kinds import INGEST
 
+    if not paths and not retry_failed:
+        raise typer.BadParameter("give files or folders to read, or --retry-failed", param_hint="PATHS")
     # a worker reads the files where they are: give it paths that do not depend on our folder
-    given = [str(p.resolve() if background else p) for p in paths]
-    values = {"paths": given, "domain": domain, "year": year, "max_mb": max_mb, "budget_cents": budget_cents}
+    given = [str(p.resolve() if background else p) for p in paths or []]
+    values = {
+        "paths": given,
+        "domain": domain,
+        "year": year,
+        "max_mb": max_mb,
+        "budget_cents": budget_cents,
+        "retry_failed": retry_failed,
+    }
     report = run_kind(
         INGEST,
         values,
@@ -60,15 +84,26 @@ def ingest(
     echo_load_errors(report.reading.errors)
     if report.reading.failed:
         raise typer.Exit(1)
+    if report.reading.items_failed:
+        typer.echo(
+            f"error: {report.reading.items_failed} step(s) of the model failed and are kept pending; "
+            "`explorer ingest --retry-failed` completes them",
+            err=True,
+        )
+        raise typer.Exit(PARTLY_DONE)
 
 
 def _summary(report: IngestReport) -> list[str]:
-    return [
+    lines = [
         f"{report.documents_added} documents added, {report.documents_skipped} already present; "
         f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
         f"{report.entity_insights_added} entity insights",
-        spent_line(report.spent_cents, report.budget_exhausted),
     ]
+    if report.items_completed or report.items_failed:
+        lines.append(
+            f"{report.items_completed} pending step(s) completed, {report.items_failed} failed and kept pending"
+        )
+    return [*lines, spent_line(report.spent_cents, report.budget_exhausted)]
 
 
 def stats(db: DbOption = None, as_json: JsonOption = False) -> None:

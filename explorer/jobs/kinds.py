@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from explorer import demo
 from explorer.consolidation import service as consolidation
@@ -88,13 +88,22 @@ class Consolidating(Budgeted):
 
 
 class Ingest(Budgeted):
-    """``ingest``: read files or folders (paths as the worker's machine sees them)."""
+    """``ingest``: read files or folders (paths as the worker's machine sees them), and with ``retry_failed``
+    ask again for the steps earlier ingests left pending; one of the two at least.
+    """
 
-    paths: list[str] = Field(min_length=1, max_length=10_000)
+    paths: list[str] = Field(default_factory=list, max_length=10_000)
     domain: str | None = Field(None, max_length=200)
     year: int | None = Field(None, ge=1, le=2999)
     max_mb: float = Field(DEFAULT_MAX_MB, ge=0)
     fit_map: bool = False  # fit the map if it was never fitted (the app's first documents); else only place
+    retry_failed: bool = False
+
+    @model_validator(mode="after")
+    def _something_to_do(self) -> Ingest:
+        if not self.paths and not self.retry_failed:
+            raise ValueError("give paths to read, or retry_failed")
+        return self
 
 
 class DemoPrepare(Params):
@@ -169,11 +178,18 @@ def _check_wander_run(runtime: Runtime, p: WanderRun) -> None:
 
 def _ingest(runtime: Runtime, p: Ingest, progress: Progress) -> ReadingReport:
     read = ingest_paths(
-        runtime, p.paths, domain=p.domain, year=p.year, max_mb=p.max_mb, progress=progress, budget=p.budget()
+        runtime,
+        p.paths,
+        domain=p.domain,
+        year=p.year,
+        max_mb=p.max_mb,
+        progress=progress,
+        budget=p.budget(),
+        retry_failed=p.retry_failed,
     )
     if p.fit_map:
         return ReadingReport(read, update_projection(runtime))
-    if read.documents_added:
+    if read.documents_added or read.syntheses_added or read.entity_insights_added:
         place_new(runtime)  # new nodes join a fitted map where their neighbours are (cheap; never fits)
     return ReadingReport(read)
 

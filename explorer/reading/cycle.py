@@ -12,7 +12,7 @@ and relations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Answer, Gateway
 from explorer.reading.chunker import DEFAULT_CHUNK_WORDS
 from explorer.reading.mentions import MentionIndex
-from explorer.records import Node, NodeType, Relation
+from explorer.records import Node, NodeType, PendingReading, Relation
 from explorer.vectors import VectorIndex
 
 
@@ -103,10 +103,15 @@ class KnownNodes:
         return mask
 
 
+Placed = tuple[Node, list[tuple[str, float]]]  # a chunk and its nearest earlier nodes, with their similarity
+Learning = tuple[Node, list[str], dict[str, Any]]  # the chunk, what was known of the entity, the prompt's fields
+
+
 @dataclass
 class ReadingResult:
     """What reading one document produced (its chunks, syntheses and entity insights with their relations),
-    for the caller to write in one transaction, and what failed along the way.
+    for the caller to write in one transaction, and what failed along the way: said in ``failures``, and kept
+    as ``pending`` steps to be asked again.
     """
 
     nodes: list[Node] = field(default_factory=list)
@@ -115,6 +120,19 @@ class ReadingResult:
     syntheses: int = 0
     entity_insights: int = 0
     failures: list[str] = field(default_factory=list)
+    pending: list[PendingReading] = field(default_factory=list)
+    retried: list[tuple[str, str, str]] = field(default_factory=list)  # the pending steps asked again
+
+    @property
+    def completed(self) -> list[tuple[str, str, str]]:
+        """The pending steps asked again that are done now (those that failed again are in ``pending``)."""
+        failed = {item.key for item in self.pending}
+        return [key for key in self.retried if key not in failed]
+
+    def fail(self, chunk: Node, item: PendingReading, what: str) -> None:
+        """A step failed for ``chunk``: say so, and keep it to be asked again."""
+        self.failures.append(f"chunk {chunk.chunk_index}: {what} failed ({item.error})")
+        self.pending.append(item)
 
 
 @dataclass(frozen=True)
@@ -165,17 +183,96 @@ def read_documents(
         placed += own
         if d.title:
             _link_mentions(d.document_id, d.title, [chunk for chunk, _ in own], known, results)
-
-    first: list[tuple[Prompt[Any], dict[str, Any]]]
-    first = [(IMPLANT, _implant_fields(neighbours, chunk, known)) for chunk, neighbours in placed]
-    first += [(ENTITIES, {"passage": chunk.text, "max_entities": config.max_entities}) for chunk, _ in placed]
-    answers = gateway.ask_each(first, budget=budget)
-    implants, entities = answers[: len(placed)], answers[len(placed) :]
-    learnings = _learnings(placed, entities, known, embedder, config, results)
-    insights = gateway.ask_each([(ENTITY_SYNTHESIS, fields) for _, _, fields in learnings], budget=budget)
-    _keep_implants(placed, implants, known, embedder, results)
-    _keep_insights(learnings, insights, known, embedder, results)
+    _enrich(
+        placed,
+        placed,
+        [],
+        known=known,
+        embedder=embedder,
+        gateway=gateway,
+        config=config,
+        budget=budget,
+        results=results,
+    )
     return [results[d.document_id] for d in documents]
+
+
+def read_pending(
+    items: Sequence[PendingReading],
+    chunks: Mapping[str, Node],
+    *,
+    known: KnownNodes,
+    embedder: Embedder,
+    gateway: Gateway,
+    config: ReadingConfig = DEFAULT_READING,
+    budget: Budget | None = None,
+) -> dict[str, ReadingResult]:
+    """Ask again for the steps a READING cycle could not do: a result for each document they belong to, by id.
+
+    Each step is asked as it would have been: an implant among the nodes it was first placed among, an insight
+    against what was first known of its entity; entities found now are related to everything known now. The
+    result's ``completed`` names the steps done, its ``pending`` those that failed again (or anew: the insight
+    of an entity found only now). ``chunks`` holds the stored chunk of every item (an item without one is left).
+
+    Example::
+
+        results = read_pending(items, {c.id: c for c in stored_chunks}, known=known, embedder=embedder,
+                               gateway=gateway)
+        results[document_id].completed, results[document_id].pending  # nothing is stored: the caller writes
+    """
+    results: dict[str, ReadingResult] = {}
+    implants: list[Placed] = []
+    entities: list[Placed] = []
+    learnings: list[Learning] = []
+    for item in items:
+        chunk = chunks.get(item.chunk_id)
+        if chunk is None:
+            continue
+        results.setdefault(str(chunk.document_id), ReadingResult()).retried.append(item.key)
+        related = [node for node in item.related_ids if node in known.text]
+        if item.step == "implant":
+            implants.append((chunk, [(node, 0.0) for node in related]))
+        elif item.step == "entities":
+            entities.append((chunk, []))
+        else:
+            learnings.append(_learning(chunk, item.entity, item.learning, related, known))
+    _enrich(
+        implants,
+        entities,
+        learnings,
+        known=known,
+        embedder=embedder,
+        gateway=gateway,
+        config=config,
+        budget=budget,
+        results=results,
+    )
+    return results
+
+
+def _enrich(
+    implants: list[Placed],
+    entities: list[Placed],
+    learnings: list[Learning],
+    *,
+    known: KnownNodes,
+    embedder: Embedder,
+    gateway: Gateway,
+    config: ReadingConfig,
+    budget: Budget | None,
+    results: dict[str, ReadingResult],
+) -> None:
+    """The model's two rounds: the implants of ``implants`` and the entities of ``entities`` together, then the
+    insight of every entity found and of every learning given; what came back is added to ``results``.
+    """
+    first: list[tuple[Prompt[Any], dict[str, Any]]]
+    first = [(IMPLANT, _implant_fields(neighbours, chunk, known)) for chunk, neighbours in implants]
+    first += [(ENTITIES, {"passage": chunk.text, "max_entities": config.max_entities}) for chunk, _ in entities]
+    answers = gateway.ask_each(first, budget=budget)
+    learnings = _learnings(entities, answers[len(implants) :], known, embedder, config, results) + learnings
+    insights = gateway.ask_each([(ENTITY_SYNTHESIS, fields) for _, _, fields in learnings], budget=budget)
+    _keep_implants(implants, answers[: len(implants)], known, embedder, results)
+    _keep_insights(learnings, insights, known, embedder, results)
 
 
 def _place_chunks(
@@ -187,7 +284,7 @@ def _place_chunks(
     embedder: Embedder,
     config: ReadingConfig,
     results: dict[str, ReadingResult],
-) -> list[tuple[Node, list[tuple[str, float]]]]:
+) -> list[Placed]:
     """Each chunk as a node with its nearest earlier nodes (never itself), linked to the close ones that were
     read (a synthesis or an insight is context for the implant, not a source to link: its text mixes several).
     """
@@ -295,7 +392,7 @@ def _derived(
 
 
 def _keep_implants(
-    placed: list[tuple[Node, list[tuple[str, float]]]],
+    placed: list[Placed],
     answers: list[Answer[str]],
     known: KnownNodes,
     embedder: Embedder,
@@ -308,8 +405,9 @@ def _keep_implants(
     for (chunk, neighbours), answer in zip(placed, answers, strict=True):
         text = answer.value if answer.ok else None
         if text is None:
-            failure = f"chunk {chunk.chunk_index}: implant synthesis failed ({answer.error})"
-            results[str(chunk.document_id)].failures.append(failure)
+            related = tuple(n for n, _ in neighbours)
+            item = PendingReading(chunk.id, "implant", str(answer.error), related_ids=related)
+            results[str(chunk.document_id)].fail(chunk, item, "implant synthesis")
         elif text:  # "": NOTHING, the chunk adds nothing to what is known
             kept.append((chunk, [n for n, _ in neighbours], text, answer.model))
     vectors = embedder.embed([text for _, _, text, _ in kept])
@@ -322,11 +420,8 @@ def _keep_implants(
         result.syntheses += 1
 
 
-Learning = tuple[Node, list[str], dict[str, Any]]  # the chunk, what was known of the entity, the prompt's fields
-
-
 def _learnings(
-    placed: list[tuple[Node, list[tuple[str, float]]]],
+    placed: list[Placed],
     answers: list[Answer[list[EntityLearning]]],
     known: KnownNodes,
     embedder: Embedder,
@@ -341,20 +436,20 @@ def _learnings(
         if answer.ok and answer.value is not None:
             found += [(chunk, item) for item in answer.value[: config.max_entities]]
         else:
-            failure = f"chunk {chunk.chunk_index}: entity extraction failed ({answer.error})"
-            results[str(chunk.document_id)].failures.append(failure)
+            pending = PendingReading(chunk.id, "entities", str(answer.error))
+            results[str(chunk.document_id)].fail(chunk, pending, "entity extraction")
     learnings: list[Learning] = []
     for (chunk, item), vector in zip(found, embedder.embed([item.learning for _, item in found]), strict=True):
         mask = known.entity_mask(item.entity)
         previous = [] if mask is None else known.index.top_k(vector, config.entity_neighbours, allowed=mask)
-        prev_ids = [p for p, _ in previous]
-        fields = {
-            "entity": item.entity,
-            "learning": item.learning,
-            "previous": format_passages([known.text[p] for p in prev_ids]),
-        }
-        learnings.append((chunk, prev_ids, fields))
+        learnings.append(_learning(chunk, item.entity, item.learning, [p for p, _ in previous], known))
     return learnings
+
+
+def _learning(chunk: Node, entity: str, learning: str, previous: list[str], known: KnownNodes) -> Learning:
+    """An insight's question: what ``chunk`` teaches about ``entity``, beside what was known of it."""
+    fields = {"entity": entity, "learning": learning, "previous": format_passages([known.text[p] for p in previous])}
+    return (chunk, previous, fields)
 
 
 def _keep_insights(
@@ -369,9 +464,9 @@ def _keep_insights(
         if answer.ok and answer.value is not None:
             kept.append((chunk, prev_ids, fields["entity"], answer.value, answer.model))
         else:
-            results[str(chunk.document_id)].failures.append(
-                f"chunk {chunk.chunk_index}: insight on {fields['entity']!r} failed ({answer.error})"
-            )
+            entity, learning = fields["entity"], fields["learning"]
+            item = PendingReading(chunk.id, "insight", str(answer.error), entity, learning, tuple(prev_ids))
+            results[str(chunk.document_id)].fail(chunk, item, f"insight on {entity!r}")
     if not kept:
         return
     vectors = embedder.embed([text for _, _, _, text, _ in kept])

@@ -12,7 +12,7 @@ between batches.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -26,11 +26,14 @@ from explorer.reading.cycle import (
     ReadingResult,
     alias_links,
     read_documents,
+    read_pending,
 )
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
-from explorer.records import Document, Progress
+from explorer.records import Document, PendingReading, Progress
 from explorer.runtime import Runtime
 from explorer.store import StoreError, corpus
+from explorer.store import reading as reading_store
+from explorer.store.database import Connection
 
 
 @dataclass
@@ -45,6 +48,8 @@ class IngestReport:
     syntheses_added: int = 0
     entity_insights_added: int = 0
     aliases_added: int = 0  # the same text found under another title: kept as a name of the document
+    items_failed: int = 0  # steps the model could not do (failed, or refused by the budget): kept pending
+    items_completed: int = 0  # steps left pending by an earlier ingest, done by this one
     spent_cents: float = 0.0
     budget_exhausted: bool = False  # model calls were refused: the budget could not cover them
     errors: list[dict] = field(default_factory=list)
@@ -61,6 +66,16 @@ class IngestReport:
     def add_error(self, error: LoadError) -> None:
         """Record a file or document that could not be read, and go on with the rest."""
         self.errors.append({"path": error.path, "line": error.line, "message": error.message})
+
+    def count(self, result: ReadingResult, path: str, line: int | None) -> None:
+        """Add what a document's stored result holds, its failures as errors of the file it came from."""
+        self.chunks_added += result.chunks
+        self.syntheses_added += result.syntheses
+        self.entity_insights_added += result.entity_insights
+        self.items_failed += len(result.pending)
+        self.items_completed += len(result.completed)
+        for failure in result.failures:
+            self.add_error(LoadError(path, failure, line))
 
 
 def content_hash(source: SourceText) -> str:
@@ -84,15 +99,15 @@ def load_known(runtime: Runtime) -> KnownNodes:
     return _load_stored(runtime)[0]
 
 
-def _load_stored(runtime: Runtime) -> tuple[KnownNodes, set[str]]:
-    """The known nodes (:func:`load_known`) and the content hashes of the documents stored, read at once."""
+def _load_stored(runtime: Runtime) -> tuple[KnownNodes, dict[str, str]]:
+    """The known nodes (:func:`load_known`) and the documents stored (content hash → id), read at once."""
     known = KnownNodes(runtime.db.embedding_dim)
     with runtime.db.connect() as con:
         known.add(corpus.list_nodes(con, with_vectors=True))
         documents = corpus.list_documents(con)
     for document in documents:
         known.add_names(document.id, document.names)
-    return known, {document.content_hash for document in documents}
+    return known, {document.content_hash: document.id for document in documents}
 
 
 def collect_sources(
@@ -129,17 +144,22 @@ def ingest_paths(
     config: ReadingConfig = DEFAULT_READING,
     progress: Progress | None = None,
     budget: Budget | None = None,
+    retry_failed: bool = False,
 ) -> IngestReport:
-    """Load every file under ``paths`` and read each document into the knowledge base.
+    """Load every file under ``paths`` and read each document into the knowledge base; ``retry_failed`` asks
+    again for every step an earlier ingest left pending, not only those of the documents met again.
 
     Example::
 
         report = ingest_paths(runtime, ["notes/", "paper.txt"], domain="systems", budget=Budget(50))
         report.documents_added, report.chunks_added, report.syntheses_added, report.errors
+        ingest_paths(runtime, [], retry_failed=True).items_completed  # the model is back: finish what failed
     """
     report = IngestReport()
     sources = collect_sources(paths, year=year, domain=domain, max_mb=max_mb, report=report)
-    return ingest_sources(runtime, sources, config=config, progress=progress, report=report, budget=budget)
+    return ingest_sources(
+        runtime, sources, config=config, progress=progress, report=report, budget=budget, retry_failed=retry_failed
+    )
 
 
 def ingest_sources(
@@ -150,9 +170,11 @@ def ingest_sources(
     progress: Progress | None = None,
     report: IngestReport | None = None,
     budget: Budget | None = None,
+    retry_failed: bool = False,
 ) -> IngestReport:
     """Read loaded documents in order, on one budget (default: the settings'); documents already present are
-    skipped.
+    skipped, save for the steps an earlier reading of them left pending, which are asked again (those of every
+    document with ``retry_failed``).
 
     Documents are read in batches (``config.documents_together``), so the model calls of a batch's documents
     are in flight together; each document is still written in its own transaction.
@@ -171,6 +193,7 @@ def ingest_sources(
     _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks])
     seen: set[str] = set()
     other_titles: dict[str, list[str]] = {}  # content hash → the titles a text read once was found under again
+    read_before: set[str] = set()  # the stored documents met again, whose pending steps are asked again
     batch: list[_Pending] = []
     for position, (source, chunks) in enumerate(chunked):
         if progress:
@@ -179,6 +202,8 @@ def ingest_sources(
         if digest in seen or digest in stored:
             report.documents_skipped += 1
             other_titles.setdefault(digest, []).append(source.title)
+            if digest in stored:
+                read_before.add(stored[digest])
             continue
         seen.add(digest)
         batch.append(_Pending(source, chunks, _document(source, digest)))
@@ -188,6 +213,8 @@ def ingest_sources(
     if batch:
         known = _ingest_batch(runtime, batch, known, config, report, budget)
     _add_aliases(runtime, other_titles, known, report)
+    if retry_failed or read_before:
+        _complete_pending(runtime, None if retry_failed else read_before, config, report, budget, progress)
     report.spent_cents = round(report.spent_cents + budget.spent_cents - before, 6)
     report.budget_exhausted = report.budget_exhausted or budget.exhausted
     runtime.flush()
@@ -260,20 +287,86 @@ def _write_batch(runtime: Runtime, batch: list[_Pending], results: list[ReadingR
             try:
                 with runtime.db.transaction() as con:
                     corpus.insert_document(con, pending.document)
-                    corpus.insert_nodes(con, result.nodes)
-                    corpus.insert_relations(con, result.relations)
+                    _store_result(con, result)
             except StoreError:
                 raise
             except Exception as exc:  # one bad document must not stop the batch
                 report.add_error(LoadError(pending.source.path, f"could not ingest: {exc}", pending.source.line))
                 return index
             report.documents_added += 1
-            report.chunks_added += result.chunks
-            report.syntheses_added += result.syntheses
-            report.entity_insights_added += result.entity_insights
-            for failure in result.failures:
-                report.add_error(LoadError(pending.source.path, failure, pending.source.line))
+            report.count(result, pending.source.path, pending.source.line)
     return len(batch)
+
+
+def _store_result(con: Connection, result: ReadingResult) -> bool:
+    """A document's reading: its new nodes and relations, the steps still pending, and those now done; false,
+    writing nothing, when steps it asked again were completed meanwhile by another process (its work stands).
+    """
+    if result.retried and reading_store.count_pending(con, result.retried) < len(result.retried):
+        return False
+    corpus.insert_nodes(con, result.nodes)
+    corpus.insert_relations(con, result.relations)
+    reading_store.keep_pending(con, result.pending)
+    reading_store.remove_pending(con, result.completed)
+    return True
+
+
+def _complete_pending(
+    runtime: Runtime,
+    document_ids: Collection[str] | None,
+    config: ReadingConfig,
+    report: IngestReport,
+    budget: Budget,
+    progress: Progress | None,
+) -> None:
+    """The pending steps of ``document_ids`` (None: of every document) asked again, documents in batches as an
+    ingest reads them; each document's outcome written in one transaction. A batch that cannot be read stays
+    pending, reported.
+    """
+    with runtime.db.connect() as con:
+        items = reading_store.list_pending(con, document_ids)
+        chunks = {node.id: node for node in corpus.get_nodes(con, {item.chunk_id for item in items})}
+        documents = {document.id: document for document in corpus.list_documents(con)}
+    by_document: dict[str, list[PendingReading]] = {}
+    for item in items:
+        if item.chunk_id in chunks:
+            by_document.setdefault(str(chunks[item.chunk_id].document_id), []).append(item)
+    if not by_document:
+        return
+    known = load_known(runtime)
+    order = list(by_document)
+    for start in range(0, len(order), config.documents_together):
+        if progress:
+            progress(start, len(order), "steps left pending")
+        ids = order[start : start + config.documents_together]
+        part = [item for document_id in ids for item in by_document[document_id]]
+        try:
+            results = read_pending(
+                part,
+                chunks,
+                known=known,
+                embedder=runtime.embedder,
+                gateway=runtime.gateway,
+                config=config,
+                budget=budget,
+            )
+        except Exception as exc:  # one bad batch must not stop the rest: its steps stay pending
+            for document_id in ids:
+                report.add_error(LoadError(_where(documents, document_id), f"could not complete pending steps: {exc}"))
+            known = load_known(runtime)
+            continue
+        with runtime.db.connect():
+            for document_id, result in results.items():
+                with runtime.db.transaction() as con:
+                    stored = _store_result(con, result)
+                if stored:
+                    report.count(result, _where(documents, document_id), None)
+
+
+def _where(documents: dict[str, Document], document_id: str) -> str:
+    """What names a stored document in a report: its file, or its title when it came from no file."""
+    document = documents.get(document_id)
+    return (document.path or document.title) if document else document_id
 
 
 def _add_aliases(runtime: Runtime, other_titles: dict[str, list[str]], known: KnownNodes, report: IngestReport) -> None:

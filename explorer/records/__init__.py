@@ -102,6 +102,33 @@ class Relation:
     id: str = field(default_factory=new_id)
 
 
+PendingStep = Literal["implant", "entities", "insight"]
+
+
+@dataclass(frozen=True)
+class PendingReading:
+    """A step of the READING cycle the model could not do for a chunk that was stored (it failed, timed out, or
+    the budget refused it). Kept, so the next ingest of the same document or ``explorer ingest --retry-failed``
+    completes it: without it, an outage during ingest lost that enrichment for good.
+
+    ``related_ids`` is what the step was to be read against, fixed when it first failed: the earlier nodes an
+    implant is made among, or what was known of an insight's entity.
+    """
+
+    chunk_id: str
+    step: PendingStep
+    error: str
+    entity: str = ""  # an insight's entity ("" for the chunk's own steps)
+    learning: str = ""  # what the chunk teaches about ``entity`` (an insight's question)
+    related_ids: tuple[str, ...] = ()
+    attempts: int = 1
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What identifies the item: one per chunk and step, one per entity for insights."""
+        return (self.chunk_id, self.step, self.entity)
+
+
 @dataclass(frozen=True)
 class Verdict:
     """A judge's word on one candidate link, kept or not, with its scores, its reason and the evidence it was

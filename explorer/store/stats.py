@@ -24,4 +24,5 @@ def database_stats(con: Connection) -> dict[str, object]:
         "loci": count("wander_loci"),
         "crystals": count("wander_crystals"),
         "resonances": count("wander_resonances"),
+        "reading_pending": count("reading_pending"),  # model steps of reading that failed, to be asked again
     }

@@ -1,0 +1,67 @@
+"""The READING cycle's work left: steps the model could not do for stored chunks, until they are done."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from explorer.records import PendingReading
+from explorer.store.database import Connection, scalar
+
+_COLUMNS = ("chunk_id", "step", "entity", "learning", "related_ids", "error", "attempts")
+
+
+def keep_pending(con: Connection, items: Sequence[PendingReading]) -> None:
+    """Record steps that failed; one failing again keeps its row, with the new error and one attempt more."""
+    for item in items:
+        con.execute(
+            f"INSERT INTO reading_pending ({', '.join(_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (chunk_id, step, entity) DO UPDATE SET error = excluded.error, "
+            "attempts = reading_pending.attempts + 1, updated_at = now()",
+            [item.chunk_id, item.step, item.entity, item.learning, list(item.related_ids), item.error, 1],
+        )
+
+
+def remove_pending(con: Connection, keys: Collection[tuple[str, str, str]]) -> None:
+    """Forget steps that are done (``PendingReading.key``)."""
+    for chunk_id, step, entity in keys:
+        con.execute(
+            "DELETE FROM reading_pending WHERE chunk_id = ? AND step = ? AND entity = ?", [chunk_id, step, entity]
+        )
+
+
+def count_pending(con: Connection, keys: Collection[tuple[str, str, str]]) -> int:
+    """How many of ``keys`` are still pending (another process may have completed some meanwhile)."""
+    sql = "SELECT count(*) FROM reading_pending WHERE chunk_id = ? AND step = ? AND entity = ?"
+    return sum(int(scalar(con, sql, key)) for key in keys)
+
+
+def list_pending(con: Connection, document_ids: Collection[str] | None = None) -> list[PendingReading]:
+    """The work left, of every document or of ``document_ids``, in reading order (document, then chunk)."""
+    sql = f"SELECT {', '.join('p.' + c for c in _COLUMNS)} FROM reading_pending p JOIN nodes n ON n.id = p.chunk_id"
+    params: list[object] = []
+    if document_ids is not None:
+        if not document_ids:
+            return []
+        sql += f" WHERE n.document_id IN ({', '.join('?' for _ in document_ids)})"
+        params = list(document_ids)
+    rows = con.execute(sql + " ORDER BY n.document_id, n.chunk_index, p.step, p.entity", params).fetchall()
+    return [
+        PendingReading(
+            chunk_id=str(chunk_id),
+            step=step,
+            entity=entity,
+            learning=learning,
+            related_ids=tuple(related_ids),
+            error=error,
+            attempts=attempts,
+        )
+        for chunk_id, step, entity, learning, related_ids, error, attempts in rows
+    ]
+
+
+def documents_with_pending(con: Connection) -> set[str]:
+    """The documents some of whose chunks have work left."""
+    rows = con.execute(
+        "SELECT DISTINCT n.document_id FROM reading_pending p JOIN nodes n ON n.id = p.chunk_id"
+    ).fetchall()
+    return {str(document_id) for (document_id,) in rows}
