@@ -27,6 +27,7 @@ from explorer.store import calls, corpus, stats
 from explorer.store import consolidation as consolidation_store
 from explorer.store import events as events_store
 from explorer.store import projection as projection_store
+from explorer.store import reading as reading_store
 from explorer.wander import service as wander
 
 
@@ -242,6 +243,7 @@ class CorpusOverview:
     by_type: dict[str, int] = field(default_factory=dict)
     by_domain: dict[str, int] = field(default_factory=dict)
     by_year: dict[int | None, int] = field(default_factory=dict)
+    pending: int = 0  # reading steps the model could not do, waiting to be asked again
 
     @property
     def domains(self) -> list[str]:
@@ -259,6 +261,7 @@ def corpus_overview(runtime: Runtime) -> CorpusOverview:
     with runtime.db.connect() as con:
         rows = corpus.domain_year_counts(con)
         documents = len(corpus.list_documents(con))
+        pending = reading_store.count_pending(con)
     by_type: Counter = Counter()
     by_domain: Counter = Counter()
     by_year: Counter = Counter()
@@ -266,7 +269,7 @@ def corpus_overview(runtime: Runtime) -> CorpusOverview:
         by_type[kind] += count
         by_domain[domain or "(no domain)"] += count
         by_year[year] += count
-    return CorpusOverview(documents, sum(by_type.values()), dict(by_type), dict(by_domain), dict(by_year))
+    return CorpusOverview(documents, sum(by_type.values()), dict(by_type), dict(by_domain), dict(by_year), pending)
 
 
 @dataclass

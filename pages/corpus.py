@@ -37,6 +37,18 @@ else:
     middle.plotly_chart(count_bars(overview.by_domain, "Nodes by domain", colour_by_name=True), key="by_domain")
     right.plotly_chart(year_bars(overview.by_year), key="by_year")
 
+if overview.pending and READING not in st.session_state:
+    with st.container(border=True):
+        st.warning(
+            f"{overview.pending} reading step(s) are pending: the model could not do them when their documents "
+            "were read (it failed, timed out, or the budget ran out). The chunks are stored; their syntheses and "
+            "entity insights are not yet.",
+            icon=":material/pending:",
+        )
+        if st.button("Ask the model again", key="retry_failed", icon=":material/refresh:"):
+            common.start_job(rt, "ingest", {"retry_failed": True}, READING)
+            st.rerun()
+
 # -- adding documents ------------------------------------------------------------------
 
 with st.expander("Add documents", icon=":material/upload_file:", expanded=overview.nodes == 0):
@@ -82,7 +94,14 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
             read,
             f"{report.get('documents_added', 0)} document(s) added, {report.get('documents_skipped', 0)} already "
             f"present: {report.get('chunks_added', 0)} chunks, {report.get('syntheses_added', 0)} syntheses, "
-            f"{report.get('entity_insights_added', 0)} entity insights. Map: "
+            f"{report.get('entity_insights_added', 0)} entity insights"
+            + (
+                f"; {report.get('items_completed', 0)} pending step(s) completed, {report['items_failed']} failed "
+                "and kept pending"
+                if report.get("items_failed") or report.get("items_completed")
+                else ""
+            )
+            + ". Map: "
             + (
                 f"fitted to {placed['fitted']} nodes."
                 if placed.get("fitted")

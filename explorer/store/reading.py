@@ -29,8 +29,10 @@ def remove_pending(con: Connection, keys: Collection[tuple[str, str, str]]) -> N
         )
 
 
-def count_pending(con: Connection, keys: Collection[tuple[str, str, str]]) -> int:
-    """How many of ``keys`` are still pending (another process may have completed some meanwhile)."""
+def count_pending(con: Connection, keys: Collection[tuple[str, str, str]] | None = None) -> int:
+    """How many steps are pending: of ``keys`` (another process may have completed some meanwhile), or all."""
+    if keys is None:
+        return int(scalar(con, "SELECT count(*) FROM reading_pending"))
     sql = "SELECT count(*) FROM reading_pending WHERE chunk_id = ? AND step = ? AND entity = ?"
     return sum(int(scalar(con, sql, key)) for key in keys)
 

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 from explorer import jobs, projection
+from explorer.records import PendingReading
 from explorer.store import corpus
+from explorer.store import reading as reading_store
 from explorer.views import corpus_overview
 
 
@@ -79,3 +81,22 @@ def test_upload_ingests_with_progress_and_places_new_nodes_on_the_map(
     assert after.documents == before.documents + 1 and after.by_domain.get("tea", 0) > 0
     status = projection.projection_status(app_runtime)
     assert status.missing["node"] == 0 and status.placed_nodes == after.nodes - before.nodes
+
+
+def test_pending_reading_steps_are_shown_and_asked_again(open_app, app_runtime, page_text, after_jobs) -> None:
+    with app_runtime.db.connect() as con:
+        chunk = corpus.list_nodes(con, types=["raw_chunk"], limit=1)[0]
+    step = PendingReading(chunk.id, "insight", "model answered 500", "unicode", "Strings became unicode.", ())
+    with app_runtime.db.transaction() as con:
+        reading_store.keep_pending(con, [step])
+    before = corpus_overview(app_runtime)
+    at = open_app("corpus")
+    assert before.pending == 1 and "1 reading step(s) are pending" in page_text(at)
+    at.button(key="retry_failed").click().run()
+    (job,) = jobs.list_jobs(app_runtime)
+    assert job.kind == "ingest" and job.params["retry_failed"] and job.params["paths"] == []
+    after_jobs(at)
+    assert "1 pending step(s) completed, 0 failed" in at.get("progress")[0].proto.text
+    after = corpus_overview(app_runtime)
+    assert after.pending == 0 and after.by_type["entity_insight"] == before.by_type["entity_insight"] + 1
+    assert "reading step(s) are pending" not in page_text(at)
