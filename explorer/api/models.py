@@ -25,7 +25,7 @@ from explorer.records.wander import (
     SessionStatus,
     StepResult,
 )
-from explorer.wander.config import SESSION_LIMITS
+from explorer.wander.config import SESSION_LIMITS, STEPS_PER_RUN
 from explorer.wander.service import SEARCH_TYPES, SearchKind
 
 PER_REQUEST = 20  # the most steps (or dreams) one request runs itself; more must run as a job ("background": true)
@@ -34,12 +34,30 @@ PER_REQUEST = 20  # the most steps (or dreams) one request runs itself; more mus
 MAX_BODY_BYTES = 1024 * 1024
 PAGE_MAX = 1_000_000  # the most a page may ask for (more than any database here holds, within DuckDB's LIMIT)
 CLEARABLE = {"attractor", "allowed_domains", "forbidden_domains"}  # what a session may be without
-Concept = Annotated[str, Field(min_length=1, max_length=2_000, description="A concept, in words.")]
+NOT_BLANK = r"\S"  # a text the engine strips and refuses when nothing is left: the schema says it needs a character
+Concept = Annotated[str, Field(min_length=1, max_length=2_000, pattern=NOT_BLANK, description="A concept, in words.")]
 
 
-def _rule(name: str) -> str:
-    """What the engine accepts for a session's number, in its own words (the engine checks it, not the schema)."""
-    return SESSION_LIMITS[name][1]
+def session_number(name: str, meaning: str) -> Any:
+    """A session's number, optional, with the engine's bounds in the schema (the engine checks them as well)."""
+    bounds = SESSION_LIMITS[name]
+    return Field(
+        None,
+        gt=bounds.low if bounds.open_low else None,
+        ge=None if bounds.open_low else bounds.low,
+        le=bounds.high,
+        description=f"{meaning}: {bounds.rule}.",
+    )
+
+
+def in_one_request(count: str) -> dict[str, Any]:
+    """What a ``bounded`` validator checks, in JSON Schema for the document: unless ``"background": true``,
+    ``count`` is at most :data:`PER_REQUEST` (``properties`` hold when background is false or left out).
+    """
+    return {
+        "if": {"properties": {"background": {"const": False}}},
+        "then": {"properties": {count: {"maximum": PER_REQUEST}}},
+    }
 
 
 class Body(BaseModel):
@@ -67,46 +85,40 @@ class ErrorBody(BaseModel):
 # -- sessions --------------------------------------------------------------------------
 
 
-class SessionCreate(Body):
-    """A new session (docs/wander.md#sessions); numbers left out take the engine's defaults and its limits apply."""
+class SessionNumbers(Body):
+    """The numbers a person chooses for a session (docs/wander.md#sessions), each within the engine's bounds."""
+
+    max_steps: int | None = session_number("max_steps", "The walk ends after this many steps")
+    cloud_budget_cents: int | None = session_number("cloud_budget_cents", "Cloud budget in cents")
+    temperature: float | None = session_number("temperature", "Softmax temperature of the next locus's choice")
+    max_drift_distance: float | None = session_number("max_drift_distance", "How far from the seed the walk may drift")
+    human_checkpoint_frequency: int | None = session_number(
+        "human_checkpoint_frequency", "Pause for review every N steps"
+    )
+
+
+class SessionCreate(SessionNumbers):
+    """A new session; numbers left out take the engine's defaults (the cloud budget: the server's settings)."""
 
     seed_concept: Concept
     name: str | None = Field(None, max_length=500)
     attractor: str | None = Field(None, max_length=2_000, description="A concept that pulls the walk towards it.")
     allowed_domains: list[str] | None = Field(None, description="Domains to stay in.")
     forbidden_domains: list[str] | None = Field(None, description="Domains to avoid.")
-    max_steps: int | None = Field(None, description=f"The walk ends after this many steps: {_rule('max_steps')}.")
-    cloud_budget_cents: int | None = Field(
-        None, description=f"Cloud budget, {_rule('cloud_budget_cents')} (default: the server's settings)."
-    )
-    temperature: float | None = Field(
-        None, description=f"Softmax temperature of the next locus's choice: {_rule('temperature')}."
-    )
-    max_drift_distance: float | None = Field(
-        None, description=f"How far from the seed the walk may drift: {_rule('max_drift_distance')}."
-    )
-    human_checkpoint_frequency: int | None = Field(
-        None, description=f"Pause for review every N steps: {_rule('human_checkpoint_frequency')}."
-    )
-    random_seed: int | None = Field(
-        None, description=f"The same seed replays the same walk: {_rule('random_seed')} (default: a fresh one)."
+    random_seed: int | None = session_number(
+        "random_seed", "The same seed replays the same walk (default: a fresh one)"
     )
 
 
-class SessionUpdate(Body):
+class SessionUpdate(SessionNumbers):
     """What may change in a session; only the fields sent change, and ``null`` clears only the attractor and the
     domains. A new ``status`` moves the session as pause, resume and stop do.
     """
 
-    name: str | None = Field(None, min_length=1, max_length=500)
+    name: str | None = Field(None, min_length=1, max_length=500, pattern=NOT_BLANK)
     attractor: str | None = Field(None, max_length=2_000)
     allowed_domains: list[str] | None = None
     forbidden_domains: list[str] | None = None
-    max_drift_distance: float | None = None
-    max_steps: int | None = None
-    cloud_budget_cents: int | None = None
-    temperature: float | None = None
-    human_checkpoint_frequency: int | None = None
     status: SessionStatus | None = None
 
     @model_validator(mode="after")
@@ -174,9 +186,18 @@ Background = Annotated[
 
 
 class WanderRequest(Body):
-    """Take up to ``n_steps`` steps: at most :data:`PER_REQUEST` in the request itself, any number as a job."""
+    """Take up to ``n_steps`` steps: at most :data:`PER_REQUEST` in the request itself, as many as a run takes as a
+    job.
+    """
 
-    n_steps: int = Field(10, ge=1, description=f"At most {PER_REQUEST} unless background.")
+    model_config = ConfigDict(json_schema_extra=in_one_request("n_steps"))
+
+    n_steps: int = Field(
+        10,
+        ge=1,
+        le=STEPS_PER_RUN,
+        description=f"At most {PER_REQUEST} in the request itself; up to {STEPS_PER_RUN} as a job.",
+    )
     background: Background = False
 
     @model_validator(mode="after")
@@ -262,7 +283,7 @@ class RevertRequest(Body):
 class SearchRequest(Body):
     """Loci, crystals and resonances nearest in meaning to ``query``."""
 
-    query: str = Field(min_length=1, max_length=2_000)
+    query: str = Field(min_length=1, max_length=2_000, pattern=NOT_BLANK)
     types: list[SearchKind] = Field(list(SEARCH_TYPES), min_length=1, description="What to search.")
     limit: int = Field(10, ge=1, le=1_000)
 
@@ -272,8 +293,10 @@ class SearchRequest(Body):
 
 class DreamRun(Dreaming):
     """A dreaming run (the fields a mechanism does not use are ignored by it): at most :data:`PER_REQUEST` dreams
-    in the request itself, any number as a job.
+    in the request itself, as many as a run takes as a job.
     """
+
+    model_config = ConfigDict(json_schema_extra=in_one_request("dreams"))
 
     background: Background = False
 

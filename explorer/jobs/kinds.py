@@ -30,6 +30,7 @@ from explorer.records import Progress
 from explorer.records.wander import RunResult
 from explorer.runtime import Runtime
 from explorer.wander import service as wander
+from explorer.wander.config import STEPS_PER_RUN
 from explorer.wander.errors import InvalidRequest
 from explorer.wander.guards import require_active
 
@@ -56,7 +57,7 @@ class WanderRun(Params):
     """``wander run``: up to ``steps`` steps of an active session."""
 
     session_id: str = Field(min_length=1)
-    steps: int = Field(10, ge=1, le=10_000)
+    steps: int = Field(10, ge=1, le=STEPS_PER_RUN)
 
 
 class Dreaming(Budgeted):

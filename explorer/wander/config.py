@@ -2,29 +2,58 @@
 
 :class:`SessionConfig` is what a person chooses for a session (docs/wander.md#sessions);
 :class:`WanderTuning` holds the algorithm's constants, which sessions share (docs/wander.md#tuning). Both are
-frozen: override field by field with ``dataclasses.replace``.
+frozen: override field by field with ``dataclasses.replace``. :data:`SESSION_LIMITS` says what each number of a
+session may be, as :class:`Bounds` (plain numbers, which the API's schema shows too).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
 from explorer.wander.errors import InvalidRequest
 
 MAX_SEED = 2**32 - 1  # the walk's random generators take a 32-bit seed; a larger one would repeat a smaller one's walk
+STEPS_PER_RUN = 10_000  # the most steps one run of a walk takes (a wander.run job); more is another run
 
-# What each number of a session may be, said as a person would read it. Checked when a session is configured and
-# when one is edited, so every surface refuses the same values with the same words.
-SESSION_LIMITS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "max_drift_distance": (lambda v: 0 < v <= 2, "above 0 and at most 2 (a cosine distance)"),
-    "max_steps": (lambda v: 1 <= v <= 1_000_000, "from 1 to 1000000"),
-    "cloud_budget_cents": (lambda v: 0 <= v <= 10_000_000, "from 0 to 10000000"),
-    "temperature": (lambda v: 0 < v <= 10, "above 0 and at most 10"),
-    "human_checkpoint_frequency": (lambda v: 0 <= v <= 1_000_000, "from 0 (never) to 1000000"),
-    "random_seed": (lambda v: 0 <= v <= MAX_SEED, f"from 0 to {MAX_SEED}"),
+
+@dataclass(frozen=True)
+class Bounds:
+    """The range a number may take: from ``low`` (above it, when ``open_low``) to ``high``.
+
+    Plain numbers, so the engine's check, the API's schema (which shows them to a generated client) and the words
+    of a refusal all read the same two.
+    """
+
+    low: float
+    high: float
+    open_low: bool = False  # above low, not at it
+    low_means: str = ""  # what the lowest value means, said beside it ("never")
+    unit: str = ""  # what the number is, said after the range ("a cosine distance")
+
+    def admits(self, value: float) -> bool:
+        """Whether ``value`` is within the bounds (NaN never is: every comparison with it is false)."""
+        above = value > self.low if self.open_low else value >= self.low
+        return above and value <= self.high
+
+    @property
+    def rule(self) -> str:
+        """The bounds as a person reads them: "from 1 to 1000000", "above 0 and at most 2 (a cosine distance)"."""
+        low = f"{self.low} ({self.low_means})" if self.low_means else f"{self.low}"
+        words = f"above {low} and at most {self.high}" if self.open_low else f"from {low} to {self.high}"
+        return f"{words} ({self.unit})" if self.unit else words
+
+
+# What each number of a session may be. Checked when a session is configured and when one is edited, so every
+# surface refuses the same values with the same words; the API's schema states them.
+SESSION_LIMITS: dict[str, Bounds] = {
+    "max_drift_distance": Bounds(0, 2, open_low=True, unit="a cosine distance"),
+    "max_steps": Bounds(1, 1_000_000),
+    "cloud_budget_cents": Bounds(0, 10_000_000),
+    "temperature": Bounds(0, 10, open_low=True),
+    "human_checkpoint_frequency": Bounds(0, 1_000_000, low_means="never"),
+    "random_seed": Bounds(0, MAX_SEED),
 }
 
 
@@ -33,12 +62,12 @@ def check_session_numbers(values: Mapping[str, Any]) -> None:
 
     NaN and infinities are refused too: a comparison with NaN is false, and no limit above is infinite.
     """
-    for name, (ok, rule) in SESSION_LIMITS.items():
+    for name, bounds in SESSION_LIMITS.items():
         value = values.get(name)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not ok(value):
-            raise InvalidRequest(f"{name.replace('_', ' ')} must be {rule}, not {value}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not bounds.admits(value):
+            raise InvalidRequest(f"{name.replace('_', ' ')} must be {bounds.rule}, not {value}")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from explorer.api.dependencies import QUEUED, RuntimeDep, run_or_submit
-from explorer.api.models import ConsolidationReport, ConsolidationRun, DreamRun, KnowledgeOut
+from explorer.api.models import NOT_BLANK, ConsolidationReport, ConsolidationRun, DreamRun, KnowledgeOut
 from explorer.consolidation import service as consolidation
 from explorer.records.dreaming import CycleJson, ExplorationReport, FusionReport, RemReport
 from explorer.runtime import Runtime
@@ -60,7 +60,9 @@ def consolidate(runtime: RuntimeDep, body: ConsolidationRun | None = None) -> An
 @router.get("/consolidation/knowledge", response_model=KnowledgeOut)
 def knowledge(
     runtime: RuntimeDep,
-    situation: Annotated[str, Query(min_length=1, max_length=2_000, description="The situation to find know-how for.")],
+    situation: Annotated[
+        str, Query(min_length=1, max_length=2_000, pattern=NOT_BLANK, description="The situation to find know-how for.")
+    ],
     limit: Annotated[int, Query(ge=1, le=100)] = 5,
 ) -> Any:
     """The newest run's patterns that apply to a situation, and the abstractions above them."""
