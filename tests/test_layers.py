@@ -9,6 +9,7 @@ app's pages are not a package, so a small AST walk checks them and the scripts b
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -45,10 +46,10 @@ def lint_imports(package_parent: Path) -> tuple[dict[str, str], str]:
         timeout=120,
     )
     verdicts = {}
-    for line in result.stdout.splitlines():
-        name, _, verdict = line.rpartition(" ")
-        if verdict in ("KEPT", "BROKEN"):
-            verdicts[name] = verdict
+    for line in result.stdout.splitlines():  # "<name> KEPT", or "<name> KEPT (1 ignored import)"
+        found = re.fullmatch(r"(.+) (KEPT|BROKEN)( \(.*\))?", line)
+        if found:
+            verdicts[found[1]] = found[2]
     return verdicts, result.stdout + result.stderr
 
 

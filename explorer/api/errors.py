@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import duckdb
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -26,7 +25,7 @@ from explorer.api.models import MAX_BODY_BYTES, ErrorBody
 from explorer.errors import ExplorerError, Remedy
 from explorer.jobs import JobNotFound, JobStateError
 from explorer.providers.embeddings import EmbeddingError
-from explorer.store.database import DatabaseBusy, StoreError
+from explorer.store.database import DatabaseBusy, StoreError, WriteConflict
 from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, SessionStateError
 
 log = logging.getLogger("explorer.api")
@@ -39,6 +38,7 @@ STATUSES: list[tuple[type[Exception], int, str]] = [
     (SessionStateError, 409, "wrong_state"),
     (JobStateError, 409, "wrong_state"),
     (InvalidRequest, 422, "invalid_request"),
+    (WriteConflict, 409, "conflict"),
     (DatabaseBusy, 503, "database_busy"),
     (StoreError, 503, "database_unavailable"),
     (EmbeddingError, 503, "embedder_unavailable"),
@@ -125,11 +125,6 @@ def install(app: FastAPI) -> None:
         code = CODES.get(exc.status_code, "http_error")
         message = MESSAGES.get(exc.status_code, str(exc.detail))
         return error_response(exc.status_code, code, message, dict(exc.headers or {}))
-
-    @app.exception_handler(duckdb.TransactionException)
-    async def conflict(request: Request, exc: duckdb.TransactionException) -> JSONResponse:
-        # two requests wrote the same rows at once: DuckDB keeps the first and refuses the second
-        return error_response(409, "conflict", "another request changed the same data at the same time; try again")
 
     @app.exception_handler(Exception)
     async def bug(request: Request, exc: Exception) -> JSONResponse:

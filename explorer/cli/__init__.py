@@ -162,9 +162,9 @@ def failure(exc: BaseException) -> tuple[str | None, int]:
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"error: {where}{exc.strerror or _first_line(exc)}{debug}", 1
-    duckdb = sys.modules.get("duckdb")  # not imported here: a command that never opened the database raised none
-    if duckdb is not None and isinstance(exc, duckdb.Error):
-        return f"error: the database refused this: {_first_line(exc)}{debug}", 1
+    store = sys.modules.get("explorer.store.database")  # not imported here: a command that never opened it
+    if store is not None and isinstance(exc, store.DatabaseFailure):
+        return f"error: {_first_line(exc)}{debug}", 1
     return f"internal error: {type(exc).__name__}: {_first_line(exc)}{debug}", 1
 
 

@@ -86,6 +86,35 @@ class DatabaseMissing(StoreError):
     """There is no database file where one was only to be read (``create=False``)."""
 
 
+class DatabaseCorrupt(StoreError):
+    """The file is there but is not a database this program can read."""
+
+
+class WriteConflict(StoreError):
+    """Another unit of work wrote the same rows at the same time (a write-write conflict, or a row with the same
+    key): nothing of this one was kept, and trying again is safe.
+    """
+
+
+class DatabaseFailure(Exception):
+    """The database refused a statement for a reason the user cannot act on (a bug, or the disk): not an
+    :class:`~explorer.errors.ExplorerError`, so surfaces treat it as the failure it is, in their own words.
+    """
+
+
+def store_error(exc: duckdb.Error) -> Exception:
+    """What DuckDB's exception means, as the store says it: surfaces never see DuckDB's own classes."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, duckdb.TransactionException) or (
+        isinstance(exc, duckdb.ConstraintException) and _DUPLICATE_KEY in str(exc)
+    ):
+        return WriteConflict(f"another process or request wrote the same data at the same time ({first}); try again")
+    return DatabaseFailure(f"the database refused this: {first}")
+
+
+_DUPLICATE_KEY = "Duplicate key"  # DuckDB's words for a PRIMARY KEY or UNIQUE violation
+
+
 def _is_lock_error(exc: BaseException) -> bool:
     # ResourceInUse: this process opened the file some other way (duckdb.connect) and has not closed it yet
     return isinstance(exc, duckdb.ResourceInUseException) or (
@@ -183,6 +212,15 @@ def note(con: Connection, item: object) -> None:
     database = _units.get(id(con))
     if database is not None:
         database._note(item)
+
+
+@contextmanager
+def _in_store_words() -> Iterator[None]:
+    """Raise DuckDB's exceptions as the store's (:func:`store_error`), whatever unit of work they come from."""
+    try:
+        yield
+    except duckdb.Error as exc:
+        raise store_error(exc) from exc
 
 
 def _migrations() -> list[tuple[int, str, str]]:
@@ -321,6 +359,10 @@ class Database:
                 finally:
                     cursor.close()
             except duckdb.Error as exc:
+                if "not a valid DuckDB database" in str(exc):
+                    raise DatabaseCorrupt(
+                        f"{self.path} is not a Dream Explorer database (nor any DuckDB file)"
+                    ) from exc
                 if not _is_lock_error(exc):
                     raise StoreError(f"cannot open database {self.path}: {exc}") from exc
                 if time.monotonic() >= deadline:
@@ -378,7 +420,8 @@ class Database:
         """
         con = getattr(self._local, "con", None)
         if con is not None:
-            yield con
+            with _in_store_words():
+                yield con
             return
         if not self.create and not self.path.is_file():
             raise DatabaseMissing(f"there is no database at {self.path}", remedy=Remedy.CHECK_DATABASE)
@@ -395,9 +438,10 @@ class Database:
             try:
                 con.execute(f'USE "{alias}"')
                 self._local.con = con
-                if not self._migrated:
-                    self._migrate(con)
-                yield con
+                with _in_store_words():
+                    if not self._migrated:
+                        self._migrate(con)
+                    yield con
             finally:
                 self._local.con = None
                 del _units[id(con)]
@@ -446,7 +490,8 @@ class Database:
                 con.execute("ROLLBACK")
                 raise
             else:
-                con.execute("COMMIT")
+                with _in_store_words():
+                    con.execute("COMMIT")
                 self._local.committed += self._local.pending
             finally:
                 self._local.in_tx, self._local.pending = False, []

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import duckdb
 import numpy as np
 
 from explorer.errors import Remedy
@@ -25,7 +24,7 @@ from explorer.records.wander import RunResult, Session, StepResult, utcnow
 from explorer.runtime import Runtime
 from explorer.store import events as events_store
 from explorer.store import wander as wander_store
-from explorer.store.database import Connection
+from explorer.store.database import Connection, WriteConflict
 from explorer.text import shorten
 from explorer.wander import selection
 from explorer.wander.caches import SessionMemory, corpus_space, forget_session, session_memory
@@ -67,6 +66,7 @@ def run(
         raise InvalidRequest("the number of steps must be at least 1")
     done = formed = 0
     stopped: str | None = None
+    undwelt: list[str] = []  # the steps that failed to dwell, each with its failures
     require_active(get_session(runtime, session_id))
     read: StepRead | None = None
     try:
@@ -77,6 +77,8 @@ def run(
             )
             done += 1
             formed += result.crystal is not None
+            if result.residue is None:
+                undwelt.append(f"step {result.step_number}: {'; '.join(result.failures)}")
             if result.status != "active":
                 stopped = f"{result.status}: {result.status_reason}"
             if progress:
@@ -84,7 +86,7 @@ def run(
     finally:
         runtime.flush()
         runtime.db.checkpoint()
-    return RunResult(done, formed, stopped)
+    return RunResult(done, formed, stopped, tuple(undwelt))
 
 
 def recheck(con: Connection, read: Session, work: str = "step") -> None:
@@ -234,10 +236,8 @@ def _commit(runtime: Runtime, plan: StepPlan, read: Session) -> None:
         with runtime.db.transaction() as tx:
             recheck(tx, read)
             _write_plan(tx, plan)
-    except duckdb.ConstraintException as exc:
-        if "wander_traces" not in str(exc) and "step_number" not in str(exc):
-            raise
-        # UNIQUE(session_id, step_number): another process took this step while we were thinking
+    except WriteConflict as exc:
+        # UNIQUE(session_id, step_number), or the session's row: another process took this step while we thought
         raise SessionStateError(
             f"session {plan.trace.session_id} took step {plan.trace.step_number} in another "
             "process at the same time; this step was not kept, try again"

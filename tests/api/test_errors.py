@@ -4,6 +4,7 @@ insides), and requests racing on one session (each is answered, none half-done).
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -13,7 +14,9 @@ import httpx
 from fastapi.testclient import TestClient
 
 from explorer.api import create_app
+from explorer.api.errors import engine_error
 from explorer.settings import Settings
+from explorer.store.database import WriteConflict
 
 from .conftest import StartServer, error_of, new_session
 
@@ -59,3 +62,15 @@ def test_steps_racing_on_one_session_are_each_kept_or_refused(api: httpx.Client)
     assert kept == list(range(1, len(kept) + 1))
     assert api.get(f"/wander/sessions/{session_id}").json()["step_count"] == len(kept)
     assert len(api.get(f"/wander/sessions/{session_id}/trace").json()) == len(kept)
+
+
+def test_a_write_conflict_is_409_in_the_stores_words() -> None:
+    """The store's own conflict (what DuckDB's write-write conflict or duplicate key becomes) is a 409 that says
+    to try again; the API no longer knows DuckDB's classes.
+    """
+    answer = engine_error(WriteConflict("another process or request wrote the same data at the same time; try again"))
+    assert answer.status_code == 409
+    assert json.loads(answer.body)["error"] == {
+        "code": "conflict",
+        "message": "another process or request wrote the same data at the same time; try again",
+    }

@@ -14,7 +14,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import duckdb
 import pytest
 from typer.testing import CliRunner
 
@@ -27,6 +26,7 @@ from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.store import corpus
 from explorer.store import wander as wander_store
+from explorer.store.database import DatabaseFailure
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
 
@@ -192,7 +192,7 @@ CASES: list[tuple[str, int, str]] = [
         "read documents first: explorer ingest PATH",
     ),
     # the disk and the database
-    ("stats --db {tmp}/notes.txt", 1, "error: cannot open database {tmp}/notes.txt: IO Error: …"),
+    ("stats --db {tmp}/notes.txt", 1, "error: {tmp}/notes.txt is not a Dream Explorer database (nor any DuckDB file)"),
     (
         "ingest {tmp}/docs --db {tmp}/notes.txt/x.duckdb",
         1,
@@ -258,7 +258,7 @@ def test_the_last_resort_is_one_line_and_debug_shows_the_traceback(
         f"error: /srv/x: Permission denied{debug}",
         1,
     )
-    assert failure(duckdb.ConversionException("Conversion Error: out of range\nLINE 1: …")) == (
+    assert failure(DatabaseFailure("the database refused this: Conversion Error: out of range\nLINE 1: …")) == (
         f"error: the database refused this: Conversion Error: out of range{debug}",
         1,
     )

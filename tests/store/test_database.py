@@ -13,7 +13,7 @@ import pytest
 
 from explorer.records import Document, Node
 from explorer.store import Database, DatabaseBusy, SchemaMismatch, corpus, database
-from explorer.store.database import latest_version
+from explorer.store.database import DatabaseCorrupt, DatabaseFailure, WriteConflict, latest_version
 
 
 def make_db(path: Path, **kw) -> Database:
@@ -82,7 +82,7 @@ def test_check_constraints_hold(tmp_path: Path) -> None:
 def test_transaction_rolls_back_every_row_on_failure(tmp_path: Path) -> None:
     db = make_db(tmp_path / "t.duckdb")
     doc = Document(title="t", content_hash="h1")
-    with pytest.raises(duckdb.ConstraintException), db.transaction() as con:
+    with pytest.raises(DatabaseFailure, match="the database refused this: Constraint Error"), db.transaction() as con:
         corpus.insert_document(con, doc)
         corpus.insert_nodes(con, [Node(type="raw_chunk", text="fine", document_id=doc.id)])
         corpus.insert_nodes(con, [Node(type="not-a-type", text="bad")])  # type: ignore[arg-type]
@@ -223,3 +223,56 @@ def test_a_deferred_checkpoint_leaves_the_log_to_the_next_opening_then_folds_it(
     assert not log.exists()
     with db.connect() as con:
         assert con.execute("SELECT count(*) FROM documents").fetchone()[0] == 3
+
+
+def test_the_store_raises_its_own_errors_not_duckdbs(tmp_path: Path) -> None:
+    """Surfaces never meet DuckDB's classes: a row written twice is a conflict (at the boundary of the unit of
+    work it failed in, nested or not), two transactions writing one row at once too, a bad statement a failure,
+    and a file that is no database says so.
+    """
+    db = make_db(tmp_path / "e.duckdb")
+    doc = Document(title="t", content_hash="h1")
+    with db.transaction() as con:
+        corpus.insert_document(con, doc)
+    # nested in the outer connect: translated at its own boundary
+    with (
+        db.connect(),
+        pytest.raises(WriteConflict, match="wrote the same data at the same time"),
+        db.transaction() as con,
+    ):
+        corpus.insert_document(con, doc)
+    with pytest.raises(DatabaseFailure, match="the database refused this: Parser Error"), db.connect() as con:
+        con.execute("SELEC 1")
+
+    first_wrote, second_done = threading.Event(), threading.Event()
+    outcome: list[BaseException] = []
+
+    def first() -> None:
+        with db.transaction() as con:
+            con.execute("UPDATE documents SET title = 'first' WHERE id = ?", [doc.id])
+            first_wrote.set()
+            second_done.wait(30)
+
+    def second() -> None:
+        first_wrote.wait(30)
+        try:
+            with db.transaction() as con:
+                con.execute("UPDATE documents SET title = 'second' WHERE id = ?", [doc.id])
+        except BaseException as exc:  # noqa: BLE001 - the test looks at what it is
+            outcome.append(exc)
+        finally:
+            second_done.set()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(outcome) == 1 and isinstance(outcome[0], WriteConflict), outcome
+    with db.connect() as con:
+        assert con.execute("SELECT title FROM documents").fetchall() == [("first",)]
+
+    garbage = tmp_path / "notes.duckdb"
+    garbage.write_text("my notes, not a database", encoding="utf-8")
+    with pytest.raises(DatabaseCorrupt, match="is not a Dream Explorer database"):
+        make_db(garbage).schema_version()
