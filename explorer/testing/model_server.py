@@ -9,6 +9,9 @@ By default it answers each prompt the way the offline provider would, read back
 from the rendered prompt, so a walk or a dream through it behaves like a real
 one. A script overrides that per request: a fixed reply, a status code, a
 delay, or a function of the request.
+
+It embeds too (``/v1/embeddings``, for ``EXPLORER_EMBEDDING_MODEL=openai/<name>``): the hashing embedder's
+vectors of the texts, so the same text gets the same vector in every process, under the same scripts.
 """
 
 from __future__ import annotations
@@ -24,12 +27,16 @@ from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import numpy as np
+
 from explorer.offline import OfflineProvider, load_answers
 from explorer.offline.kit import OfflineKit
 from explorer.prompts import REGISTRY, Prompt
 from explorer.providers.embeddings import HashingEmbedder
 
 SERVED_MODEL = "openai/test-model"  # litellm's OpenAI-compatible route, to whatever api_base says
+SERVED_EMBEDDING_MODEL = "openai/test-embedding"
+CHAT, EMBEDDINGS = "chat/completions", "embeddings"  # the routes served, under /v1/
 
 
 @dataclass(frozen=True)
@@ -40,7 +47,8 @@ class Reply:
 
     ``trickle_s`` > 0 sends the headers at once, then the body one byte every ``trickle_s`` seconds (a server
     that is never silent long enough for a per-read timeout, yet never done); ``usage_factor`` multiplies the
-    token counts the answer reports (a server that bills more than it answered).
+    token counts a completion reports (a server that bills more than it answered); ``body`` is sent as it is in
+    place of the answer (a malformed one: not JSON, or not the shape the route answers with).
     """
 
     content: str | None = None
@@ -49,11 +57,14 @@ class Reply:
     release: threading.Event | None = None
     trickle_s: float = 0.0
     usage_factor: float = 1.0
+    body: bytes | None = None
 
 
 @dataclass(frozen=True)
 class Request:
-    """One chat completion request as the server received it, and the prompt kind it was recognised as."""
+    """One request as the server received it: a chat completion's messages and the prompt kind they were
+    recognised as, or (``route`` :data:`EMBEDDINGS`) the texts to embed, in ``inputs``.
+    """
 
     model: str
     messages: list[dict[str, str]]
@@ -61,6 +72,19 @@ class Request:
     kind: str | None
     fields: dict[str, str] | None
     received_at: float
+    route: str = CHAT
+    inputs: list[str] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, route: str, body: dict[str, Any]) -> Request:
+        """The request a route's JSON body makes."""
+        if route == EMBEDDINGS:
+            texts = body.get("input") or []
+            inputs = [texts] if isinstance(texts, str) else [str(text) for text in texts]
+            return cls(body.get("model", ""), [], None, None, None, time.time(), route, inputs)
+        messages = body.get("messages") or []
+        kind, fields = recognise(messages)
+        return cls(body.get("model", ""), messages, body.get("max_tokens"), kind, fields, time.time())
 
 
 Script = Callable[[Request], Reply | None]
@@ -68,7 +92,7 @@ Script = Callable[[Request], Reply | None]
 
 @dataclass
 class ModelServer:
-    """Serve ``/v1/chat/completions`` until closed; use as a context manager.
+    """Serve ``/v1/chat/completions`` and ``/v1/embeddings`` until closed; use as a context manager.
 
     ``latency_s`` delays every answer; ``script`` is a list of replies used in
     order (then the default) or a function returning a reply (``None``: the default).
@@ -86,7 +110,8 @@ class ModelServer:
     def __post_init__(self) -> None:
         if self.script is not None and not callable(self.script):
             self._queue = list(self.script)
-        self._offline = OfflineProvider(OfflineKit(HashingEmbedder()))
+        self._embedder = HashingEmbedder()
+        self._offline = OfflineProvider(OfflineKit(self._embedder))
         self._offline_lock = threading.Lock()
 
     @property
@@ -98,6 +123,10 @@ class ModelServer:
     def env(self, model: str = SERVED_MODEL) -> dict[str, str]:
         """Environment variables that point the product (and litellm's OpenAI client) at this server."""
         return {"EXPLORER_LOCAL_MODEL": model, "EXPLORER_API_BASE": self.url, "OPENAI_API_KEY": "sk-test"}
+
+    def embedding_env(self, model: str = SERVED_EMBEDDING_MODEL) -> dict[str, str]:
+        """Environment variables that have the product embed through this server."""
+        return {"EXPLORER_EMBEDDING_MODEL": model, "EXPLORER_API_BASE": self.url, "OPENAI_API_KEY": "sk-test"}
 
     def start(self) -> ModelServer:
         """Listen on a free port of 127.0.0.1 in a background thread."""
@@ -138,6 +167,14 @@ class ModelServer:
             return self.script(request) or Reply()
         return Reply()
 
+    def _answer(self, request: Request, reply: Reply) -> bytes:
+        """The body of a 200 answer to ``request``: the reply's own, else the route's JSON."""
+        if reply.body is not None:
+            return reply.body
+        if request.route == EMBEDDINGS:
+            return json.dumps(_embeddings(request, self._embedder.embed(request.inputs))).encode()
+        return json.dumps(_completion(request, self._content(request, reply), reply.usage_factor)).encode()
+
     def _content(self, request: Request, reply: Reply) -> str:
         if reply.content is not None:
             return reply.content
@@ -168,12 +205,11 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-            if not self.path.rstrip("/").endswith("/chat/completions"):
-                self._send(404, {"error": {"message": f"no route {self.path}"}})
+            route = next((r for r in (CHAT, EMBEDDINGS) if self.path.rstrip("/").endswith(f"/{r}")), None)
+            if route is None:
+                self._send(404, _error(f"no route {self.path}"))
                 return
-            messages = body.get("messages") or []
-            kind, fields = recognise(messages)
-            request = Request(body.get("model", ""), messages, body.get("max_tokens"), kind, fields, time.time())
+            request = Request.read(route, body)
             server._enter()
             try:
                 reply = server._reply(request)
@@ -181,17 +217,15 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                     reply.release.wait()
                 time.sleep(server.latency_s + reply.delay_s)
                 if reply.status != 200:
-                    self._send(reply.status, {"error": {"message": f"scripted status {reply.status}"}})
+                    self._send(reply.status, _error(f"scripted status {reply.status}"))
                     return
-                content = server._content(request, reply)
-                self._send(200, _completion(request, content, reply.usage_factor), trickle_s=reply.trickle_s)
+                self._send(200, server._answer(request, reply), trickle_s=reply.trickle_s)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (its timeout): nothing to answer
             finally:
                 server._leave()
 
-        def _send(self, status: int, payload: dict[str, Any], trickle_s: float = 0.0) -> None:
-            data = json.dumps(payload).encode()
+        def _send(self, status: int, data: bytes, trickle_s: float = 0.0) -> None:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -208,6 +242,21 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
 
     return Handler
+
+
+def _error(message: str) -> bytes:
+    return json.dumps({"error": {"message": message}}).encode()
+
+
+def _embeddings(request: Request, vectors: np.ndarray) -> dict[str, Any]:
+    """The OpenAI shape, vectors as lists of floats (litellm asks for no other encoding)."""
+    tokens = sum(len(text) // 4 + 1 for text in request.inputs)
+    return {
+        "object": "list",
+        "model": request.model,
+        "data": [{"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)],
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+    }
 
 
 def _completion(request: Request, content: str, usage_factor: float = 1.0) -> dict[str, Any]:
