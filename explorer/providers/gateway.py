@@ -21,7 +21,8 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 from explorer.prompts import Prompt
 from explorer.providers.budget import Budget
 from explorer.providers.client import load_litellm
-from explorer.providers.deadline import CallCancelled, DeadlinePassed, Interrupter
+from explorer.providers.deadline import CallCancelled, Interrupter
+from explorer.providers.retries import backoff_s, describe, retryable, timed_out
 from explorer.records import Progress
 from explorer.records.calls import CallRecord
 from explorer.settings import Settings
@@ -127,7 +128,8 @@ class Gateway:
 
     ``log`` receives one :class:`CallRecord` per attempt (the CLI and app write them to the store);
     ``completion_kwargs`` are passed to litellm as they are, which is how some tests pass ``mock_response``;
-    ``sleep`` waits out the backoff between attempts (by default a wait a :meth:`cancel` cuts short).
+    ``sleep`` waits out the backoff between attempts (by default a wait a :meth:`cancel` cuts short);
+    ``requests`` runs each request to its deadline (pass the embedder's, and :meth:`cancel` interrupts both).
     Safe to call from several threads at once (see :meth:`map`).
     """
 
@@ -139,12 +141,13 @@ class Gateway:
         log: Callable[[CallRecord], None] | None = None,
         completion_kwargs: dict[str, Any] | None = None,
         sleep: Callable[[float], None] | None = None,
+        requests: Interrupter | None = None,
     ):
         self.settings = settings
         self.offline = offline
         self.log = log
         self.completion_kwargs = completion_kwargs or {}
-        self._requests = Interrupter()
+        self._requests = requests or Interrupter()
         self._sleep = sleep or self._requests.pause
         self._listed_prices: dict[str, tuple[float, float] | None] = {}
         self._slots = threading.BoundedSemaphore(self.concurrency)
@@ -336,7 +339,7 @@ class Gateway:
         answer: Answer[T] = Answer(None, "", call.model, call.tier, error="no attempt made")
         for number in range(self.settings.retries + 1):
             if number:
-                self._sleep(min(8.0, 0.5 * 2 ** (number - 1)))
+                self._sleep(backoff_s(number))
             attempt = self._attempt(call)
             if attempt.cancelled:
                 raise CallCancelled(attempt.error)
@@ -398,12 +401,11 @@ class Gateway:
                 cancelled=True,
             )
         except Exception as exc:
-            timed_out = isinstance(exc, DeadlinePassed) or "Timeout" in type(exc).__name__
             return _Attempt(
-                outcome="timeout" if timed_out else "error",
-                error=_describe(exc, call.model, self.settings.timeout_s),
+                outcome="timeout" if timed_out(exc) else "error",
+                error=describe(exc, call.model, self.settings.timeout_s),
                 cost_cents=prompt_cents,
-                retryable=_retryable(exc),
+                retryable=retryable(exc),
             )
         usage = getattr(response, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -452,17 +454,3 @@ class _Attempt(Generic[T]):
 def _prompt_tokens(prompt: Prompt[Any], fields: dict[str, Any]) -> int:
     """A generous count of the prompt's tokens (fewer characters per token than English averages)."""
     return int(sum(len(m["content"]) for m in prompt.messages(fields)) / CHARS_PER_TOKEN) + 16
-
-
-def _retryable(exc: Exception) -> bool:
-    name = type(exc).__name__
-    return not any(
-        word in name for word in ("Authentication", "NotFound", "BadRequest", "PermissionDenied", "ContextWindow")
-    )
-
-
-def _describe(exc: Exception, model: str, timeout_s: float) -> str:
-    if isinstance(exc, DeadlinePassed) or "Timeout" in type(exc).__name__:
-        return f"{model} timed out after {timeout_s:g} s"
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return f"{model} failed: {first_line[:300]}"
