@@ -19,6 +19,7 @@ import numpy as np
 from explorer.offline import OfflineProvider
 from explorer.offline.kit import OfflineKit
 from explorer.prompts import check_answer_caps
+from explorer.providers.deadline import Interrupter
 from explorer.providers.embeddings import CachedEmbedder, Embedder, make_embedder
 from explorer.providers.gateway import Gateway
 from explorer.settings import Settings, SettingsError
@@ -88,7 +89,10 @@ def open_runtime(
             check_answer_caps(settings.answer_caps)
         except ValueError as exc:
             raise SettingsError(f"setting answer_caps: {exc}") from exc
-    inner = embedder or make_embedder(settings.embedding_model, settings.api_base, settings.timeout_s)
+    requests = Interrupter()  # the embedder's and the gateway's: a cancel interrupts a remote embedding too
+    inner = embedder or make_embedder(
+        settings.embedding_model, settings.api_base, settings.timeout_s, retries=settings.retries, requests=requests
+    )
     db = Database(
         settings.db_path,
         embedding_model=inner.name,
@@ -116,6 +120,7 @@ def open_runtime(
         OfflineProvider(OfflineKit(cached, settings.seed)),
         log=calls.append,
         completion_kwargs=completion_kwargs,
+        requests=requests,
     )
     runtime = Runtime(settings, db, cached, gateway, calls, vectors)
     if settings.nats_url:

@@ -72,15 +72,17 @@ def error_text(exc: ExplorerError) -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def _embedder(name: str, api_base: str | None, timeout_s: float):
+def _embedder(name: str, api_base: str | None, timeout_s: float, retries: int):
     """The embedding model, once per process (loading it takes seconds); it loads on first use."""
-    return make_embedder(name, api_base, timeout_s)
+    return make_embedder(name, api_base, timeout_s, retries=retries)
 
 
 @st.cache_resource(show_spinner=False)
 def _runtime(key: str) -> Runtime:
     settings = load_settings()
-    return open_runtime(settings, embedder=_embedder(settings.embedding_model, settings.api_base, settings.timeout_s))
+    return open_runtime(
+        settings, embedder=_embedder(settings.embedding_model, settings.api_base, settings.timeout_s, settings.retries)
+    )
 
 
 def runtime() -> Runtime:

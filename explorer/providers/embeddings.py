@@ -21,6 +21,8 @@ import numpy as np
 
 from explorer.errors import ExplorerError
 from explorer.providers.cores import IdleCores
+from explorer.providers.deadline import Interrupter
+from explorer.providers.retries import backoff_s, describe, retryable
 
 LOCAL_PREFIX = "local:"
 HASHING = "hashing"
@@ -117,13 +119,29 @@ class LocalEmbedder:
 
 
 class LiteLLMEmbedder:
-    """Any embedding model litellm reaches (``text-embedding-3-small``, ``ollama/nomic-embed-text`` …)."""
+    """Any embedding model litellm reaches (``text-embedding-3-small``, ``ollama/nomic-embed-text`` …).
 
-    def __init__(self, name: str, api_base: str | None = None, timeout_s: float = 60.0, batch_size: int = 128):
+    Asked as the gateway asks a model: each attempt runs to a whole-request deadline of ``timeout_s`` (a server
+    that trickles its answer cannot hold a run), failures are asked again ``retries`` times by the one retry rule
+    (:mod:`explorer.providers.retries`), and ``requests`` (the gateway's, in a runtime) lets a cancel interrupt an
+    embedding in flight with :class:`~explorer.providers.deadline.CallCancelled`.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        api_base: str | None = None,
+        timeout_s: float = 60.0,
+        retries: int = 2,
+        batch_size: int = 128,
+        requests: Interrupter | None = None,
+    ):
         self.name = name
         self.api_base = api_base
         self.timeout_s = timeout_s
+        self.retries = retries
         self.batch_size = batch_size
+        self.requests = requests or Interrupter()
 
     @cached_property
     def dim(self) -> int:
@@ -131,21 +149,42 @@ class LiteLLMEmbedder:
         return int(self.embed(["dimension probe"]).shape[1])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit rows from the remote model, in batches; a failed call is an :class:`EmbeddingError`."""
+        """Unit rows from the remote model, in batches; a batch given up is an :class:`EmbeddingError`."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        batches = [list(texts[start : start + self.batch_size]) for start in range(0, len(texts), self.batch_size)]
+        return normalise(np.vstack([self._embed_batch(batch) for batch in batches]))
+
+    def _embed_batch(self, batch: list[str]) -> np.ndarray:
+        """One batch's rows, asked until an attempt answers, the retries are spent or a failure is final."""
+        retried = 0
+        while True:
+            try:
+                return self._request(batch)
+            except Exception as exc:
+                if retried >= self.retries or not retryable(exc):
+                    raise EmbeddingError(describe(exc, f"embedding model {self.name}", self.timeout_s)) from exc
+            retried += 1
+            self.requests.pause(backoff_s(retried))
+
+    def _request(self, batch: list[str]) -> np.ndarray:
+        """One attempt, to its deadline: the answer's rows, or why it is not one row per text."""
         from explorer.providers.client import load_litellm
 
-        litellm = load_litellm()
-        rows: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = list(texts[start : start + self.batch_size])
-            try:
-                response = litellm.embedding(
-                    model=self.name, input=batch, api_base=self.api_base, timeout=self.timeout_s
-                )
-            except Exception as exc:
-                raise EmbeddingError(f"embedding model {self.name} failed: {str(exc).splitlines()[0][:300]}") from exc
-            rows.extend(item["embedding"] for item in response.data)
-        return normalise(np.asarray(rows, dtype=np.float32))
+        request = load_litellm().aembedding(
+            model=self.name,
+            input=batch,
+            api_base=self.api_base,
+            timeout=self.timeout_s,
+            max_retries=0,  # one retry layer: ours
+        )
+        response = self.requests.run(request, deadline_s=self.timeout_s)
+        vectors = [item["embedding"] for item in response.data]
+        if len(vectors) != len(batch):
+            raise ValueError(f"{len(vectors)} vectors for {len(batch)} texts")
+        if len({len(vector) for vector in vectors}) != 1:
+            raise ValueError("vectors of different widths")
+        return np.asarray(vectors, dtype=np.float32)
 
 
 class HashingEmbedder:
@@ -184,13 +223,23 @@ def _gram_hash(gram: str) -> int:
     return int.from_bytes(hashlib.blake2b(gram.encode("utf-8"), digest_size=8).digest(), "little")
 
 
-def make_embedder(name: str, api_base: str | None = None, timeout_s: float = 60.0) -> Embedder:
+def make_embedder(
+    name: str,
+    api_base: str | None = None,
+    timeout_s: float = 60.0,
+    *,
+    retries: int = 2,
+    requests: Interrupter | None = None,
+) -> Embedder:
     """The embedder a model name selects: ``local:…`` the bundled MiniLM, ``hashing`` the hashing
-    embedder, anything else a litellm embedding model.
+    embedder, anything else a litellm embedding model, asked as the gateway asks its models (``timeout_s`` each
+    attempt's deadline, ``retries`` more attempts, ``requests`` the gateway's, so its cancel reaches embeddings).
     """
     if name == HASHING:
         return HashingEmbedder()
-    return LocalEmbedder(name) if name.startswith(LOCAL_PREFIX) else LiteLLMEmbedder(name, api_base, timeout_s)
+    if name.startswith(LOCAL_PREFIX):
+        return LocalEmbedder(name)
+    return LiteLLMEmbedder(name, api_base, timeout_s, retries, requests=requests)
 
 
 class CachedEmbedder:
