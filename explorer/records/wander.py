@@ -604,13 +604,23 @@ StepJson = Annotated[dict[str, Any], StepResult.json_form]
 
 @dataclass(frozen=True)
 class RunResult(JsonRecord):
-    """How far a run of steps got, and why it stopped before the end if it did."""
+    """How far a run of steps got, why it stopped before the end if it did, and the steps that failed to dwell
+    (the walk moved, but took nothing from where it went: a run whose every step did that did nothing).
+    """
 
     steps_completed: int
     crystals_formed: int
     stopped_reason: str | None = None
+    errors: tuple[str, ...] = ()  # each step that failed to dwell, with its failures: "step N: …dwelling failed: …"
 
-    json_form = JsonForm("RunJson", "steps_completed", "crystals_formed", "stopped_reason")
+    @property
+    def dwellings_failed(self) -> int:
+        """How many of the steps failed to dwell."""
+        return len(self.errors)
+
+    json_form = JsonForm(
+        "RunJson", "steps_completed", "crystals_formed", "stopped_reason", "dwellings_failed", "errors"
+    )
 
 
 RunJson = Annotated[dict[str, Any], RunResult.json_form]

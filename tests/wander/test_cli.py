@@ -44,7 +44,13 @@ def test_session_commands_speak_json(corpus_copy: Path) -> None:
     assert set(created) == {"session_id"}
     sid = created["session_id"]
     ran = cli("run", sid, "--steps", "2", "--db", db)
-    assert ran == {"steps_completed": 2, "crystals_formed": 0, "stopped_reason": None}
+    assert ran == {
+        "steps_completed": 2,
+        "crystals_formed": 0,
+        "stopped_reason": None,
+        "dwellings_failed": 0,
+        "errors": [],
+    }
     stepped = cli("step", sid, "--db", db)
     assert stepped["step_number"] == 3 and stepped["residue"]["themes"] and stepped["status"] == "active"
     shown = cli("show", sid, "--db", db)
