@@ -25,6 +25,7 @@ from explorer.providers.embeddings import HASHING, Embedder, HashingEmbedder, Lo
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import DEFAULT_EMBEDDING_MODEL, Settings
 from explorer.testing.model_server import SERVED_MODEL, ModelServer
+from explorer.testing.postgres_server import PostgresServer
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_data"
@@ -210,3 +211,18 @@ def model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Mode
     yield start
     for server in started:
         server.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL 18 with pgvector for the test run (each xdist worker starts its own, in a second)."""
+    with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database of the test's own, dropped after it."""
+    url = postgres_server.new_database()
+    yield url
+    postgres_server.drop_database(url)

@@ -55,14 +55,35 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
 
 from explorer.errors import ExplorerError, Remedy
 from explorer.store import turns
 
-Connection = duckdb.DuckDBPyConnection
+DuckConnection = duckdb.DuckDBPyConnection
+
+
+class Connection(Protocol):
+    """A connection as the store's functions use one, on either backend: DuckDB's own, or PostgreSQL's
+    :class:`~explorer.store.postgres.PgConnection` (``?`` placeholders; ``execute`` returns the connection).
+    """
+
+    def execute(self, sql: str, parameters: Any = None, /) -> Connection: ...  # noqa: D102
+
+    def executemany(self, sql: str, parameters: Any = None, /) -> Connection: ...  # noqa: D102
+
+    def fetchall(self) -> list[tuple[Any, ...]]: ...  # noqa: D102
+
+    def fetchone(self) -> tuple[Any, ...] | None: ...  # noqa: D102
+
+    def fetchnumpy(self) -> Any: ...  # noqa: D102
+
+    # DuckDB's own, until the embedding cache's bulk insert goes through the dialect
+    def register(self, name: str, data: Any, /) -> Any: ...  # noqa: D102
+
+    def unregister(self, name: str, /) -> Any: ...  # noqa: D102
 
 _LOCK_MARKERS = ("Could not set lock", "Conflicting lock")
 # Replaying the log costs ~0.06 ms a KB when the file is opened, folding it in 10-40 ms whatever its size. A
@@ -160,11 +181,11 @@ class _Host:
 
     def __init__(self) -> None:
         self.changed = threading.Condition()  # guards all of it; notified when a file is attached or detached
-        self._instance: Connection | None = None
+        self._instance: DuckConnection | None = None
         self.files: dict[str, _File] = {}  # resolved path → its state
         self.numbers = itertools.count()
 
-    def instance(self) -> Connection:
+    def instance(self) -> DuckConnection:
         """The in-memory instance, started on first use (the 15–20 ms paid once per process)."""
         if self._instance is None:
             self._instance = duckdb.connect(":memory:")
@@ -201,7 +222,7 @@ CommitHook = Callable[[Path, list[Any]], None]
 # Called with (database file, what its committed writes noted, in order) when a unit of work releases the file;
 # a hook must not raise (a write that stood cannot be undone by a listener's trouble).
 commit_hooks: list[CommitHook] = []
-_units: dict[int, Database] = {}  # id of an open unit of work's connection → its database, for note()
+_units: dict[int, UnitsOfWork] = {}  # id of an open unit of work's connection → its database, for note()
 
 
 def note(con: Connection, item: object) -> None:
@@ -223,10 +244,10 @@ def _in_store_words() -> Iterator[None]:
         raise store_error(exc) from exc
 
 
-def _migrations() -> list[tuple[int, str, str]]:
-    """(version, name, sql) for every file in migrations/, in order."""
+def migrations(package: str = "explorer.store.migrations") -> list[tuple[int, str, str]]:
+    """(version, name, sql) for every file of a backend's migrations (the file's by default), in order."""
     found = []
-    for entry in resources.files("explorer.store.migrations").iterdir():
+    for entry in resources.files(package).iterdir():
         match = re.fullmatch(r"(\d{3})_(\w+)\.sql", entry.name)
         if match:
             found.append((int(match[1]), match[2], entry.read_text(encoding="utf-8")))
@@ -235,7 +256,75 @@ def _migrations() -> list[tuple[int, str, str]]:
 
 def latest_version() -> int:
     """The schema version this program writes: a file newer than it is refused rather than misread."""
-    return _migrations()[-1][0]
+    return migrations()[-1][0]
+
+
+def too_new(current: int, where: str | Path) -> None:
+    """Refuse a database whose schema is newer than this program: it would be misread."""
+    if current > latest_version():
+        raise SchemaMismatch(
+            f"database {where} has schema version {current}, newer than this program ({latest_version()}); "
+            "upgrade Dream Explorer"
+        )
+
+
+def apply_migration(con: Any, version: int, name: str, sql: str, embedding_model: str, embedding_dim: int) -> None:
+    """One migration's statements (``{dim}``: the embedding dimension) and its row in ``schema_version``; the
+    first also records the embedding model the database is built for. The caller holds the transaction.
+    """
+    con.execute(sql.replace("{dim}", str(embedding_dim)))
+    con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
+    if version == 1:
+        con.execute("INSERT INTO meta VALUES (?, ?)", ["embedding_model", embedding_model])
+        con.execute("INSERT INTO meta VALUES (?, ?)", ["embedding_dim", str(embedding_dim)])
+
+
+def check_embedding_model(con: Any, where: str | Path, embedding_model: str, embedding_dim: int) -> None:
+    """Refuse a database built with another embedding model: its vectors would be compared with ours."""
+    meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+    if meta.get("embedding_model") != embedding_model or int(meta.get("embedding_dim", 0)) != embedding_dim:
+        raise SchemaMismatch(
+            f"database {where} was built with embeddings from {meta.get('embedding_model')} "
+            f"({meta.get('embedding_dim')} dims), not {embedding_model} ({embedding_dim} dims)",
+            remedy=Remedy.OTHER_DATABASE,
+            subject=str(where),
+        )
+
+
+class UnitsOfWork:
+    """What both backends do alike with units of work: which one this thread is in, and what its committed
+    writes noted for the commit hooks (see the module's note).
+    """
+
+    path: Path
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def _enter(self, con: Any) -> None:
+        _units[id(con)] = self
+        self._local.con = con
+
+    def _leave(self, con: Any) -> None:
+        self._local.con = None
+        del _units[id(con)]
+
+    def _note(self, item: object) -> None:
+        """Keep ``item`` with the open transaction (dropped if it rolls back), or as committed outside one."""
+        in_tx = getattr(self._local, "in_tx", False)
+        (self._local.pending if in_tx else self._local.committed).append(item)
+
+    def _announce(self) -> None:
+        """Tell the commit hooks what the unit of work that just released the database committed."""
+        committed, self._local.committed = self._local.committed, []
+        if committed:
+            for hook in list(commit_hooks):
+                hook(self.path, committed)
+
+    @property
+    def held(self) -> bool:
+        """Whether this thread holds the database now (model calls must never run while it does)."""
+        return getattr(self._local, "con", None) is not None
 
 
 def scalar(con: Connection, sql: str, params: Sequence[object] = ()) -> Any:
@@ -266,7 +355,7 @@ def insert_rows(con: Connection, table: str, columns: Sequence[str], rows: Seque
         )
 
 
-class Database:
+class Database(UnitsOfWork):
     """A DuckDB file, created and migrated on first use.
 
     ``embedding_model`` and ``embedding_dim`` describe the embedder the file is
@@ -285,12 +374,13 @@ class Database:
         lock_wait_s: float = 15.0,
         create: bool = True,
     ):
+        super().__init__()
         self.path = Path(path)
+        self.location = str(self.path)
         self.create = create
         self.embedding_model = embedding_model
         self.embedding_dim = int(embedding_dim)
         self.lock_wait_s = lock_wait_s
-        self._local = threading.local()
         self._migrated = False
 
     # -- connections -------------------------------------------------------
@@ -413,7 +503,7 @@ class Database:
                 _host.changed.notify_all()
 
     @contextmanager
-    def connect(self, *, checkpoint: bool = True) -> Iterator[Connection]:
+    def connect(self, *, checkpoint: bool = True) -> Iterator[DuckConnection]:
         """A connection for one unit of work; nested calls share the open one (the outermost one's
         ``checkpoint`` counts). ``checkpoint=False``: another unit of work follows at once, so the write-ahead
         log may be left for it (see the module's note).
@@ -434,33 +524,19 @@ class Database:
         self._local.committed = []
         try:
             con = _host.instance().cursor()
-            _units[id(con)] = self
+            self._enter(con)
             try:
                 con.execute(f'USE "{alias}"')
-                self._local.con = con
                 with _in_store_words():
                     if not self._migrated:
                         self._migrate(con)
                     yield con
             finally:
-                self._local.con = None
-                del _units[id(con)]
+                self._leave(con)
                 con.close()
         finally:
             self._detach(checkpoint)
             self._announce()
-
-    def _note(self, item: object) -> None:
-        """Keep ``item`` with the open transaction (dropped if it rolls back), or as committed outside one."""
-        in_tx = getattr(self._local, "in_tx", False)
-        (self._local.pending if in_tx else self._local.committed).append(item)
-
-    def _announce(self) -> None:
-        """Tell the commit hooks what the unit of work that just released the file committed."""
-        committed, self._local.committed = self._local.committed, []
-        if committed:
-            for hook in list(commit_hooks):
-                hook(self.path, committed)
 
     def checkpoint(self) -> None:
         """Fold any write-ahead log left by units of work that deferred it into the file, so the file alone
@@ -470,13 +546,8 @@ class Database:
             with self.connect() as con:
                 con.execute("CHECKPOINT")
 
-    @property
-    def held(self) -> bool:
-        """Whether this thread has the file open now (model calls must never run while it does)."""
-        return getattr(self._local, "con", None) is not None
-
     @contextmanager
-    def transaction(self) -> Iterator[Connection]:
+    def transaction(self) -> Iterator[DuckConnection]:
         """All of the block's writes, or none of them."""
         with self.connect() as con:
             if getattr(self._local, "in_tx", False):
@@ -498,47 +569,25 @@ class Database:
 
     # -- schema ------------------------------------------------------------
 
-    def _migrate(self, con: Connection) -> None:
+    def _migrate(self, con: DuckConnection) -> None:
         con.execute(
             "CREATE TABLE IF NOT EXISTS schema_version "
             "(version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
         )
         current = int(scalar(con, "SELECT coalesce(max(version), 0) FROM schema_version"))
-        pending = [m for m in _migrations() if m[0] > current]
-        if current > latest_version():
-            raise SchemaMismatch(
-                f"database {self.path} has schema version {current}, newer than this program ({latest_version()}); "
-                "upgrade Dream Explorer"
-            )
-        for version, name, sql in pending:
+        too_new(current, self.path)
+        for version, name, sql in migrations():
+            if version <= current:
+                continue
             con.execute("BEGIN TRANSACTION")
             try:
-                con.execute(sql.replace("{dim}", str(self.embedding_dim)))
-                con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
-                if version == 1:
-                    con.executemany(
-                        "INSERT INTO meta VALUES (?, ?)",
-                        [["embedding_model", self.embedding_model], ["embedding_dim", str(self.embedding_dim)]],
-                    )
+                apply_migration(con, version, name, sql, self.embedding_model, self.embedding_dim)
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
             con.execute("COMMIT")
-        self._check_embedding_model(con)
+        check_embedding_model(con, self.path, self.embedding_model, self.embedding_dim)
         self._migrated = True
-
-    def _check_embedding_model(self, con: Connection) -> None:
-        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
-        if (
-            meta.get("embedding_model") != self.embedding_model
-            or int(meta.get("embedding_dim", 0)) != self.embedding_dim
-        ):
-            raise SchemaMismatch(
-                f"database {self.path} was built with embeddings from {meta.get('embedding_model')} "
-                f"({meta.get('embedding_dim')} dims), not {self.embedding_model} ({self.embedding_dim} dims)",
-                remedy=Remedy.OTHER_DATABASE,
-                subject=str(self.path),
-            )
 
     def schema_version(self) -> int:
         """The migration the file stands at; asking opens and migrates the file, so it also proves the file usable."""

@@ -1,0 +1,92 @@
+"""The PostgreSQL database as the store's functions meet it: migrated on first use, transactions all or nothing,
+the store's own errors (never psycopg's), a database that is not there refused to those that only read, and
+one built for another embedding model refused to all.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from explorer.records import Document, Node
+from explorer.store import corpus, open_database
+from explorer.store.database import DatabaseFailure, DatabaseMissing, SchemaMismatch, WriteConflict, latest_version
+from explorer.store.postgres import PostgresDatabase, shown
+
+
+def make_db(url: str, **kw) -> PostgresDatabase:
+    db = open_database(url, embedding_model=kw.pop("model", "test-model"), embedding_dim=kw.pop("dim", 4), **kw)
+    assert isinstance(db, PostgresDatabase)
+    return db
+
+
+def test_migrated_on_first_use_and_refused_when_only_read(postgres_url: str) -> None:
+    with pytest.raises(DatabaseMissing, match="there is no Dream Explorer database at"):
+        make_db(postgres_url, create=False).schema_version()
+    db = make_db(postgres_url)
+    assert db.schema_version() == latest_version()
+    assert make_db(postgres_url, create=False).schema_version() == latest_version()
+    with pytest.raises(SchemaMismatch, match="test-model"):
+        make_db(postgres_url, model="other", dim=8).schema_version()
+    db.close()
+
+
+def test_rows_and_vectors_round_trip_and_a_transaction_is_all_or_nothing(postgres_url: str) -> None:
+    db = make_db(postgres_url)
+    doc = Document(title="t", content_hash="h1")
+    chunk = Node(type="raw_chunk", text="fine", embedding=np.array([1, 0, 0, 0], np.float32), document_id=doc.id)
+    with db.transaction() as con:
+        corpus.insert_document(con, doc)
+        corpus.insert_nodes(con, [chunk])
+    with pytest.raises(DatabaseFailure, match="the database refused this"), db.transaction() as con:
+        corpus.insert_nodes(con, [Node(type="raw_chunk", text="kept?", document_id=doc.id)])
+        corpus.insert_nodes(con, [Node(type="not-a-type", text="bad")])  # type: ignore[arg-type]
+    with db.connect() as con:
+        (stored,) = corpus.get_nodes(con, [chunk.id])
+        assert con.execute("SELECT count(*) FROM nodes").fetchone() == (1,)
+    assert stored.text == "fine" and np.allclose(stored.embedding, chunk.embedding)
+    db.close()
+
+
+def test_the_same_row_written_twice_at_once_is_a_conflict(postgres_url: str) -> None:
+    db = make_db(postgres_url)
+    doc = Document(title="t", content_hash="h1")
+    with db.transaction() as con:
+        corpus.insert_document(con, doc)
+    with pytest.raises(WriteConflict), db.transaction() as con:
+        corpus.insert_document(con, doc)
+    first_wrote, second_done = threading.Event(), threading.Event()
+    outcome: list[BaseException] = []
+
+    def first() -> None:
+        with db.transaction() as con:
+            con.execute("UPDATE documents SET title = 'first' WHERE id = ?", [doc.id])
+            first_wrote.set()
+            second_done.wait(30)
+
+    def second() -> None:
+        first_wrote.wait(30)
+        try:  # waits for the first's row lock, up to lock_wait_s: then a conflict, not a hang
+            with db.transaction() as con:
+                con.execute("UPDATE documents SET title = 'second' WHERE id = ?", [doc.id])
+        except BaseException as exc:  # noqa: BLE001 - the test looks at what it is
+            outcome.append(exc)
+        finally:
+            second_done.set()
+
+    db.lock_wait_s = 1.0
+    db.close()  # the pool is made again with the shorter lock wait
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(outcome) == 1 and isinstance(outcome[0], WriteConflict), outcome
+    db.close()
+
+
+def test_a_url_is_shown_without_its_password() -> None:
+    assert shown("postgresql://ana:s3cret@db.lan:5432/kb") == "postgresql://ana:***@db.lan:5432/kb"
+    assert shown("postgresql://ana@db.lan/kb") == "postgresql://ana@db.lan/kb"
