@@ -3,8 +3,8 @@ with the same names as the engine functions it calls.
 
 Whatever goes wrong ends as one line on stderr and an exit status, never a traceback (:func:`failure`):
 1 for a request the engine refused (an :class:`ExplorerError`) or could not carry out (the disk, the
-database, a bug, a run whose every dream failed), 2 for a command line that does not parse (click's
-convention), 130 for Ctrl-C.
+database, a bug, a run that asked a model and had nothing come of it: :mod:`explorer.cli.run_outcome`), 2 for a
+command line that does not parse (click's convention), 130 for Ctrl-C.
 ``EXPLORER_DEBUG=1`` shows the traceback of what was not a user error.
 """
 

@@ -20,6 +20,7 @@ from explorer.cli.common import (
     spent_line,
 )
 from explorer.cli.jobs import BackgroundOption, run_kind
+from explorer.cli.run_outcome import asked_in, exit_if_nothing_came
 from explorer.consolidation.schedule import Trigger
 
 app = typer.Typer(
@@ -98,8 +99,13 @@ def run(
         bar=("consolidating", "phase"),
         summary=lambda report: summary(report.to_json()),
     )
-    if report is not None and not as_json:
-        for line in report.to_json()["warnings"]:
+    if report is None:
+        return
+    data = report.to_json()
+    # a cluster came when the model's answer made it a pattern; a run with too few experiences to cluster asks nothing
+    exit_if_nothing_came(asked_in("cluster", data["clusters"], len(data["patterns"]), data))
+    if not as_json:
+        for line in data["warnings"]:
             typer.echo(f"warning: {line}", err=True)
 
 

@@ -19,9 +19,10 @@ from explorer.cli.common import (
     spent_line,
 )
 from explorer.cli.jobs import BackgroundOption, run_kind
+from explorer.cli.run_outcome import Asked, asked_in, exit_if_nothing_came
 
 if TYPE_CHECKING:
-    from explorer.records.dreaming import ChronoReport, CycleReport, RemReport
+    from explorer.records.dreaming import ChronoReport, CycleReport, ExplorationReport, FusionReport, RemReport
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -62,18 +63,25 @@ def _warn(errors: list[str]) -> None:
         typer.echo(f"warning: {error}", err=True)
 
 
-def _exit_if_no_dream_came(report: RemReport) -> None:
-    """A REM run that asked the model for dreams and had every one fail (none stored, none dropped) ends with
-    status 1 and one line naming the first failure, so a script does not take a run that did nothing for a
-    night's work. A run that asked the model nothing had nothing to dream over (too few pairs of memories), and a
-    budget that ran out is the person's own limit; both are said in the summary and still end with status 0.
+def _rem_asked(report: RemReport) -> Asked:
+    """A REM run's dreams: one came when it was stored or dropped as adding nothing. A run with too few pairs of
+    memories counts its undreamt dreams as failures without asking the model: it had nothing to do.
     """
-    came = report.dreams_stored or report.dreams_dropped
-    if came or not report.failures or not report.model_calls or report.budget_exhausted:
-        return
-    first = report.errors[0] if report.errors else "no error was reported"
-    typer.echo(f"error: every dream failed ({report.failures} of {report.dreams_requested}): {first}", err=True)
-    raise typer.Exit(1)
+    return asked_in("dream", report.dreams_requested, report.dreams_stored + report.dreams_dropped, report.to_json())
+
+
+def _explore_asked(report: ExplorationReport) -> Asked:
+    """An exploration's seeds: one came when the judge weighed its candidates, whether it kept any or not (a seed
+    with no candidates within reach asks nothing and fails nothing).
+    """
+    return asked_in("seed", report.seeds_explored, report.candidates_judged, report.to_json())
+
+
+def _fuse_asked(report: FusionReport) -> Asked:
+    """A fusion's clusters: one came when it was fused or its summary refused as not shorter than its sources."""
+    return asked_in(
+        "cluster", report.clusters_found, report.clusters_fused + report.clusters_rejected, report.to_json()
+    )
 
 
 @app.command()
@@ -106,7 +114,7 @@ def rem(
     )
     if report is None:
         return
-    _exit_if_no_dream_came(report)
+    exit_if_nothing_came(_rem_asked(report))
     if not as_json:
         _warn(report.errors)
 
@@ -149,7 +157,10 @@ def explore(
             spent_line(report.spent_cents, report.budget_exhausted),
         ],
     )
-    if report is not None and not as_json:
+    if report is None:
+        return
+    exit_if_nothing_came(_explore_asked(report))
+    if not as_json:
         _warn(report.errors)
 
 
@@ -178,7 +189,10 @@ def fuse(
             spent_line(report.spent_cents, report.budget_exhausted),
         ],
     )
-    if report is not None and not as_json:
+    if report is None:
+        return
+    exit_if_nothing_came(_fuse_asked(report))
+    if not as_json:
         _warn(report.errors)
 
 
@@ -216,7 +230,10 @@ def cycle(
         bar=("night", "step"),
         summary=_night,
     )
-    if report is not None and not as_json:
+    if report is None:
+        return
+    exit_if_nothing_came(_explore_asked(report.exploration), _fuse_asked(report.fusion), _rem_asked(report.rem))
+    if not as_json:
         _warn(report.exploration.errors + report.fusion.errors + report.rem.errors)
 
 

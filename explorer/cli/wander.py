@@ -13,6 +13,7 @@ from explorer.cli.choices import CrystalStatus, FenceAction, ReviewState, Sessio
 from explorer.cli.common import DbOption, JsonOption, print_json, runtime_for
 from explorer.cli.consolidate import summary
 from explorer.cli.jobs import BackgroundOption, run_kind
+from explorer.cli.run_outcome import Asked, exit_if_nothing_came
 from explorer.errors import ExplorerError
 from explorer.wander.errors import InvalidRequest
 
@@ -286,10 +287,23 @@ def run(
         bar=("wandering", "step"),
         summary=_walked,
     )
-    if report is not None and report.consolidation_error is not None:
+    if report is None:
+        return
+    if report.consolidation_error is not None:
         typer.echo(
             f"warning: the session completed, but consolidating it failed: {report.consolidation_error}", err=True
         )
+    walk = report.walk
+    # a failed dwelling is a model's answer that failed or could not be read (the offline provider's never fails)
+    came = walk.steps_completed - walk.dwellings_failed
+    exit_if_nothing_came(
+        Asked(
+            "step", walk.steps_completed, failed=walk.dwellings_failed, came=came, asked_model=True, errors=walk.errors
+        )
+    )
+    if not as_json:
+        for error in walk.errors:
+            typer.echo(f"warning: {error}", err=True)
 
 
 def _walked(report: WalkReport) -> list[str]:
@@ -297,6 +311,7 @@ def _walked(report: WalkReport) -> list[str]:
     walk = report.walk
     lines = [
         f"{walk.steps_completed} steps, {walk.crystals_formed} crystals"
+        + (f", {walk.dwellings_failed} failed to dwell" if walk.dwellings_failed else "")
         + (f"; stopped: {walk.stopped_reason}" if walk.stopped_reason else "")
     ]
     if report.consolidation is not None:
