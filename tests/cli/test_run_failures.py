@@ -113,3 +113,20 @@ def test_a_consolidation_whose_every_pattern_failed_exits_1(tmp_path: Path, mode
     report, line = did_nothing(explorer(db, "consolidate", "run", "--source", "imported"))
     assert report["patterns"] == [] and report["model_calls"] == len(server.requests) == report["clusters"] > 0
     assert line == f"{NOTHING}{report['failures']} of {report['clusters']} clusters failed: {report['errors'][0]}"
+
+
+def test_a_consolidation_whose_patterns_came_exits_0(tmp_path: Path, model_server: Callable[..., Any]) -> None:
+    db = tmp_path / "explorer.duckdb"
+    assert explorer(db, "consolidate", "import", str(SAMPLE_LOG)).exit_code == 0
+    model_server(script=failing("consolidation_abstraction", "consolidation_relation", "consolidation_contradiction"))
+    out = explorer(db, "consolidate", "run", "--source", "imported")
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout)
+    assert report["patterns"] and report["failures"] > 0
+
+
+def test_a_run_with_nothing_to_ask_exits_0(corpus_copy: Path, model_server: Callable[..., Any]) -> None:
+    server = model_server(script=failing())
+    out = explorer(corpus_copy, "dream", "explore", "--seed", "1")  # today nothing has faded: no seed to explore
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["seeds_explored"] == 0 and server.requests == []
