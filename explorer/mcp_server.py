@@ -13,12 +13,19 @@ a traceback. Anything else is a bug: the SDK answers ``Error executing tool …`
 
 Tools are plain functions, which the SDK runs on worker threads, so a walk's model calls never stall the
 protocol; while it serves, the SDK points the process's own stdout at stderr, so only the protocol reaches
-stdout. Runs longer than :data:`MAX_STEPS_PER_CALL` steps or :data:`MAX_DREAMS_PER_CALL` dreams go to the
+stdout. A call runs at most :data:`~explorer.jobs.foreground.PER_REQUEST` steps or dreams itself; more go to the
 background as jobs (``background: true``), followed with ``job_status``.
+
+A tool's input schema states every bound its arguments are held to, read from where the engine holds them (a
+session's :data:`~explorer.wander.config.SESSION_LIMITS`, a job kind's parameters, the limit of one call), and
+the server refuses exactly what the schema refuses, before the tool runs (the SDK each argument past its type's
+bounds, :func:`_bound` a call past its limit): an agent that keeps to the schema is never refused for a number's
+size, and one that does not is told which bound it crossed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from collections.abc import Callable
@@ -28,6 +35,7 @@ from typing import Annotated, Any, Literal, NotRequired
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
@@ -35,6 +43,8 @@ from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict
 from explorer import jobs
 from explorer.consolidation import service as consolidation
 from explorer.errors import ExplorerError, Remedy
+from explorer.jobs.foreground import PER_REQUEST, in_one_request
+from explorer.jobs.kinds import Budgeted, Dreaming, Params, WanderRun
 from explorer.records import Progress
 from explorer.records.jobs import JobJson
 from explorer.records.json_form import published
@@ -50,11 +60,13 @@ from explorer.records.wander import (
 )
 from explorer.runtime import Runtime
 from explorer.wander import service as wander
-from explorer.wander.config import SessionConfig
+from explorer.wander.config import SESSION_LIMITS, SessionConfig
 from explorer.wander.errors import InvalidRequest
 
-MAX_STEPS_PER_CALL = 20  # a walk's steps take a model call or more each: more than this goes to the background
-MAX_DREAMS_PER_CALL = 20
+# The tools that run some count of items in the call itself only up to PER_REQUEST (more must be queued with
+# background: true), and that count: the input schema states the limit and the call is refused past it, both
+# from this table.
+RUN_IN_CALL = {"wander_run": "n_steps", "dream_run": "dreams"}
 
 INSTRUCTIONS = """\
 Dream Explorer wanders and dreams over a knowledge base (documents a person ingested) and keeps what it finds.
@@ -81,11 +93,36 @@ HINTS: dict[Remedy, str] = {
     Remedy.CHECK_DATABASE: "start the server with --db naming the database meant",
 }
 
+
+def session_number(name: str, description: str) -> Any:
+    """A tool argument that becomes the session's number ``name``, with the bounds the engine holds it to
+    (:data:`SESSION_LIMITS`) stated in the schema and in words.
+    """
+    bounds = SESSION_LIMITS[name]
+    return Field(
+        gt=bounds.low if bounds.open_low else None,
+        ge=None if bounds.open_low else bounds.low,
+        le=bounds.high,
+        description=f"{description}: {bounds.rule}.",
+    )
+
+
+def kind_parameter(params: type[Params], name: str, description: str) -> Any:
+    """A tool argument passed on as the job kind's parameter ``name``, held to the bounds the kind's model holds
+    that parameter to (its ``ge``, ``le``, ... constraints, read from the model's field), so the schema refuses
+    what the kind would and admits what it takes.
+    """
+    constraints = params.model_fields[name].metadata  # annotated_types' Ge, Le, ...: each one keyword of Field
+    return Field(description=description, **{k: v for c in constraints for k, v in dataclasses.asdict(c).items()})
+
+
 SessionId = Annotated[str, Field(description="The session's id, as wander_create_session returned it.")]
 Background = Annotated[bool, Field(description="Queue the run as a job and return at once; follow it with job_status.")]
 BudgetCents = Annotated[
     float | None,
-    Field(ge=0, description="Most the run may spend on priced models, in cents (default: the server's setting)."),
+    kind_parameter(
+        Budgeted, "budget_cents", "Most the run may spend on priced models, in cents (default: the server's setting)."
+    ),
 ]
 
 
@@ -158,11 +195,11 @@ def wander_create_session(
     allowed_domains: Annotated[
         list[str] | None, Field(description="Keep the walk within these domains of the knowledge base (optional).")
     ] = None,
-    max_steps: Annotated[int, Field(ge=1, le=1_000_000, description="The session completes after this many steps.")] = (
+    max_steps: Annotated[int, session_number("max_steps", "The session completes after this many steps")] = (
         SessionConfig.max_steps
     ),
     seed: Annotated[
-        int | None, Field(ge=0, description="Random seed, to repeat a walk (default: a fresh one, returned).")
+        int | None, session_number("random_seed", "Random seed, to repeat a walk (default: a fresh one, returned)")
     ] = None,
 ) -> SessionJson:
     """Start a wander session at a seed concept. Returns the session; its `id` is the session_id the other
@@ -204,7 +241,9 @@ def wander_run(
     session_id: SessionId,
     n_steps: Annotated[
         int,
-        Field(ge=1, description=f"How many steps to take: at most {MAX_STEPS_PER_CALL} now, more in the background."),
+        kind_parameter(
+            WanderRun, "steps", f"How many steps to take: at most {PER_REQUEST} in this call, more in the background."
+        ),
     ] = 10,
     background: Background = False,
 ) -> WanderRunOutcome:
@@ -215,7 +254,6 @@ def wander_run(
     params = {"session_id": session_id, "steps": n_steps}
     if background:
         return {"result": None, "job": jobs.submit(runtime, "wander.run", params).to_json()}
-    _require_at_most(n_steps, MAX_STEPS_PER_CALL, "n_steps")
     result = jobs.run(runtime, "wander.run", params, _progress(ctx))
     return {"result": result, "job": None}  # the kind's report: a run's JSON and its consolidation
 
@@ -308,18 +346,22 @@ def dream_run(
     ],
     dreams: Annotated[
         int,
-        Field(
-            ge=1,
-            description=f"rem and cycle: how many dreams (at most {MAX_DREAMS_PER_CALL} now, more in the background).",
+        kind_parameter(
+            Dreaming,
+            "dreams",
+            f"rem and cycle: how many dreams (in any mode at most {PER_REQUEST} in this call, more in the background).",
         ),
     ] = 10,
-    seed: Annotated[int | None, Field(ge=0, description="Random seed, to repeat a run.")] = None,
+    seed: Annotated[int | None, kind_parameter(Dreaming, "seed", "Random seed, to repeat a run.")] = None,
     as_of: Annotated[
         datetime | None, Field(description="Dream as of this moment: memories fade as they would by then.")
     ] = None,
-    year: Annotated[int | None, Field(description="rem: the current year (default: the latest in the corpus).")] = None,
+    year: Annotated[
+        int | None, kind_parameter(Dreaming, "year", "rem: the current year (default: the latest in the corpus).")
+    ] = None,
     result_threshold: Annotated[
-        float | None, Field(ge=0.0, le=1.0, description="explore: least activation a memory needs to be a candidate.")
+        float | None,
+        kind_parameter(Dreaming, "result_threshold", "explore: least activation a memory needs to be a candidate."),
     ] = None,
     budget_cents: BudgetCents = None,
     background: Background = False,
@@ -337,8 +379,6 @@ def dream_run(
         "budget_cents": budget_cents,
     }
     chosen = {k: v for k, v in params.items() if v is not None}
-    if mode in ("rem", "cycle") and not background:
-        _require_at_most(dreams, MAX_DREAMS_PER_CALL, "dreams")
     return _run_or_queue(runtime, ctx, f"dream.{mode}", chosen, background)
 
 
@@ -376,9 +416,11 @@ def job_cancel(runtime: Runtime, job_id: Annotated[str, Field(description="The j
     return jobs.cancel(runtime, job_id).to_json()
 
 
-def _require_at_most(value: int, most: int, name: str) -> None:
-    if value > most:
-        raise InvalidRequest(f"{name} must be at most {most} in one call, not {value}; pass background: true for more")
+def _require_in_one_call(name: str, value: int) -> None:
+    if value > PER_REQUEST:
+        raise InvalidRequest(
+            f"{name} must be at most {PER_REQUEST} in one call, not {value}; pass background: true for more"
+        )
 
 
 def _run_or_queue(runtime: Runtime, ctx: Context, kind: str, params: dict[str, Any], background: bool) -> RunOutcome:
@@ -425,14 +467,18 @@ def refusal(exc: ExplorerError) -> CallToolResult:
 
 def _bound(tool: Callable[..., Any], runtime: Runtime) -> Callable[..., Any]:
     """``tool`` as the SDK calls it: with the runtime given, so its signature (the input schema) is the tool's own
-    arguments, and an engine error returned as a refusal. The SDK passes a returned result through as it is.
+    arguments, the count it runs in the call held to :data:`RUN_IN_CALL`'s limit, and an engine error returned as
+    a refusal. The SDK passes a returned result through as it is, and every argument, defaults included.
     """
     signature = inspect.signature(tool, eval_str=True)
     returns = published(signature.return_annotation)  # the SDK reads a bare dict's shape as any object's
+    count = RUN_IN_CALL.get(tool.__name__)
 
     @functools.wraps(tool)
     def call(**arguments: Any) -> Any:
         try:
+            if count is not None and not arguments["background"]:
+                _require_in_one_call(count, arguments[count])
             return tool(runtime, **arguments)
         except ExplorerError as exc:
             return refusal(exc)
@@ -442,16 +488,30 @@ def _bound(tool: Callable[..., Any], runtime: Runtime) -> Callable[..., Any]:
     return call
 
 
+def _tool(tool: Callable[..., Any], hints: ToolAnnotations | None, runtime: Runtime) -> Tool:
+    """``tool`` bound to ``runtime`` as the SDK serves it, its input schema stating the limit of one call too (a
+    condition on its arguments together, which the SDK cannot read from one argument's type).
+    """
+    served = Tool.from_function(
+        _bound(tool, runtime), description=inspect.cleandoc(tool.__doc__ or ""), annotations=hints
+    )
+    count = RUN_IN_CALL.get(tool.__name__)
+    if count is None:
+        return served
+    return served.model_copy(update={"parameters": {**served.parameters, **in_one_request(count)}})
+
+
 def build_server(runtime: Runtime) -> MCPServer:
     """The server with every tool bound to ``runtime`` (the database and models it was opened with)."""
     # Warnings and errors only on stderr: at the SDK's INFO every library's chatter (each model call) would fill
     # the agent's log of this server.
-    server = MCPServer(
-        "dream-explorer", version=version("dream-explorer"), instructions=INSTRUCTIONS, log_level="WARNING"
+    return MCPServer(
+        "dream-explorer",
+        version=version("dream-explorer"),
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        tools=[_tool(tool, hints, runtime) for tool, hints in TOOLS],
     )
-    for tool, hints in TOOLS:
-        server.add_tool(_bound(tool, runtime), description=inspect.cleandoc(tool.__doc__ or ""), annotations=hints)
-    return server
 
 
 def serve(runtime: Runtime) -> None:

@@ -13,6 +13,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
+from explorer.jobs.foreground import PER_REQUEST, in_one_request
 from explorer.jobs.kinds import Consolidating, Dreaming
 from explorer.records.wander import (
     CrystalJson,
@@ -28,7 +29,6 @@ from explorer.records.wander import (
 from explorer.wander.config import SESSION_LIMITS, STEPS_PER_RUN
 from explorer.wander.service import SEARCH_TYPES, SearchKind
 
-PER_REQUEST = 20  # the most steps (or dreams) one request runs itself; more must run as a job ("background": true)
 # The largest request body read (1 MiB): a request needs a few short texts (the longest field is 10,000 characters);
 # a larger one is refused with 413 before it is read (by its Content-Length, or once that many bytes came in).
 MAX_BODY_BYTES = 1024 * 1024
@@ -48,16 +48,6 @@ def session_number(name: str, meaning: str) -> Any:
         le=bounds.high,
         description=f"{meaning}: {bounds.rule}.",
     )
-
-
-def in_one_request(count: str) -> dict[str, Any]:
-    """What a ``bounded`` validator checks, in JSON Schema for the document: unless ``"background": true``,
-    ``count`` is at most :data:`PER_REQUEST` (``properties`` hold when background is false or left out).
-    """
-    return {
-        "if": {"properties": {"background": {"const": False}}},
-        "then": {"properties": {count: {"maximum": PER_REQUEST}}},
-    }
 
 
 class Body(BaseModel):

@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 
 import explorer.cli
 from explorer.errors import Remedy
-from explorer.mcp_server import HINTS, MAX_STEPS_PER_CALL
+from explorer.jobs.foreground import PER_REQUEST
+from explorer.mcp_server import HINTS
 from explorer.providers.embeddings import HASHING
 
 EXPLORER = Path(sys.executable).with_name("explorer")
@@ -103,7 +104,7 @@ def test_the_tools_are_listed_with_their_input_and_output_schemas(agent: Agent) 
     assert set(create["required"]) == {"name", "seed_concept"}
     assert {"attractor", "allowed_domains"} <= set(create["properties"])
     run = tools["wander_run"].input_schema["properties"]
-    assert run["n_steps"]["default"] == 10 and str(MAX_STEPS_PER_CALL) in run["n_steps"]["description"]
+    assert run["n_steps"]["default"] == 10 and str(PER_REQUEST) in run["n_steps"]["description"]
     assert tools["wander_get_insights"].input_schema["properties"]["min_confidence"]["default"] == 0.7
     assert tools["wander_inject"].input_schema["required"] == ["session_id", "concept"]
     assert tools["crystal_review"].input_schema["properties"]["decision"]["enum"] == ["approve", "reject", "archive"]
@@ -194,9 +195,8 @@ def test_business_failures_are_tool_results_with_the_engines_line(agent: Agent) 
     assert agent.refusal("job_status", job_id="nope") == "no job 'nope'; use the job id a background run returned"
     assert agent.refusal("search", query="text", types=["dream"]).startswith("Error executing tool search")
     session = agent.new_session()
-    assert agent.refusal("wander_run", session_id=session["id"], n_steps=MAX_STEPS_PER_CALL + 1) == (
-        f"n_steps must be at most {MAX_STEPS_PER_CALL} in one call, not {MAX_STEPS_PER_CALL + 1}; "
-        "pass background: true for more"
+    assert agent.refusal("wander_run", session_id=session["id"], n_steps=PER_REQUEST + 1) == (
+        f"n_steps must be at most {PER_REQUEST} in one call, not {PER_REQUEST + 1}; pass background: true for more"
     )
 
 
