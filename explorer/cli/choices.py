@@ -19,6 +19,7 @@ Source = Literal["wander", "dreams", "imported", "all"]  # explorer.consolidatio
 MAX_MB = 20.0  # explorer.reading.loaders.DEFAULT_MAX_MB
 NICENESS = 10  # explorer.jobs.worker.NICENESS
 RESULT_THRESHOLD = 0.02  # explorer.dreaming.exploration.ExplorationConfig.result_threshold
+STEPS_PER_RUN = 10_000  # explorer.wander.config.STEPS_PER_RUN: the most `wander run --steps` takes
 
 
 class ReviewState(StrEnum):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from explorer.cli.choices import CrystalStatus, FenceAction, ReviewState, SessionStatus
+from explorer.cli.choices import STEPS_PER_RUN, CrystalStatus, FenceAction, ReviewState, SessionStatus
 from explorer.cli.common import DbOption, JsonOption, print_json, runtime_for
 from explorer.cli.consolidate import summary
 from explorer.cli.jobs import BackgroundOption, run_kind
@@ -270,7 +270,7 @@ def step(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fals
 @app.command()
 def run(
     session_id: SessionArg,
-    steps: Annotated[int, typer.Option("--steps", min=1, max=10_000, help="How many steps to take.")] = 10,
+    steps: Annotated[int, typer.Option("--steps", min=1, max=STEPS_PER_RUN, help="How many steps to take.")] = 10,
     background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,

@@ -5,6 +5,7 @@ and ``--background`` run the same job kind, so a command's options are parameter
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from explorer.reading.loaders import DEFAULT_MAX_MB
 from explorer.records import wander as wander_records
 from explorer.runtime import Runtime
 from explorer.wander import service
-from explorer.wander.config import SessionConfig
+from explorer.wander.config import STEPS_PER_RUN, SessionConfig
 
 # What costs a command tenths of a second to import, and which commands that do not call it must not pay for.
 HEAVY = {
@@ -120,6 +121,7 @@ def test_the_defaults_the_options_show_are_the_engines() -> None:
     assert DEFAULT_MAX_MB == choices.MAX_MB
     assert worker.NICENESS == choices.NICENESS
     assert ExplorationConfig.result_threshold == choices.RESULT_THRESHOLD
+    assert STEPS_PER_RUN == choices.STEPS_PER_RUN
 
 
 # Each command that can run in the background, and the job kind both of its ways run.
@@ -154,3 +156,23 @@ def test_a_commands_options_are_its_kinds_parameters(path: str) -> None:
     command = _commands(typer.main.get_command(explorer.cli.app))[path]
     options = {p.name for p in command.params} - SURFACE
     assert options and options <= set(KIND_OF[path].params.model_fields)
+
+
+def _range(option: Any) -> dict[str, float]:
+    """The bounds an option holds its value to (typer's ``min`` and ``max``, both inclusive), in pydantic's words."""
+    bounds = {"ge": getattr(option, "min", None), "le": getattr(option, "max", None)}
+    return {name: bound for name, bound in bounds.items() if bound is not None}
+
+
+@pytest.mark.parametrize("path", sorted(KIND_OF))
+def test_a_commands_options_are_bounded_as_its_kinds_parameters(path: str) -> None:
+    # the command line writes its ranges out (it cannot import the kinds when it starts); each must be the range
+    # the kind holds the parameter to, so the option neither refuses what a job takes nor lets through what it
+    # refuses with a less helpful message
+    command = _commands(typer.main.get_command(explorer.cli.app))[path]
+    fields = KIND_OF[path].params.model_fields
+    for option in command.params:
+        if option.name in fields:
+            constraints = (dataclasses.asdict(c) for c in fields[option.name].metadata)
+            held = {k: v for c in constraints for k, v in c.items() if k in ("ge", "gt", "le", "lt")}
+            assert _range(option) == held, option.name
