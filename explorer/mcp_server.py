@@ -20,7 +20,7 @@ A tool's input schema states every bound its arguments are held to, read from wh
 session's :data:`~explorer.wander.config.SESSION_LIMITS`, a job kind's parameters, the limit of one call), and
 the server refuses exactly what the schema refuses, before the tool runs (the SDK each argument past its type's
 bounds, :func:`_bound` a call past its limit): an agent that keeps to the schema is never refused for a number's
-size, and one that does not is told which bound it crossed.
+size or a blank text, and one that does not is told which bound it crossed.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ from explorer.records.wander import (
     StepResult,
 )
 from explorer.runtime import Runtime
+from explorer.text import NOT_BLANK
 from explorer.wander import service as wander
 from explorer.wander.config import SESSION_LIMITS, SessionConfig
 from explorer.wander.errors import InvalidRequest
@@ -188,7 +189,9 @@ class SearchHits(TypedDict):
 def wander_create_session(
     runtime: Runtime,
     name: Annotated[str, Field(description="A name for the session, for people reading the list of sessions.")],
-    seed_concept: Annotated[str, Field(min_length=1, description="Where the walk starts: a concept, in words.")],
+    seed_concept: Annotated[
+        str, Field(min_length=1, pattern=NOT_BLANK, description="Where the walk starts: a concept, in words.")
+    ],
     attractor: Annotated[
         str | None, Field(description="A concept the walk is gently pulled towards (optional).")
     ] = None,
@@ -280,7 +283,9 @@ def wander_get_insights(
 def wander_inject(
     runtime: Runtime,
     session_id: SessionId,
-    concept: Annotated[str, Field(min_length=1, description="The concept to steer the walk to, in words.")],
+    concept: Annotated[
+        str, Field(min_length=1, pattern=NOT_BLANK, description="The concept to steer the walk to, in words.")
+    ],
 ) -> Injected:
     """Inject a concept to guide exploration: it becomes a locus of the session and the next step goes there.
     Returns the locus (with the domains it was placed in).
@@ -316,7 +321,7 @@ def crystal_review(
 
 def search(
     runtime: Runtime,
-    query: Annotated[str, Field(min_length=1, description="What to look for, in words.")],
+    query: Annotated[str, Field(min_length=1, pattern=NOT_BLANK, description="What to look for, in words.")],
     types: Annotated[
         list[Literal["locus", "crystal", "resonance"]] | None,
         Field(description="Only these kinds of things (default: all three)."),

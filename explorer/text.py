@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 # no text (`explorer wander list`) spent about a third of its start importing them.
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'+-]*")
+# A text with a character besides whitespace: the engine strips a concept, a query or a name and refuses what is
+# left empty, and the surfaces' schemas (the API's, the MCP tools') state it as this pattern.
+NOT_BLANK = r"\S"
 
 
 @lru_cache(maxsize=1)

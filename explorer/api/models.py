@@ -26,6 +26,7 @@ from explorer.records.wander import (
     SessionStatus,
     StepResult,
 )
+from explorer.text import NOT_BLANK
 from explorer.wander.config import SESSION_LIMITS, STEPS_PER_RUN
 from explorer.wander.service import SEARCH_TYPES, SearchKind
 
@@ -34,7 +35,6 @@ from explorer.wander.service import SEARCH_TYPES, SearchKind
 MAX_BODY_BYTES = 1024 * 1024
 PAGE_MAX = 1_000_000  # the most a page may ask for (more than any database here holds, within DuckDB's LIMIT)
 CLEARABLE = {"attractor", "allowed_domains", "forbidden_domains"}  # what a session may be without
-NOT_BLANK = r"\S"  # a text the engine strips and refuses when nothing is left: the schema says it needs a character
 Concept = Annotated[str, Field(min_length=1, max_length=2_000, pattern=NOT_BLANK, description="A concept, in words.")]
 
 

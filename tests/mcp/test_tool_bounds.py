@@ -11,6 +11,7 @@ the database's worker lock as a worker would, so no worker starts and no queued 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ from explorer.runtime import Runtime
 
 NUMBERS = {"integer", "number"}
 BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
+BLANK = "   "
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ def at_and_past(schema: dict[str, Any], keyword: str) -> tuple[float, float]:
     return limit, beside(limit, -inward)
 
 
-def arguments(agent: Agent, schema: dict[str, Any], slot: Slot, value: float) -> dict[str, Any]:
+def arguments(agent: Agent, schema: dict[str, Any], slot: Slot, value: Any) -> dict[str, Any]:
     """A call's arguments with ``value`` for the slot's: a fresh session where one is named (a call before may
     have moved another), a choice's first value, a concept for a text; a run that can be queued is queued (the
     limit of one call is the only bound a run in the call itself has beyond the queued one's).
@@ -184,3 +186,41 @@ def test_the_most_one_call_runs_is_stated_as_a_condition(agent: Agent, tool: str
     schema = agent.tools()[tool]
     assert schema["if"] == {"properties": {"background": {"const": False}}}
     assert schema["then"] == {"properties": {count: {"maximum": PER_REQUEST}}}
+
+
+def admits(schema: dict[str, Any], text: str) -> bool:
+    """Whether a string's schema admits ``text``, as JSON Schema reads its length and (unanchored) pattern."""
+    pattern = schema.get("pattern")
+    fits = schema.get("minLength", 0) <= len(text) <= schema.get("maxLength", len(text))
+    return fits and (pattern is None or re.search(pattern, text) is not None)
+
+
+def test_a_blank_text_is_refused_exactly_where_a_tool_says(agent: Agent) -> None:
+    """The engine strips a seed concept, an injected concept or a query and refuses what is left empty: a text of
+    spaces is refused, naming the argument, where the schema asks for a character, and taken elsewhere (a default
+    name, no attractor). Ids are left out (a blank one names nothing, as a mistyped one does), and so are the
+    tools that need one beside a session's.
+    """
+    tools = agent.tools()
+    named = {
+        tool
+        for tool, schema in tools.items()
+        if {n for n in schema.get("required", []) if n.endswith("_id")} - {"session_id"}
+    }
+    texts = [
+        slot
+        for slot in slots(tools)
+        if slot.schema.get("type") == "string"
+        and not {"enum", "format"} & slot.schema.keys()
+        and not slot.name.endswith("_id")
+        and slot.tool not in named
+    ]
+    assert {(s.tool, s.name) for s in texts} >= {("wander_create_session", "seed_concept"), ("search", "query")}
+    wrong = []
+    for slot in texts:
+        answer = agent.call(slot.tool, arguments(agent, tools[slot.tool], slot, BLANK))
+        said = " ".join(getattr(block, "text", "") for block in answer.content)
+        documented = not admits(slot.schema, BLANK)
+        if answer.is_error != documented or (documented and slot.name not in said):
+            wrong.append(f"{slot} {slot.schema}: {said[:200]}")
+    assert not wrong, "\n".join(wrong)
