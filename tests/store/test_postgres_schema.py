@@ -97,16 +97,16 @@ def migrations(package: str) -> list[tuple[int, str]]:
     return sorted((int(name[:3]), name) for name in names if re.fullmatch(r"\d{3}_\w+\.sql", name))
 
 
-def migration_sql(package: str, name: str) -> str:
-    return resources.files(package).joinpath(name).read_text(encoding="utf-8").replace("{dim}", str(DIM))
+def migration_sql(package: str, name: str, dim: int = DIM) -> str:
+    return resources.files(package).joinpath(name).read_text(encoding="utf-8").replace("{dim}", str(dim))
 
 
-def apply_postgres(con: psycopg.Connection[Any], versions: Callable[[int], bool]) -> None:
+def apply_postgres(con: psycopg.Connection[Any], versions: Callable[[int], bool], dim: int = DIM) -> None:
     """The PostgreSQL migrations whose version ``versions`` admits, one transaction each."""
     for version, name in migrations(POSTGRES_MIGRATIONS):
         if versions(version):
             with con.transaction():
-                con.execute(migration_sql(POSTGRES_MIGRATIONS, name))
+                con.execute(migration_sql(POSTGRES_MIGRATIONS, name, dim))
 
 
 def apply_duckdb(con: duckdb.DuckDBPyConnection, versions: Callable[[int], bool]) -> None:
@@ -275,6 +275,15 @@ def test_every_vector_column_has_a_cosine_hnsw_index(migrated_postgres: dict[str
     }
     assert set(hnsw) == vectors
     assert all("vector_cosine_ops" in definition for definition in hnsw.values())
+
+
+def test_an_embedding_too_long_for_hnsw_is_searched_without_an_index(postgres: psycopg.Connection[Any]) -> None:
+    apply_postgres(postgres, lambda version: True, dim=3072)
+    catalog = postgres_catalog(postgres)
+    assert {type_name for _, _, type_name, _, _ in catalog["columns"] if type_name.startswith("vector")} == {
+        "vector(3072)"
+    }
+    assert [index for _, index, method, _, _ in catalog["indexes"] if method == "hnsw"] == []
 
 
 # -- the data they move ----------------------------------------------------

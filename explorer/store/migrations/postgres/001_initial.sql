@@ -1,9 +1,9 @@
 -- PostgreSQL twin of ../001_initial.sql: read it for why the schema is as it is (and why no FOREIGN KEY).
 -- Every migration here makes the same tables, columns, defaults and constraints as its DuckDB twin, in the
--- SQL PostgreSQL speaks: FLOAT[{dim}] is pgvector's vector({dim}), with an HNSW index for cosine search on
--- every vector column; FLOAT[] is REAL[] (FLOAT means 8 bytes here), DOUBLE is DOUBLE PRECISION; JSON stays
--- json, not jsonb, so a value reads back as the text that was written, as from DuckDB; uuid() is
--- gen_random_uuid(); an empty list is '{}'. {dim} is filled in by the migrator, as for DuckDB.
+-- SQL PostgreSQL speaks: FLOAT[{dim}] is pgvector's vector({dim}), with an HNSW index for cosine search
+-- (at the end); FLOAT[] is REAL[] (FLOAT means 8 bytes here); DOUBLE is DOUBLE PRECISION; JSON stays json,
+-- not jsonb, so a value reads back as the text that was written, as from DuckDB; uuid() is gen_random_uuid();
+-- an empty list is '{}'. {dim} is filled in by the migrator, as for DuckDB.
 -- No question mark anywhere in these files, not even in a comment: the store's connection reads one as a
 -- placeholder.
 
@@ -59,7 +59,6 @@ CREATE TABLE nodes (
     CONSTRAINT valid_generation CHECK (generation >= 0)
 );
 CREATE INDEX idx_nodes_document ON nodes(document_id);
-CREATE INDEX idx_nodes_embedding ON nodes USING hnsw (embedding vector_cosine_ops);
 
 CREATE TABLE relations (
     id UUID PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -119,8 +118,6 @@ CREATE TABLE wander_sessions (
     CONSTRAINT valid_session_numbers CHECK (max_drift_distance > 0 AND max_steps > 0 AND cloud_budget_cents >= 0
         AND temperature > 0 AND human_checkpoint_frequency >= 0 AND step_count >= 0)
 );
-CREATE INDEX idx_sessions_seed_embedding ON wander_sessions USING hnsw (seed_embedding vector_cosine_ops);
-CREATE INDEX idx_sessions_attractor_embedding ON wander_sessions USING hnsw (attractor_embedding vector_cosine_ops);
 
 CREATE TABLE wander_loci (
     id UUID PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -144,7 +141,6 @@ CREATE TABLE wander_loci (
     CONSTRAINT valid_source_type CHECK (source_type IN ('SEED', 'ADJACENT', 'BRIDGED', 'SERENDIPITOUS'))
 );
 CREATE INDEX idx_loci_session ON wander_loci(session_id);
-CREATE INDEX idx_loci_embedding ON wander_loci USING hnsw (embedding vector_cosine_ops);
 
 CREATE TABLE wander_traces (
     id UUID PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -181,7 +177,6 @@ CREATE TABLE wander_residues (
     created_at TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 CREATE INDEX idx_residues_session ON wander_residues(session_id);
-CREATE INDEX idx_residues_themes_embedding ON wander_residues USING hnsw (themes_embedding vector_cosine_ops);
 
 CREATE TABLE wander_resonances (
     id UUID PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -197,7 +192,6 @@ CREATE TABLE wander_resonances (
     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     CONSTRAINT valid_resonance_status CHECK (status IN ('candidate', 'confirmed', 'invalidated'))
 );
-CREATE INDEX idx_resonances_embedding ON wander_resonances USING hnsw (embedding vector_cosine_ops);
 
 CREATE TABLE wander_crystals (
     id UUID PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -220,7 +214,6 @@ CREATE TABLE wander_crystals (
     CONSTRAINT valid_crystal_status CHECK (status IN ('active', 'acted_upon', 'invalidated', 'archived')),
     CONSTRAINT valid_crystal_scores CHECK (confidence BETWEEN 0 AND 1 AND actionability BETWEEN 0 AND 1)
 );
-CREATE INDEX idx_crystals_embedding ON wander_crystals USING hnsw (embedding vector_cosine_ops);
 
 CREATE TABLE wander_warm_memory (
     id UUID PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -234,7 +227,6 @@ CREATE TABLE wander_warm_memory (
     expires_at TIMESTAMPTZ,
     CONSTRAINT valid_cluster_type CHECK (cluster_type IN ('theme_cluster', 'failed_path', 'summary'))
 );
-CREATE INDEX idx_warm_memory_embedding ON wander_warm_memory USING hnsw (embedding vector_cosine_ops);
 
 -- Cross-cutting ----------------------------------------------------------------
 
@@ -275,3 +267,21 @@ CREATE TABLE projection_points (
     PRIMARY KEY (item_kind, item_id),
     CONSTRAINT valid_item_kind CHECK (item_kind IN ('node', 'locus', 'crystal', 'resonance'))
 );
+
+-- Nearest-neighbour search: an HNSW index for cosine distance on every vector column. pgvector indexes at
+-- most 2000 dimensions; a longer embedding (a 3072-dimension model) is searched without one, row by row.
+DO $$
+BEGIN
+    IF {dim} <= 2000 THEN
+        CREATE INDEX idx_nodes_embedding ON nodes USING hnsw (embedding vector_cosine_ops);
+        CREATE INDEX idx_sessions_seed_embedding ON wander_sessions USING hnsw (seed_embedding vector_cosine_ops);
+        CREATE INDEX idx_sessions_attractor_embedding ON wander_sessions
+            USING hnsw (attractor_embedding vector_cosine_ops);
+        CREATE INDEX idx_loci_embedding ON wander_loci USING hnsw (embedding vector_cosine_ops);
+        CREATE INDEX idx_residues_themes_embedding ON wander_residues USING hnsw (themes_embedding vector_cosine_ops);
+        CREATE INDEX idx_resonances_embedding ON wander_resonances USING hnsw (embedding vector_cosine_ops);
+        CREATE INDEX idx_crystals_embedding ON wander_crystals USING hnsw (embedding vector_cosine_ops);
+        CREATE INDEX idx_warm_memory_embedding ON wander_warm_memory USING hnsw (embedding vector_cosine_ops);
+    END IF;
+END
+$$;

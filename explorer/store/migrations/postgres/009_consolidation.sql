@@ -60,7 +60,6 @@ CREATE TABLE consolidation_patterns (
     CONSTRAINT valid_pattern_status CHECK (status IN ('unverified', 'verified', 'invalidated'))
 );
 CREATE INDEX idx_patterns_run ON consolidation_patterns(run_id);
-CREATE INDEX idx_patterns_embedding ON consolidation_patterns USING hnsw (embedding vector_cosine_ops);
 
 CREATE TABLE consolidation_ladder (
     run_id UUID NOT NULL,
@@ -72,7 +71,6 @@ CREATE TABLE consolidation_ladder (
     embedding vector({dim}),
     PRIMARY KEY (run_id, id)
 );
-CREATE INDEX idx_ladder_embedding ON consolidation_ladder USING hnsw (embedding vector_cosine_ops);
 
 CREATE TABLE consolidation_connections (
     run_id UUID NOT NULL,
@@ -96,3 +94,13 @@ CREATE TABLE consolidation_checks (
     message VARCHAR NOT NULL,
     details VARCHAR[] NOT NULL
 );
+
+-- Nearest-neighbour search, as in 001_initial.sql (an embedding over 2000 dimensions goes without).
+DO $$
+BEGIN
+    IF {dim} <= 2000 THEN
+        CREATE INDEX idx_patterns_embedding ON consolidation_patterns USING hnsw (embedding vector_cosine_ops);
+        CREATE INDEX idx_ladder_embedding ON consolidation_ladder USING hnsw (embedding vector_cosine_ops);
+    END IF;
+END
+$$;
