@@ -98,6 +98,7 @@ def migrations(package: str) -> list[tuple[int, str]]:
 
 
 def migration_sql(package: str, name: str, dim: int = DIM) -> str:
+    """A migration's text as its migrator runs it, for embeddings of ``dim`` numbers."""
     return resources.files(package).joinpath(name).read_text(encoding="utf-8").replace("{dim}", str(dim))
 
 
@@ -168,6 +169,8 @@ def duckdb_schema() -> Schema:
     return columns, keys
 
 
+# NOT NULL as the migrations write it: an identity column (013's seq) is NOT NULL by nature, its DuckDB twin (a
+# sequence default) is not; the store never writes either.
 POSTGRES_COLUMNS = """
 SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull AND a.attidentity = '',
     a.atthasdef OR a.attidentity <> ''
