@@ -58,7 +58,7 @@ def list_experiences(con: Connection, sources: Sequence[str]) -> list[Experience
     """The stored experiences of these sources, oldest first (the order novelty is judged in)."""
     rows = con.execute(
         f"SELECT {_EXPERIENCE_COLUMNS} FROM experiences WHERE source IN (SELECT unnest(?::VARCHAR[])) "
-        "ORDER BY coalesce(occurred_at, captured_at), captured_at, rowid",
+        "ORDER BY coalesce(occurred_at, captured_at), captured_at, seq",
         [list(sources)],
     ).fetchall()
     return [_experience(row) for row in rows]
@@ -183,7 +183,7 @@ def last_run(con: Connection, sources: Sequence[str] | None = None) -> tuple[str
     """The newest run (of one of these sources, when given) that stored knowledge: its id and when it ran."""
     row = con.execute(
         "SELECT id, created_at FROM consolidation_runs WHERE (?::VARCHAR[] IS NULL OR source IN "
-        "(SELECT unnest(?::VARCHAR[]))) AND patterns > 0 ORDER BY created_at DESC, rowid DESC LIMIT 1",
+        "(SELECT unnest(?::VARCHAR[]))) AND patterns > 0 ORDER BY created_at DESC, seq DESC LIMIT 1",
         [None if sources is None else list(sources)] * 2,
     ).fetchone()
     return (str(row[0]), row[1]) if row else None
@@ -200,7 +200,7 @@ def run_patterns(con: Connection, run_id: str) -> list[Pattern]:
     rows = con.execute(
         "SELECT id, name, type, description, conditions, actions, example_ids, member_ids, success_rate, "
         "usage_count, confidence, utility, status, embedding FROM consolidation_patterns WHERE run_id = ? "
-        "ORDER BY rowid",
+        "ORDER BY seq",
         [run_id],
     ).fetchall()
     return [
@@ -213,7 +213,7 @@ def run_ladder(con: Connection, run_id: str) -> list[list[LadderItem]]:
     """A run's ladder, rung by rung from the instances up."""
     rows = con.execute(
         "SELECT level, name, statement, subsumes, embedding, id FROM consolidation_ladder WHERE run_id = ? "
-        "ORDER BY level, rowid",
+        "ORDER BY level, seq",
         [run_id],
     ).fetchall()
     levels: list[list[LadderItem]] = []

@@ -10,6 +10,8 @@ import numpy as np
 
 from explorer.records import Document, Node, Relation
 from explorer.store.database import Connection, insert_rows, scalar
+from explorer.store.dialect import dialect
+from explorer.store.ids import uuids
 
 _NODE_COLUMNS = (
     "id",
@@ -57,8 +59,7 @@ def insert_document(con: Connection, doc: Document) -> None:
 def add_alias(con: Connection, document_id: str, alias: str) -> None:
     """Record another title of a document (the same text found under another name), once."""
     con.execute(
-        "UPDATE documents SET aliases = list_append(aliases, ?) "
-        "WHERE id = ? AND title <> ? AND NOT list_contains(aliases, ?)",
+        "UPDATE documents SET aliases = array_append(aliases, ?) WHERE id = ? AND title <> ? AND NOT ? = ANY(aliases)",
         [alias, document_id, alias, alias],
     )
 
@@ -134,13 +135,11 @@ def _row_to_node(row: Sequence[Any]) -> Node:
 
 def get_nodes(con: Connection, ids: Iterable[str], *, with_vectors: bool = True) -> list[Node]:
     """Nodes by id, in the order asked (missing ids, and text that is no id at all, are left out)."""
-    ids = list(dict.fromkeys(ids))
+    ids = uuids(ids)
     if not ids:
         return []
     select = _NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR
-    rows = con.execute(
-        f"SELECT {select} FROM nodes WHERE id IN (SELECT TRY_CAST(unnest(?::VARCHAR[]) AS UUID))", [ids]
-    ).fetchall()
+    rows = con.execute(f"SELECT {select} FROM nodes WHERE id IN (SELECT unnest(?::UUID[]))", [ids]).fetchall()
     found = {str(r[0]): _row_to_node(r) for r in rows}
     return [found[i] for i in ids if i in found]
 
@@ -160,7 +159,7 @@ def list_nodes(
     """Nodes matching every filter given; ``search`` is a case-insensitive substring."""
     where, params = _node_filters(types, latest_only, search, domain, year)
     select = _NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR
-    sql = f"SELECT {select} FROM nodes {where} ORDER BY created_at, rowid"
+    sql = f"SELECT {select} FROM nodes {where} ORDER BY created_at, seq"
     if limit is not None:
         sql += " LIMIT ? OFFSET ?"
         params += [limit, offset]
@@ -187,14 +186,14 @@ def _node_filters(
     clauses: list[str] = []
     params: list[Any] = []
     if types:
-        clauses.append("type IN (SELECT unnest(?::VARCHAR[]))")
+        clauses.append("type = ANY(?::VARCHAR[])")
         params.append(list(types))
     if latest_only:
         clauses.append("is_latest")
     if search:
         # a literal, case-insensitive substring: the user's % and _ are not wildcards
         clauses.append(
-            "contains(lower(text || ' ' || coalesce(source_text, '') || ' ' || coalesce(entity, '')), lower(?))"
+            "position(lower(?) IN lower(text || ' ' || coalesce(source_text, '') || ' ' || coalesce(entity, ''))) > 0"
         )
         params.append(search)
     if domain:
@@ -209,7 +208,7 @@ def _node_filters(
 def children_of(con: Connection, node_id: str) -> list[Node]:
     """The nodes made from this one (a synthesis, a dream): the provenance read downwards."""
     rows = con.execute(
-        f"SELECT {_NODE_SELECT_NO_VECTOR} FROM nodes WHERE list_contains(parent_ids, ?::UUID) ORDER BY created_at",
+        f"SELECT {_NODE_SELECT_NO_VECTOR} FROM nodes WHERE ?::UUID = ANY(parent_ids) ORDER BY created_at, seq",
         [node_id],
     ).fetchall()
     return [_row_to_node(r) for r in rows]
@@ -227,7 +226,9 @@ def update_node_fields(con: Connection, node_id: str, **fields: Any) -> None:
 
 def domain_year_counts(con: Connection) -> list[tuple[str | None, int | None, str, int]]:
     """(domain, year, type, count) for the corpus overview."""
-    return con.execute("SELECT domain, year, type, count(*) FROM nodes GROUP BY ALL ORDER BY ALL").fetchall()
+    return con.execute(
+        "SELECT domain, year, type, count(*) FROM nodes GROUP BY domain, year, type ORDER BY domain, year, type"
+    ).fetchall()
 
 
 # -- relations -----------------------------------------------------------------
@@ -293,25 +294,15 @@ def cached_hashes(con: Connection, model: str) -> set[str]:
 def cache_embeddings(con: Connection, model: str, vectors: dict[str, np.ndarray]) -> None:
     """Keep new vectors by text hash; the first written for a text stays (re-embedding gives the same one).
 
-    Handed to DuckDB as one Arrow table, not as Python lists: a batch of 256 vectors takes ~30 ms instead of ~250.
-    Arrow is imported here, on the first batch: a command that only reads would spend 5% of its start on it.
+    Loaded in bulk (:meth:`~explorer.store.dialect.Dialect.insert_vectors`), not as Python lists of floats.
     """
-    import pyarrow as pa
-
     if not vectors:
         return
-    matrix = np.vstack(list(vectors.values())).astype(np.float32, copy=False)
-    fresh = pa.table(
-        {
-            "text_hash": pa.array(list(vectors)),
-            "embedding": pa.FixedSizeListArray.from_arrays(pa.array(matrix.ravel()), matrix.shape[1]),
-        }
+    dialect(con).insert_vectors(
+        con,
+        "embedding_cache",
+        {"model": [model] * len(vectors), "text_hash": list(vectors)},
+        "embedding",
+        np.vstack(list(vectors.values())),
+        "ON CONFLICT DO NOTHING",
     )
-    con.register("fresh_embeddings", fresh)
-    try:
-        con.execute(
-            "INSERT OR IGNORE INTO embedding_cache SELECT ?, text_hash, embedding::FLOAT[] FROM fresh_embeddings",
-            [model],
-        )
-    finally:
-        con.unregister("fresh_embeddings")

@@ -15,7 +15,7 @@ def set_prominence(con: Connection, values: dict[str, float]) -> None:
     """Set the prominence of many nodes in one statement."""
     if values:
         con.execute(
-            "UPDATE nodes SET prominence = v.p FROM (SELECT unnest(?::UUID[]) AS id, unnest(?::DOUBLE[]) AS p) AS v "
+            "UPDATE nodes SET prominence = v.p FROM (SELECT unnest(?::UUID[]) AS id, unnest(?::FLOAT8[]) AS p) AS v "
             "WHERE nodes.id = v.id",
             [list(values), [float(p) for p in values.values()]],
         )
@@ -35,7 +35,7 @@ def touch_nodes(con: Connection, ids: Sequence[str], at: datetime | None = None)
 def recent_nodes(con: Connection, node_type: str, limit: int) -> list[Node]:
     """The newest nodes of one type, newest first."""
     rows = con.execute(
-        "SELECT id FROM nodes WHERE type = ? ORDER BY created_at DESC, rowid DESC LIMIT ?", [node_type, limit]
+        "SELECT id FROM nodes WHERE type = ? ORDER BY created_at DESC, seq DESC LIMIT ?", [node_type, limit]
     ).fetchall()
     return corpus.get_nodes(con, [str(r[0]) for r in rows], with_vectors=False)
 
@@ -44,7 +44,7 @@ def recent_relations(con: Connection, created_by: str, limit: int) -> list[tuple
     """The newest relations made by one process, newest first, with when they were made."""
     rows = con.execute(
         "SELECT source_id, target_id, type, created_by, confidence, description, scores, id, created_at FROM relations "
-        "WHERE created_by = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+        "WHERE created_by = ? ORDER BY created_at DESC, seq DESC LIMIT ?",
         [created_by, limit],
     ).fetchall()
     return [
@@ -57,8 +57,8 @@ def supersede_nodes(con: Connection, superseded_by: dict[str, str]) -> None:
     """Mark each source node superseded by the node that replaces it; nothing is deleted."""
     if superseded_by:
         con.execute(
-            "UPDATE nodes SET memory_type = 'superseded', is_latest = false, superseded_by = v.by "
-            "FROM (SELECT unnest(?::UUID[]) AS id, unnest(?::UUID[]) AS by) AS v WHERE nodes.id = v.id",
+            "UPDATE nodes SET memory_type = 'superseded', is_latest = false, superseded_by = v.successor "
+            "FROM (SELECT unnest(?::UUID[]) AS id, unnest(?::UUID[]) AS successor) AS v WHERE nodes.id = v.id",
             [list(superseded_by), list(superseded_by.values())],
         )
 
@@ -85,7 +85,7 @@ def insert_verdicts(con: Connection, verdicts: Sequence[Verdict]) -> None:
 def recent_verdicts(con: Connection, limit: int) -> list[Verdict]:
     """The newest verdicts, newest first."""
     rows = con.execute(
-        f"SELECT {_VERDICT_COLUMNS}, created_at FROM verdicts ORDER BY created_at DESC, rowid DESC LIMIT ?", [limit]
+        f"SELECT {_VERDICT_COLUMNS}, created_at FROM verdicts ORDER BY created_at DESC, seq DESC LIMIT ?", [limit]
     ).fetchall()
     return [
         Verdict(str(s), str(c), n, p, u, k, r, conn, ev, by, at, id=str(i))

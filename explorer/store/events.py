@@ -89,7 +89,7 @@ def list_events(
         clauses.append("starts_with(subject, ?)")
         params.append(subject_prefix)
     if subjects is not None:
-        clauses.append("list_contains(?::VARCHAR[], subject)")
+        clauses.append("subject = ANY(?::VARCHAR[])")
         params.append(list(subjects))
     rows = con.execute(
         f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq {'DESC' if newest else ''} LIMIT ?",

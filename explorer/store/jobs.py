@@ -7,6 +7,7 @@ from typing import Any
 
 from explorer.records.jobs import Job, JobStatus
 from explorer.store.database import Connection
+from explorer.store.ids import is_uuid
 
 _COLUMNS = (
     'id, kind, params, status, done, total, "current", result, error, cancel_requested, worker, created_at, '
@@ -38,8 +39,10 @@ def insert_job(con: Connection, job_id: str, kind: str, params: dict[str, Any]) 
 
 
 def get_job(con: Connection, job_id: str) -> Job | None:
-    """The job with this id, or None."""
-    row = con.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = TRY_CAST(? AS UUID)", [job_id]).fetchone()
+    """The job with this id, or None (a mistyped id is simply not found)."""
+    if not is_uuid(job_id):
+        return None
+    row = con.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?", [job_id]).fetchone()
     return None if row is None else _job(row)
 
 
@@ -50,7 +53,7 @@ def list_jobs(
     conditions: list[str] = []
     params: list[object] = []
     if statuses:
-        conditions.append("list_contains(?, status)")
+        conditions.append("status = ANY(?::VARCHAR[])")
         params.append(list(statuses))
     if kind is not None:
         conditions.append("kind = ?")
@@ -62,15 +65,47 @@ def list_jobs(
     return [_job(row) for row in rows]
 
 
+_CLAIM = "UPDATE jobs SET status = 'running', worker = ?, started_at = now(), heartbeat_at = now() "
+
+
 def claim_next(con: Connection, worker: str, kinds: tuple[str, ...]) -> Job | None:
     """Set the oldest queued job of a kind this worker runs running, as this worker's; None when none waits."""
     row = con.execute(
-        "UPDATE jobs SET status = 'running', worker = ?, started_at = now(), heartbeat_at = now() "
-        "WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND list_contains(?, kind) "
+        f"{_CLAIM} WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND kind = ANY(?::VARCHAR[]) "
         f"ORDER BY created_at, id LIMIT 1) RETURNING {_COLUMNS}",
         [worker, list(kinds)],
     ).fetchone()
     return None if row is None else _job(row)
+
+
+def claim(con: Connection, job_id: str, worker: str) -> Job | None:
+    """Set this queued job running, as this worker's (a shared queue hands a worker its job by id); None when it
+    is queued no longer (cancelled before it started).
+    """
+    row = con.execute(f"{_CLAIM} WHERE id = ? AND status = 'queued' RETURNING {_COLUMNS}", [worker, job_id]).fetchone()
+    return None if row is None else _job(row)
+
+
+def link_queue_job(con: Connection, job_id: str, queue_job_id: int) -> None:
+    """Record which entry of the shared task queue carries the job out (migration 014)."""
+    con.execute("UPDATE jobs SET queue_job_id = ? WHERE id = ?", [queue_job_id, job_id])
+
+
+def queue_job_of(con: Connection, job_id: str) -> int | None:
+    """The shared task queue's entry carrying the job out; None on the file, whose jobs are queued here alone."""
+    row = con.execute("SELECT queue_job_id FROM jobs WHERE id = ?", [job_id]).fetchone()
+    return None if row is None else row[0]
+
+
+def install_queue(con: Connection, schema: str, lock: int) -> bool:
+    """PostgreSQL only: create the shared task queue's tables (procrastinate's ``schema``) unless they exist;
+    whether it did. Under the advisory ``lock``, so processes opening the queue at once create them once.
+    """
+    con.execute("SELECT pg_advisory_xact_lock(?)", [lock])
+    if con.execute("SELECT to_regclass('procrastinate_jobs')").fetchone() != (None,):
+        return False
+    con.execute(schema)
+    return True
 
 
 def report_progress(con: Connection, job_id: str, done: int, total: int, current: str) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.store.database import Connection, scalar
+from explorer.store.dialect import dialect
 
 ITEM_KINDS: tuple[str, ...] = ("node", "locus", "crystal", "resonance")
 
@@ -44,10 +45,11 @@ def current_version(con: Connection) -> int:
 
 def fitted_anchors(con: Connection) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(node ids, vectors, xy) of the nodes the current fit placed: the reference for new points."""
-    table = con.execute(
+    table = dialect(con).fetch_numpy(
+        con,
         "SELECT p.item_id, n.embedding, p.x, p.y FROM projection_points p JOIN nodes n ON n.id = p.item_id "
-        "WHERE p.item_kind = 'node' AND p.placed_by = 'umap' AND n.embedding IS NOT NULL ORDER BY p.item_id"
-    ).fetchnumpy()
+        "WHERE p.item_kind = 'node' AND p.placed_by = 'umap' AND n.embedding IS NOT NULL ORDER BY p.item_id",
+    )
     ids = [str(i) for i in table["item_id"]]
     if not ids:
         return [], np.zeros((0, 0), np.float32), np.zeros((0, 2))
@@ -57,9 +59,9 @@ def fitted_anchors(con: Connection) -> tuple[list[str], np.ndarray, np.ndarray]:
 
 def node_xy(con: Connection) -> tuple[list[str], np.ndarray]:
     """(ids, xy) of every node on the map, fitted or placed: where a refit should keep them."""
-    table = con.execute(
-        "SELECT item_id::VARCHAR AS id, x, y FROM projection_points WHERE item_kind = 'node' ORDER BY item_id"
-    ).fetchnumpy()
+    table = dialect(con).fetch_numpy(
+        con, "SELECT item_id::VARCHAR AS id, x, y FROM projection_points WHERE item_kind = 'node' ORDER BY item_id"
+    )
     ids = [str(i) for i in table["id"]]
     return ids, np.column_stack([table["x"], table["y"]]).astype(np.float64).reshape(-1, 2)
 
@@ -67,11 +69,12 @@ def node_xy(con: Connection) -> tuple[list[str], np.ndarray]:
 def unplaced(con: Connection, kind: str) -> tuple[list[str], np.ndarray]:
     """(ids, vectors) of the items of ``kind`` that have a vector but no point yet."""
     table = _table(kind)
-    data = con.execute(
+    data = dialect(con).fetch_numpy(
+        con,
         f"SELECT t.id, t.embedding FROM {table} t WHERE t.embedding IS NOT NULL AND NOT EXISTS "
         f"(SELECT 1 FROM projection_points p WHERE p.item_kind = ? AND p.item_id = t.id) ORDER BY t.id",
         [kind],
-    ).fetchnumpy()
+    )
     ids = [str(i) for i in data["id"]]
     if not ids:
         return [], np.zeros((0, 0), np.float32)
@@ -80,7 +83,7 @@ def unplaced(con: Connection, kind: str) -> tuple[list[str], np.ndarray]:
 
 def all_node_vectors(con: Connection) -> tuple[list[str], np.ndarray]:
     """(ids, vectors) of every embedded node, superseded ones included (they keep a place on the map)."""
-    data = con.execute("SELECT id, embedding FROM nodes WHERE embedding IS NOT NULL ORDER BY id").fetchnumpy()
+    data = dialect(con).fetch_numpy(con, "SELECT id, embedding FROM nodes WHERE embedding IS NOT NULL ORDER BY id")
     ids = [str(i) for i in data["id"]]
     if not ids:
         return [], np.zeros((0, 0), np.float32)
@@ -115,9 +118,11 @@ def save_points(con: Connection, points: Sequence[StoredPoint]) -> None:
     if not points:
         return
     con.execute(
-        "INSERT OR REPLACE INTO projection_points (item_kind, item_id, x, y, projection_version, placed_by) "
-        "SELECT unnest(?::VARCHAR[]), unnest(?::UUID[]), unnest(?::DOUBLE[]), unnest(?::DOUBLE[]), "
-        "unnest(?::INTEGER[]), unnest(?::VARCHAR[])",
+        "INSERT INTO projection_points (item_kind, item_id, x, y, projection_version, placed_by) "
+        "SELECT unnest(?::VARCHAR[]), unnest(?::UUID[]), unnest(?::FLOAT8[]), unnest(?::FLOAT8[]), "
+        "unnest(?::INTEGER[]), unnest(?::VARCHAR[]) "
+        "ON CONFLICT (item_kind, item_id) DO UPDATE SET x = excluded.x, y = excluded.y, "
+        "projection_version = excluded.projection_version, placed_by = excluded.placed_by",
         [
             [p.kind for p in points],
             [p.id for p in points],
@@ -158,20 +163,21 @@ def delete_orphans(con: Connection) -> int:
     """Remove the points of items that no longer exist (a deleted session's loci …); how many went."""
     removed = 0
     for kind, table in _TABLES.items():
-        removed += int(
-            scalar(
-                con,
+        removed += len(
+            con.execute(
                 f"DELETE FROM projection_points p WHERE p.item_kind = ? "
-                f"AND NOT EXISTS (SELECT 1 FROM {table} t WHERE t.id = p.item_id)",
+                f"AND NOT EXISTS (SELECT 1 FROM {table} t WHERE t.id = p.item_id) RETURNING p.item_id",
                 [kind],
-            )
+            ).fetchall()
         )
     return removed
 
 
 def point_counts(con: Connection) -> dict[tuple[str, str], int]:
     """(kind, placed_by) → number of points."""
-    rows = con.execute("SELECT item_kind, placed_by, count(*) FROM projection_points GROUP BY ALL").fetchall()
+    rows = con.execute(
+        "SELECT item_kind, placed_by, count(*) FROM projection_points GROUP BY item_kind, placed_by"
+    ).fetchall()
     return {(k, by): n for k, by, n in rows}
 
 
@@ -193,8 +199,9 @@ def missing_counts(con: Connection) -> dict[str, int]:
 def map_nodes(con: Connection, *, latest_only: bool = True, text_chars: int = 200) -> dict[str, np.ndarray]:
     """Columns (id, x, y, type, domain, year, text) of the nodes on the map, for drawing."""
     where = "WHERE n.is_latest" if latest_only else ""
-    return con.execute(
+    return dialect(con).fetch_numpy(
+        con,
         "SELECT n.id::VARCHAR AS id, p.x, p.y, n.type, n.domain, n.year, left(n.text, ?) AS text FROM nodes n "
         f"JOIN projection_points p ON p.item_kind = 'node' AND p.item_id = n.id {where} ORDER BY n.created_at, n.id",
         [text_chars],
-    ).fetchnumpy()
+    )

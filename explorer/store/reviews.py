@@ -10,6 +10,7 @@ from typing import Any
 
 from explorer.records.wander import Review, ReviewState
 from explorer.store.database import Connection, insert_rows
+from explorer.store.ids import is_uuid
 
 _COLUMNS = (
     "id",
@@ -60,17 +61,18 @@ def insert_reviews(con: Connection, reviews: Sequence[Review]) -> None:
 
 def get_review(con: Connection, review_id: str) -> Review | None:
     """The log entry with this id, or None (a mistyped id is simply not found)."""
-    row = con.execute(
-        f"SELECT {', '.join(_COLUMNS)} FROM wander_reviews WHERE id = TRY_CAST(? AS UUID)", [review_id]
-    ).fetchone()
+    if not is_uuid(review_id):
+        return None
+    row = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM wander_reviews WHERE id = ?", [review_id]).fetchone()
     return None if row is None else _review(row)
 
 
 def crystal_reviews(con: Connection, crystal_id: str) -> list[Review]:
-    """A crystal's log, oldest first (entries of one bulk review are ordered by id)."""
+    """A crystal's log, oldest first (entries of one bulk review are ordered by id); none for a mistyped id."""
+    if not is_uuid(crystal_id):
+        return []
     rows = con.execute(
-        f"SELECT {', '.join(_COLUMNS)} FROM wander_reviews WHERE crystal_id = TRY_CAST(? AS UUID) "
-        "ORDER BY created_at, id",
+        f"SELECT {', '.join(_COLUMNS)} FROM wander_reviews WHERE crystal_id = ? ORDER BY created_at, id",
         [crystal_id],
     ).fetchall()
     return [_review(row) for row in rows]

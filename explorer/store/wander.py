@@ -25,6 +25,8 @@ from explorer.records.wander import (
     WarmMemory,
 )
 from explorer.store.database import Connection, insert_rows, scalar
+from explorer.store.dialect import dialect
+from explorer.store.ids import is_uuid
 
 R = TypeVar("R")
 
@@ -137,6 +139,12 @@ def _select(
     return [kind(**{c: _from_db(c, v) for c, v in zip(columns, row, strict=True)}) for row in rows]
 
 
+def _by_id(con: Connection, kind: type[R], record_id: str) -> R | None:
+    """The record of ``kind`` with this id, or None (a mistyped id is simply not found)."""
+    found = _select(con, kind, "WHERE id = ?", [record_id]) if is_uuid(record_id) else []
+    return found[0] if found else None
+
+
 def _update(con: Connection, kind: type, record_id: str, values: dict[str, Any]) -> None:
     unknown = set(values) - set(_columns(kind))
     if unknown:
@@ -163,11 +171,7 @@ def insert_session(con: Connection, session: Session) -> None:
 
 def get_session(con: Connection, session_id: str) -> Session | None:
     """The session with this id, or None (a mistyped id is simply not found)."""
-    try:
-        found = _select(con, Session, "WHERE id = TRY_CAST(? AS UUID)", [session_id])
-    except Exception:  # pragma: no cover - TRY_CAST makes a malformed id simply not found
-        return None
-    return found[0] if found else None
+    return _by_id(con, Session, session_id)
 
 
 def session_progress(con: Connection, session_id: str) -> tuple[str, int] | None:
@@ -210,9 +214,9 @@ def delete_session(con: Connection, session_id: str) -> None:
     con.execute("UPDATE wander_crystals SET session_id = NULL WHERE session_id = ?", params)
     if residues:
         con.execute(
-            "UPDATE wander_resonances SET supporting_residue_ids = "
-            "list_filter(supporting_residue_ids, lambda r: NOT list_contains(?::UUID[], r)) "
-            "WHERE session_id IS NULL AND list_has_any(supporting_residue_ids, ?::UUID[])",
+            "UPDATE wander_resonances SET supporting_residue_ids = ARRAY(SELECT r FROM unnest(supporting_residue_ids) "
+            "WITH ORDINALITY AS u(r, i) WHERE NOT r = ANY(?::UUID[]) ORDER BY i) "
+            "WHERE session_id IS NULL AND supporting_residue_ids && ?::UUID[]",
             [residues, residues],
         )
     for table in (
@@ -271,7 +275,7 @@ def list_loci(
         Locus,
         "WHERE " + " AND ".join(clauses),
         params,
-        "ORDER BY first_encountered, rowid",
+        "ORDER BY first_encountered, seq",
         with_vectors=with_vectors,
     )
 
@@ -305,7 +309,7 @@ def insert_residue(con: Connection, residue: Residue) -> None:
 def list_residues(con: Connection, session_id: str, *, with_vectors: bool = False) -> list[Residue]:
     """A session's residues in the order they were left, for its view and its export."""
     return _select(
-        con, Residue, "WHERE session_id = ?", [session_id], "ORDER BY created_at, rowid", with_vectors=with_vectors
+        con, Residue, "WHERE session_id = ?", [session_id], "ORDER BY created_at, seq", with_vectors=with_vectors
     )
 
 
@@ -345,8 +349,7 @@ def update_resonance(con: Connection, resonance_id: str, **values: Any) -> None:
 
 def get_resonance(con: Connection, resonance_id: str) -> Resonance | None:
     """The resonance with this id, or None (a mistyped id is simply not found)."""
-    found = _select(con, Resonance, "WHERE id = TRY_CAST(? AS UUID)", [resonance_id])
-    return found[0] if found else None
+    return _by_id(con, Resonance, resonance_id)
 
 
 def resonances_in_reach(con: Connection, session_id: str) -> list[Resonance]:
@@ -360,7 +363,7 @@ def resonances_in_reach(con: Connection, session_id: str) -> list[Resonance]:
         Resonance,
         "WHERE status <> 'invalidated' AND (session_id = ? OR session_id IS NULL OR status = 'confirmed')",
         [session_id],
-        "ORDER BY created_at, rowid",
+        "ORDER BY created_at, seq",
     )
 
 
@@ -372,8 +375,8 @@ def list_resonances(
     params: list[object] = []
     if session_id is not None:
         clauses.append(
-            "(session_id = ? OR (session_id IS NULL AND list_has_any(supporting_residue_ids, "
-            "(SELECT coalesce(list(id), []) FROM wander_residues WHERE session_id = ?))))"
+            "(session_id = ? OR (session_id IS NULL AND supporting_residue_ids && "
+            "ARRAY(SELECT id FROM wander_residues WHERE session_id = ?)))"
         )
         params += [session_id, session_id]
     if status is not None:
@@ -411,8 +414,7 @@ def update_crystals(con: Connection, crystal_ids: Sequence[str], **values: Any) 
 
 def get_crystal(con: Connection, crystal_id: str) -> Crystal | None:
     """The crystal with this id, or None (a mistyped id is simply not found)."""
-    found = _select(con, Crystal, "WHERE id = TRY_CAST(? AS UUID)", [crystal_id])
-    return found[0] if found else None
+    return _by_id(con, Crystal, crystal_id)
 
 
 def list_crystals(
@@ -437,7 +439,7 @@ def list_crystals(
         clauses.append("session_id = ?")
         params.append(session_id)
     if source_resonance_ids is not None:
-        clauses.append("source_resonance_id IN (SELECT unnest(?::UUID[]))")
+        clauses.append("source_resonance_id = ANY(?::UUID[])")
         params.append(list(source_resonance_ids))
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
     return _select(con, Crystal, where, params, "ORDER BY created_at DESC, confidence DESC", with_vectors=with_vectors)
@@ -507,7 +509,7 @@ def list_warm_memory(
         WarmMemory,
         "WHERE " + " AND ".join(clauses),
         params,
-        "ORDER BY created_at, rowid",
+        "ORDER BY created_at, seq",
         with_vectors=with_vectors,
     )
 
@@ -543,14 +545,14 @@ def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:
     own: a synthesis belongs to its note's domain), importance, confidence, text, type, entity, document_id and its
     document's title, and the parent ids of a node with neither (a dream: it spans its parents' domains).
     """
-    table = con.execute(
+    return dialect(con).fetch_numpy(
+        con,
         "SELECT n.id, n.embedding, coalesce(n.domain, d.domain) AS domain, n.importance, n.confidence, n.text, "
         "n.type, n.entity, n.document_id, d.title, "
         "CASE WHEN coalesce(n.domain, d.domain) IS NULL THEN n.parent_ids END AS parent_ids "
         "FROM nodes n LEFT JOIN documents d ON d.id = n.document_id "
-        "WHERE n.is_latest AND n.embedding IS NOT NULL ORDER BY n.created_at, n.rowid"
-    ).fetchnumpy()
-    return table
+        "WHERE n.is_latest AND n.embedding IS NOT NULL ORDER BY n.created_at, n.seq",
+    )
 
 
 def corpus_links(con: Connection) -> list[tuple[str, str, str]]:
@@ -568,7 +570,7 @@ def nodes_of_title(con: Connection, title: str) -> list[str]:
     name = title.strip().lower()
     rows = con.execute(
         "SELECT n.id FROM nodes n JOIN documents d ON d.id = n.document_id "
-        "WHERE (lower(trim(d.title)) = ? OR list_contains(list_transform(d.aliases, lambda a: lower(trim(a))), ?)) "
+        "WHERE (lower(trim(d.title)) = ? OR EXISTS (SELECT 1 FROM unnest(d.aliases) AS u(a) WHERE lower(trim(a)) = ?)) "
         "AND n.type = 'raw_chunk' AND n.is_latest AND n.embedding IS NOT NULL ORDER BY n.chunk_index, n.id",
         [name, name],
     ).fetchall()
@@ -619,10 +621,10 @@ def nearest(con: Connection, kind: str, vector: np.ndarray, limit: int) -> list[
         "crystal": ("wander_crystals", "insight"),
         "resonance": ("wander_resonances", "array_to_string(themes, ', ')"),
     }[kind]
-    dim = len(vector)
+    backend = dialect(con)
+    score = backend.cosine("embedding", f"?::{backend.vector(len(vector))}")
     rows = con.execute(
-        f"SELECT id, {text}, session_id, array_cosine_similarity(embedding, ?::FLOAT[{int(dim)}]) AS score "
-        f"FROM {table} ORDER BY score DESC, id LIMIT ?",
+        f"SELECT id, {text}, session_id, {score} AS score FROM {table} ORDER BY score DESC, id LIMIT ?",
         [np.asarray(vector, dtype=np.float32).tolist(), limit],
     ).fetchall()
     return [(str(i), t, None if s is None else str(s), float(sc)) for i, t, s, sc in rows]

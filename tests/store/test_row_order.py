@@ -86,3 +86,15 @@ def test_every_table_read_in_writing_order_has_a_seq(tmp_path: Path) -> None:
             ).fetchall()
         }
     assert set(ORDERED_TABLES) <= with_seq
+
+
+def test_nodes_written_together_are_listed_in_the_order_written(tmp_path: Path) -> None:
+    db = Database(tmp_path / "n.duckdb", embedding_model=MODEL, embedding_dim=DIM)
+    nodes = [_node(f"chunk {i}") for i in range(20)]
+    with db.transaction() as con:
+        corpus.insert_nodes(con, nodes)
+        # rewriting a list column moves the row to the end of DuckDB's storage (a new rowid); its seq stays
+        con.execute("UPDATE nodes SET parent_ids = [?::UUID] WHERE id = ?", [nodes[-1].id, nodes[0].id])
+    with db.connect() as con:
+        listed = corpus.list_nodes(con)
+    assert [n.id for n in listed] == [n.id for n in nodes]
