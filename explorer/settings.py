@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,6 +35,8 @@ class Settings:
     million (input, output) tokens for models litellm has no price for; ``concurrency``
     is how many independent model calls are in flight at once. ``nats_url`` (``NATS_URL``) names a NATS server
     every stored event is also published to, under its own subject (unset: events are only stored).
+    ``tokens`` names the people of a shared deployment, name → token: the API accepts each token and logs a
+    review made with it under its name (kept out of ``repr``, so a printed settings object shows no secret).
     """
 
     db_path: Path = field(default_factory=lambda: Path(user_data_dir("dream-explorer")) / "explorer.duckdb")
@@ -50,6 +53,7 @@ class Settings:
     answer_caps: dict[str, int] = field(default_factory=dict)  # characters by prompt kind, over the defaults
     seed: int = 0
     nats_url: str | None = None
+    tokens: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def offline(self) -> bool:
@@ -76,6 +80,7 @@ _ENV = {
     "EXPLORER_ANSWER_CAPS": ("answer_caps", dict),
     "EXPLORER_SEED": ("seed", int),
     "NATS_URL": ("nats_url", str),  # the name NATS tools read, so one variable serves them and Dream Explorer
+    "EXPLORER_TOKENS": ("tokens", dict),
 }
 _LIMITS = {"concurrency": (1, 64), "retries": (0, 10), "timeout_s": (0.1, 3600.0), "cloud_budget_cents": (0, 10**7)}
 
@@ -87,6 +92,8 @@ class SettingsError(ExplorerError):
 def _coerce(name: str, kind: type, raw: object) -> object:
     if raw in ("", None):
         return None
+    if name in ("tokens", "EXPLORER_TOKENS"):
+        return _tokens(name, raw)
     if kind is dict:
         table = _table(name, raw)
         return _prices(name, table) if name in ("prices", "EXPLORER_PRICES") else table
@@ -120,6 +127,42 @@ def _prices(name: str, raw: dict[str, Any]) -> dict[str, tuple[float, float]]:
             raise SettingsError(f"setting {name}: the price of {model!r} must be [input, output] dollars per million")
         prices[str(model)] = (float(pair[0]), float(pair[1]))
     return prices
+
+
+# A token's characters are those of an RFC 6750 bearer credential, so any HTTP client sends it as it is; 16 or
+# more of them (secrets.token_urlsafe() gives 43) keep guessing out of reach. A name is what a review log shows.
+TOKEN = re.compile(r"[A-Za-z0-9._~+/=-]{16,}")
+TOKEN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,63}")
+
+
+def _tokens(name: str, raw: object) -> dict[str, str]:
+    """Name → token, from ``"ana=TOKEN,ben=TOKEN"`` (an environment variable) or a TOML table.
+
+    An error names the entry by its place, never by what it holds: a name and a token written the wrong way
+    round would otherwise put the token in the error line, and from there in a terminal's history or a log.
+    """
+    if isinstance(raw, str):
+        entries = [entry.strip().partition("=") for entry in raw.split(",") if entry.strip()]
+        if not all(sep for _, sep, _ in entries):
+            raise SettingsError(f"setting {name}: give name=token pairs separated by commas")
+        pairs: list[tuple[str, object]] = [(person.strip(), token.strip()) for person, _, token in entries]
+    elif isinstance(raw, dict):
+        pairs = list(raw.items())
+    else:
+        raise SettingsError(f"setting {name}: give a table of name = token")
+    tokens: dict[str, str] = {}
+    for place, (person, token) in enumerate(pairs, start=1):
+        where = f"setting {name}, entry {place}"
+        if not TOKEN_NAME.fullmatch(person):
+            raise SettingsError(f"{where}: a name is a letter, then up to 63 letters, digits, '.', '_' or '-'")
+        if person.lower() in (known.lower() for known in tokens):
+            raise SettingsError(f"{where}: the name is given twice (names must differ in more than case)")
+        if not isinstance(token, str) or not TOKEN.fullmatch(token):
+            raise SettingsError(f"{where}: a token is 16 or more of A-Z a-z 0-9 . _ ~ + / = -")
+        if token in tokens.values():
+            raise SettingsError(f"{where}: the token is another person's too; each person needs their own")
+        tokens[person] = token
+    return tokens
 
 
 def _check_limits(values: dict[str, Any]) -> None:

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, FastAPI
 from fastapi.security import HTTPBearer
 
 from explorer.api import errors
-from explorer.api.auth import BearerToken
+from explorer.api.auth import BearerToken, Tokens
 from explorer.api.body_limit import BodyLimit
 from explorer.api.models import MAX_BODY_BYTES, PER_REQUEST
 from explorer.api.routes import interventions, jobs, memory, queries, runs, sessions
@@ -36,15 +36,19 @@ dreaming and consolidation runs, and the jobs that carry long runs out.
 * **Auth**: bound to a loopback address the server needs no token; otherwise it is started with one and every
   request needs `Authorization: Bearer TOKEN`. This document is the served one's: its operations require the
   bearer token when the server has one, and make it optional (`{{}}` among their security requirements) when not.
+* **Named tokens** (`EXPLORER_TOKENS="ana=…,ben=…"`, beside or instead of the single token): a review, bulk review
+  or revert made with one is logged under its name; a body whose `reviewer` names anyone else is refused (403).
+  With the single token, or none, the body's `reviewer` is who the log names.
 """
 
-BEARER = HTTPBearer(auto_error=False, description="The token `explorer serve` was given.")
+BEARER = HTTPBearer(auto_error=False, description="The token `explorer serve` was given, or a named one.")
 
 
 def create_app(settings: Settings, token: str | None = None) -> FastAPI:
-    """The API over the database and models ``settings`` name; with ``token``, every request must carry it (the
-    OpenAPI document says so; without one, it says the token is optional).
+    """The API over the database and models ``settings`` name; with ``token`` or named tokens (``settings.tokens``),
+    every request must carry one of them (the OpenAPI document says so; without any, it says a token is optional).
     """
+    tokens = Tokens(token or None, settings.tokens)
     runtime = open_runtime(settings)
     runtime.db.schema_version()  # migrate now, once, not in the first requests racing each other
 
@@ -70,10 +74,10 @@ def create_app(settings: Settings, token: str | None = None) -> FastAPI:
         api.include_router(area.router)
     app.include_router(api)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
-    if not token:
+    if not tokens:
         document_token_optional(app)
-    if token:  # added last, so outermost: a request without the token is refused before its body is looked at
-        app.add_middleware(BearerToken, token=token)
+    else:  # added last, so outermost: a request without a token is refused before its body is looked at
+        app.add_middleware(BearerToken, tokens=tokens)
     return app
 
 

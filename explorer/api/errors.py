@@ -75,7 +75,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 # The code, and the message when Starlette's own says too little, of an HTTP error no engine error stands behind.
-CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 MESSAGES = {
     404: "no such endpoint; /docs lists them",
     413: f"the body is over the server's limit of {MAX_BODY_BYTES} bytes; it was not read",

@@ -1,4 +1,8 @@
-"""``explorer serve``: the REST API (:mod:`explorer.api`) on this machine, or, with a token, on the network."""
+"""``explorer serve``: the REST API (:mod:`explorer.api`) on this machine, or, with a token, on the network.
+
+The single ``--token`` names nobody; the named tokens of a shared deployment are a setting (``EXPLORER_TOKENS``,
+read with the others), so the same file names a team's people for every server started from it.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,10 @@ from explorer.cli.common import DbOption
 
 def serve(
     host: Annotated[
-        str, typer.Option(help="Address to listen on; any but a loopback one (127.0.0.1, ::1) needs --token.")
+        str,
+        typer.Option(
+            help="Address to listen on; any but a loopback one (127.0.0.1, ::1) needs --token or EXPLORER_TOKENS."
+        ),
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65_535, help="Port to listen on (0: any free one).")] = 8765,
     token: Annotated[
@@ -31,12 +38,14 @@ def serve(
     from explorer.api.auth import needs_token
     from explorer.settings import load_settings
 
-    if needs_token(host) and not token:
+    settings = load_settings().with_db(db)
+    if needs_token(host) and not (token or settings.tokens):
         raise typer.BadParameter(
-            f"serving on {host}, beyond this machine, needs a token (--token or EXPLORER_API_TOKEN)",
+            f"serving on {host}, beyond this machine, needs a token (--token or EXPLORER_API_TOKEN, or the named "
+            "tokens of EXPLORER_TOKENS)",
             param_hint="--token",
         )
-    app = create_app(load_settings().with_db(db), token=token or None)
+    app = create_app(settings, token=token or None)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     bound = config.bind_socket()  # bound first, so the line below names the port even when the system chose it
     typer.echo(f"serving the API on http://{host}:{bound.getsockname()[1]}/api/v1/ (documents at /docs)", err=True)

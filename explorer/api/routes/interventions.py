@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
+from explorer.api.auth import reviewer_of
 from explorer.api.dependencies import RuntimeDep
 from explorer.api.models import (
     BulkReviewRequest,
     CrystallizeOut,
+    ErrorBody,
     FenceRequest,
     InjectOut,
     InjectRequest,
@@ -23,6 +25,10 @@ from explorer.wander import review as reviewing
 from explorer.wander import service
 
 router = APIRouter(prefix="/wander", tags=["interventions"])
+# The answer of a review that names someone other than the holder of the named token it was made with.
+NOT_THE_HOLDER: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorBody, "description": "`reviewer` names someone other than the named token's holder."}
+}
 
 
 @router.post("/sessions/{session_id}/inject", response_model=InjectOut)
@@ -47,22 +53,32 @@ def crystallize(session_id: str, runtime: RuntimeDep) -> Any:
     return {"crystal": attempt.crystal.to_json() if attempt.crystal else None, "reason": attempt.reason}
 
 
-@router.post("/crystals/{crystal_id}/review", response_model=CrystalJson)
-def review(crystal_id: str, body: ReviewRequest, runtime: RuntimeDep) -> Any:
-    """Approve, reject or archive a crystal. A decision stands: reviewing it again is a 409 unless ``force``."""
+@router.post("/crystals/{crystal_id}/review", response_model=CrystalJson, responses=NOT_THE_HOLDER)
+def review(crystal_id: str, body: ReviewRequest, request: Request, runtime: RuntimeDep) -> Any:
+    """Approve, reject or archive a crystal. A decision stands: reviewing it again is a 409 unless ``force``.
+    Made with a named token, it is logged under the token's name.
+    """
     crystal = reviewing.review_crystal(
-        runtime, crystal_id, body.decision, notes=body.notes, reviewer=body.reviewer, force=body.force
+        runtime,
+        crystal_id,
+        body.decision,
+        notes=body.notes,
+        reviewer=reviewer_of(request, body.reviewer),
+        force=body.force,
     )
     return crystal.to_json()
 
 
-@router.post("/crystals/review-bulk", response_model=BulkReviewJson)
-def review_bulk(body: BulkReviewRequest, runtime: RuntimeDep) -> Any:
-    """One decision on every crystal a filter takes, each logged as if reviewed alone; ``dry_run`` only counts."""
+@router.post("/crystals/review-bulk", response_model=BulkReviewJson, responses=NOT_THE_HOLDER)
+def review_bulk(body: BulkReviewRequest, request: Request, runtime: RuntimeDep) -> Any:
+    """One decision on every crystal a filter takes, each logged as if reviewed alone; ``dry_run`` only counts.
+    Made with a named token, each is logged under the token's name.
+    """
     session_id = str(body.session_id) if body.session_id else None
     where = ReviewFilter(session_id, body.min_confidence, body.max_confidence, frozenset(body.states))
+    reviewer = reviewer_of(request, body.reviewer)
     report = reviewing.bulk_review(
-        runtime, where, body.decision, notes=body.notes, reviewer=body.reviewer, force=body.force, dry_run=body.dry_run
+        runtime, where, body.decision, notes=body.notes, reviewer=reviewer, force=body.force, dry_run=body.dry_run
     )
     return report.to_json()
 
@@ -73,11 +89,11 @@ def history(crystal_id: str, runtime: RuntimeDep) -> Any:
     return [entry.to_json() for entry in reviewing.review_history(runtime, crystal_id)]
 
 
-@router.post("/reviews/{review_id}/revert", response_model=ReviewJson)
-def revert(review_id: str, body: RevertRequest, runtime: RuntimeDep) -> Any:
+@router.post("/reviews/{review_id}/revert", response_model=ReviewJson, responses=NOT_THE_HOLDER)
+def revert(review_id: str, body: RevertRequest, request: Request, runtime: RuntimeDep) -> Any:
     """Put the crystal back exactly as it was before a review (409 if it was reviewed again since, unless
-    ``force``); the revert is logged, and can itself be reverted.
+    ``force``); the revert is logged (under the token's name, when made with a named one), and can itself be
+    reverted.
     """
-    return reviewing.revert_review(
-        runtime, review_id, reviewer=body.reviewer, notes=body.notes, force=body.force
-    ).to_json()
+    reviewer = reviewer_of(request, body.reviewer)
+    return reviewing.revert_review(runtime, review_id, reviewer=reviewer, notes=body.notes, force=body.force).to_json()
