@@ -41,7 +41,7 @@ page = st.navigation(PAGES)
 def sidebar() -> None:
     rt = common.runtime()
     with st.sidebar:
-        st.caption(f"Database: `{rt.settings.db_path}`")
+        st.caption(f"Database: {md(rt.db.location)}")  # a URL's password is never shown
         if rt.settings.offline:
             st.caption("Models: built-in offline provider (extractive, not a language model)")
         else:

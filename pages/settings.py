@@ -9,7 +9,7 @@ import streamlit as st
 
 from explorer import projection
 from explorer.views import model_calls, store_counts
-from pages import common
+from pages import common, untrusted
 
 # provider prefix of a litellm model name → the variable litellm reads its key from
 PROVIDER_KEYS = {
@@ -101,7 +101,7 @@ else:
 
 st.subheader("Database")
 st.markdown(
-    f"`{settings.db_path}` (`EXPLORER_DB`) · waits up to {settings.lock_wait_s:.0f} s for another process "
+    f"{untrusted.md(rt.db.location)} (`EXPLORER_DB`) · waits up to {settings.lock_wait_s:.0f} s for another process "
     "(`EXPLORER_LOCK_WAIT`)"
 )
 columns = st.columns(4)
