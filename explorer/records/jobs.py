@@ -93,10 +93,12 @@ class Job(JsonRecord):
         "cancel_requested",
         "result",
         "error",
+        "worker",
         Computed("created_at", str, lambda job: job.created_at.isoformat()),
         _iso("started_at"),
         _iso("finished_at"),
-        note="``result`` is its kind's report once it has succeeded.",
+        note="``result`` is its kind's report once it has succeeded; ``worker`` the process that ran it, "
+        "``host:pid:start``.",
     )
 
 

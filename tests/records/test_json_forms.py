@@ -198,8 +198,8 @@ def test_a_job_shows_its_id_as_job_id_its_progress_together_and_its_times_as_iso
     )  # fmt: skip
     shown = job.to_json()
     assert list(shown) == [
-        "job_id", "kind", "params", "status", "progress", "cancel_requested", "result", "error", "created_at",
-        "started_at", "finished_at",
+        "job_id", "kind", "params", "status", "progress", "cancel_requested", "result", "error", "worker",
+        "created_at", "started_at", "finished_at",
     ]  # fmt: skip
     assert shown["job_id"] == "j1" and shown["status"] is JobStatus.RUNNING
     assert shown["progress"] == {"done": 1, "total": 2, "current": "dream 2"}
