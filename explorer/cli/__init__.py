@@ -20,7 +20,7 @@ import typer
 from typer._click.exceptions import BadParameter, ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from explorer.cli import consolidate, corpus, demo, dream, export, jobs, mcp, projection, serve, wander
+from explorer.cli import consolidate, corpus, db, demo, dream, export, jobs, mcp, projection, serve, wander
 from explorer.errors import ExplorerError, Remedy
 
 DEBUG_ENV = "EXPLORER_DEBUG"
@@ -67,10 +67,12 @@ app.command()(export.export)
 app.command(name="map")(projection.map_)
 app.command()(serve.serve)
 app.command()(mcp.mcp)
+app.command()(jobs.worker)
 app.add_typer(dream.app, name="dream")
 app.add_typer(wander.app, name="wander")
 app.add_typer(consolidate.app, name="consolidate")
 app.add_typer(jobs.app, name="jobs")
+app.add_typer(db.app, name="db")
 
 
 # How the command line says what would fix an engine error (the app phrases the same remedies as pages).

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -37,7 +36,7 @@ def run_kind(
     kind: Kind[Any, R],
     values: dict[str, Any],
     *,
-    db: Path | None,
+    db: str | None,
     background: bool,
     as_json: bool,
     bar: tuple[str, str],
@@ -121,29 +120,53 @@ def cancel(job_id: JobArg, db: DbOption = None, as_json: JsonOption = False) -> 
         typer.echo(f"job {job.id}: " + ("cancelled" if job.status.ended else "will stop after its current item"))
 
 
+NiceOption = Annotated[
+    int,
+    typer.Option(
+        "--nice",
+        min=0,
+        max=19,
+        help="Lower the worker's CPU priority by this much, so the app and commands stay quick while it works.",
+    ),
+]
+
+
+def _serve(db: str | None, concurrency: int, niceness: int, idle_exit: float | None = None) -> None:
+    from explorer import jobs
+
+    os.nice(niceness)
+    carried = jobs.serve(lambda: runtime_for(db), concurrency, idle_exit_s=idle_exit)
+    if carried is not None:
+        typer.echo(f"worker done: {carried} jobs carried out", err=True)
+
+
+def worker(
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            "--concurrency", min=1, max=64, help="How many jobs to carry out at once (a PostgreSQL database only)."
+        ),
+    ] = 1,
+    niceness: NiceOption = NICENESS,
+    db: DbOption = None,
+) -> None:
+    """Carry out queued jobs until stopped (Ctrl-C or SIGTERM end the jobs under way as failed). On a PostgreSQL
+    database, start as many workers as you like, on any machine that reaches it; a worker that dies has its jobs
+    ended by the others within seconds. On a database file, one worker at a time (--background starts it).
+    """
+    _serve(db, concurrency, niceness)
+
+
 @app.command(name="worker")
 def worker_(
     idle_exit: Annotated[
         float | None,
         typer.Option("--idle-exit", min=0.0, help="End after this many seconds with nothing to do (default: never)."),
     ] = None,
-    niceness: Annotated[
-        int,
-        typer.Option(
-            "--nice",
-            min=0,
-            max=19,
-            help="Lower the worker's CPU priority by this much, so the app and commands stay quick while it works.",
-        ),
-    ] = NICENESS,
+    niceness: NiceOption = NICENESS,
     db: DbOption = None,
 ) -> None:
-    """Carry out queued jobs (one worker per database; a second one exits at once). Started on demand by
-    --background; run it yourself to keep one waiting.
+    """Carry out queued jobs (one worker per database file; a second one exits at once). Started on demand by
+    --background; run it yourself to keep one waiting. On a PostgreSQL database it is `explorer worker`.
     """
-    from explorer.jobs import worker
-
-    os.nice(niceness)
-    runtime = runtime_for(db)
-    carried = worker.work(runtime, idle_exit_s=idle_exit)
-    typer.echo(f"worker done: {carried} jobs carried out", err=True)
+    _serve(db, 1, niceness, idle_exit)

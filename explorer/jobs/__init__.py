@@ -4,22 +4,41 @@ Every surface asks for a job the same way (:func:`submit`), reads it (:func:`get
 cancels it (:func:`cancel`); :mod:`explorer.jobs.worker` carries it out and :mod:`explorer.jobs.kinds` says
 what each kind of job runs. A surface asked to run in the foreground carries the kind out itself (:func:`run`),
 so both ways do the same. Reading jobs first ends those whose worker died, so none stays running forever.
+
+Where jobs wait: in the file's own ``jobs`` table for its one worker (:mod:`explorer.jobs.worker`); on a PostgreSQL
+store, on procrastinate in the same database for any number of workers (:mod:`explorer.jobs.shared_queue`). The
+surfaces cannot tell the difference: both keep what they show in the ``jobs`` table.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from explorer.errors import ExplorerError, Remedy
 from explorer.jobs.kinds import KINDS, Kind, Params
-from explorer.jobs.worker import ensure_worker, fail_orphans
+from explorer.jobs.worker import ensure_worker, fail_orphans, work
 from explorer.records import Progress, new_id
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
+from explorer.store import Database
 from explorer.store import jobs as jobs_store
 from explorer.wander.errors import InvalidRequest
 
-__all__ = ["KINDS", "Job", "JobNotFound", "JobStateError", "JobStatus", "cancel", "get", "list_jobs", "run", "submit"]
+__all__ = [
+    "KINDS",
+    "Job",
+    "JobNotFound",
+    "JobStateError",
+    "JobStatus",
+    "cancel",
+    "get",
+    "list_jobs",
+    "run",
+    "serve",
+    "shared",
+    "submit",
+]
 
 
 class JobNotFound(ExplorerError):
@@ -33,6 +52,11 @@ class JobStateError(ExplorerError):
     """An operation the job's status does not allow (cancelling a job that has ended)."""
 
 
+def shared(runtime: Runtime) -> bool:
+    """Whether the runtime's jobs go on the shared queue (a PostgreSQL store) rather than the file's own."""
+    return not isinstance(runtime.db, Database)
+
+
 def _checked(runtime: Runtime, kind: str, params: dict[str, Any] | None) -> tuple[Kind, Params]:
     """The kind and its checked parameters, having checked what it needs of the database too."""
     spec = KINDS.get(kind)
@@ -42,15 +66,22 @@ def _checked(runtime: Runtime, kind: str, params: dict[str, Any] | None) -> tupl
 
 
 def submit(runtime: Runtime, kind: str, params: dict[str, Any] | None = None, *, start_worker: bool = True) -> Job:
-    """Queue a job of ``kind`` (a key of :data:`KINDS`) and make sure a worker will carry it out.
+    """Queue a job of ``kind`` (a key of :data:`KINDS`) and, on the file, make sure a worker will carry it out (a
+    PostgreSQL store's workers are started by whoever runs it, ``explorer worker``, on any machine).
 
     The parameters are checked now, and so is what the job needs of the database (a walk needs an active
     session), so a job that cannot run is refused here rather than failing later where nobody looks.
     """
     _, checked = _checked(runtime, kind, params)
+    if shared(runtime):
+        from explorer.jobs import shared_queue  # procrastinate comes with the postgres extra
+
+        shared_queue.install(runtime)
     with runtime.db.transaction() as con:
         job = jobs_store.insert_job(con, new_id(), kind, checked.model_dump(mode="json"))
-    if start_worker:
+        if shared(runtime):
+            shared_queue.defer(runtime, con, job.id)
+    if start_worker and not shared(runtime):
         ensure_worker(runtime)
     return job
 
@@ -104,6 +135,30 @@ def cancel(runtime: Runtime, job_id: str) -> Job:
         raise JobStateError(f"job {job_id} has already ended ({job.status})", subject=job_id)
     with runtime.db.transaction() as con:
         jobs_store.request_cancel(con, job_id)
+        if shared(runtime):
+            from explorer.jobs import shared_queue
+
+            shared_queue.abort(runtime, con, job_id)
         changed = jobs_store.get_job(con, job_id)
     assert changed is not None
     return changed
+
+
+def serve(open_runtime: Callable[[], Runtime], concurrency: int = 1, idle_exit_s: float | None = None) -> int | None:
+    """Be a worker: carry out queued jobs until stopped. On a PostgreSQL store, ``concurrency`` at once, beside
+    any other workers; on the file, one at a time and only if no other worker holds it (how many it carried out,
+    ending once idle for ``idle_exit_s``). ``open_runtime`` opens a runtime on the database (one per job running
+    at once).
+    """
+    runtime = open_runtime()
+    if shared(runtime):
+        from explorer.jobs import shared_queue
+
+        shared_queue.serve(runtime, open_runtime, concurrency)
+        return None
+    if concurrency != 1:
+        raise InvalidRequest(
+            f"a database file runs one job at a time (it admits one writer), not {concurrency}; "
+            "use a PostgreSQL database for more"
+        )
+    return work(runtime, idle_exit_s=idle_exit_s)

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -141,9 +141,10 @@ def ensure_worker(runtime: Runtime) -> None:
     _started.append(child)
 
 
-def _progress(runtime: Runtime, job: Job) -> Any:
+def _progress(runtime: Runtime, job: Job, stopping: Callable[[], bool]) -> Any:
     """The progress callback a job's run gets: writes how far it got at most every :data:`PROGRESS_EVERY_S` (and
-    always the last item), and raises :class:`JobCancelled` between items once someone cancelled the job.
+    always the last item), and raises :class:`JobCancelled` between items once someone cancelled the job, or
+    :class:`WorkerStopped` once its worker is ``stopping``.
     """
     last = [0.0]
 
@@ -156,6 +157,8 @@ def _progress(runtime: Runtime, job: Job) -> Any:
             cancelled = jobs_store.report_progress(con, job.id, done, total, note[:200])
         if cancelled:
             raise JobCancelled(f"cancelled after {done} of {total}")
+        if stopping():
+            raise WorkerStopped
 
     return report
 
@@ -192,8 +195,10 @@ def _cancel_watch(runtime: Runtime, job: Job) -> Iterator[None]:
 _busy = threading.Event()  # a job is under way in this process: SIGTERM interrupts it
 
 
-def execute(runtime: Runtime, job: Job) -> JobStatus:
-    """Carry out one claimed job and store how it ended: its report, or why it failed or stopped."""
+def execute(runtime: Runtime, job: Job, stopping: Callable[[], bool] = lambda: False) -> JobStatus:
+    """Carry out one claimed job and store how it ended: its report, or why it failed or stopped. ``stopping``
+    says when the worker is asked to stop (a shared queue's worker; the file's hears SIGTERM itself).
+    """
     kind = KINDS.get(job.kind)
     status, result, error = JobStatus.FAILED, None, None
     _busy.set()
@@ -202,7 +207,7 @@ def execute(runtime: Runtime, job: Job) -> JobStatus:
             raise ExplorerError(f"this worker does not know jobs of kind {job.kind!r}")
         params = kind.params.model_validate(job.params)
         with _cancel_watch(runtime, job):
-            result = kind.run(runtime, params, _progress(runtime, job))
+            result = kind.run(runtime, params, _progress(runtime, job, stopping))
         status = JobStatus.SUCCEEDED
     except (JobCancelled, CallCancelled) as exc:
         status, error = JobStatus.CANCELLED, f"cancelled by request ({exc}); what was done before stands"

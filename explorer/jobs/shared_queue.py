@@ -1,0 +1,212 @@
+"""Jobs on a PostgreSQL store: queued on procrastinate in the same database and carried out by any number of
+``explorer worker`` processes, on any machine that reaches the database.
+
+Why procrastinate: it is a task queue kept in PostgreSQL itself (no broker to run), its workers take a job each
+with ``FOR UPDATE SKIP LOCKED`` (so every job runs once however many workers wait), it aborts a running job on
+request, and its workers send heartbeats, which tell a dead worker's jobs from a busy one's across machines,
+where the file's check of a process id cannot look.
+
+What stays in the product's ``jobs`` table: everything the surfaces show (status, progress, result, error, the
+worker that ran it). procrastinate keeps no progress and no result; its job only names the product's job
+(``job_id``), and one task (:data:`TASK`) carries out any kind of job by it, through the same
+:func:`explorer.jobs.worker.execute` as the file's worker, so the Kind registry stays the one place kinds are
+defined. The product's job and its queue entry are written in one transaction: neither exists without the other.
+
+A worker killed outright (``kill -9``, a lost machine) stops sending heartbeats; after :data:`STALLED_S` seconds
+any other worker's :func:`recover_stalled` ends its jobs: one it had not yet begun goes back to the queue for
+another worker, one it had begun is failed with the reason. Not retried, because a kind's run is not idempotent (a
+walk asked for 40 steps would take them again after the ones it took); what was done before stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from queue import Empty, SimpleQueue
+from typing import Any
+
+import procrastinate
+from procrastinate import exceptions as queue_errors
+from procrastinate.job_context import AbortReason, JobContext
+from procrastinate.jobs import Status
+from procrastinate.schema import SchemaManager
+
+from explorer.jobs.worker import execute, identity
+from explorer.records.jobs import JobStatus
+from explorer.runtime import Runtime
+from explorer.store import StoreError
+from explorer.store import jobs as jobs_store
+
+TASK = "explorer.carry_out"  # the one task: carry out the product's job named by its id
+HEARTBEAT_S = 2.0  # how often a worker tells the database it lives (procrastinate's default: 10 s)
+STALLED_S = 10.0  # a worker silent this long is dead: its jobs are ended by the others (bound: this + HEARTBEAT_S)
+_SCHEMA_LOCK = 0x45585051  # pg_advisory_xact_lock key for installing procrastinate's tables: "EXPQ"
+
+log = logging.getLogger(__name__)
+
+
+class JobFailed(Exception):
+    """Raised to procrastinate when the product's job failed, so its own record says failed too."""
+
+
+class Runtimes:
+    """A runtime for each job a worker carries out at once: a cancel interrupts its runtime's gateway (every call
+    in flight on it), which must not reach the calls of another job. Made on first need, then reused.
+    """
+
+    def __init__(self, first: Runtime, open_runtime: Callable[[], Runtime]):
+        self.first = first
+        self._open = open_runtime
+        self._idle: SimpleQueue[Runtime] = SimpleQueue()
+        self._idle.put(first)
+
+    @contextmanager
+    def borrow(self) -> Iterator[Runtime]:
+        """An idle runtime for the block, given back after it."""
+        try:
+            runtime = self._idle.get_nowait()
+        except Empty:
+            runtime = self._open()
+        try:
+            yield runtime
+        finally:
+            self._idle.put(runtime)
+
+
+def _carry_out(context: JobContext, job_id: str) -> None:
+    """The task: claim the product's job and carry it out, its outcome stored as the file's worker stores it."""
+    runtimes: Runtimes = context.additional_context["runtimes"]
+    with runtimes.borrow() as runtime:
+        with runtime.db.transaction() as con:
+            job = jobs_store.claim(con, job_id, identity())
+        if job is None:  # cancelled before a worker reached it, or ended by the recovery
+            return
+        status = execute(runtime, job, stopping=lambda: context.abort_reason() is AbortReason.SHUTDOWN)
+        if status is JobStatus.SUCCEEDED:
+            return
+        with runtime.db.connect() as con:
+            ended = jobs_store.get_job(con, job_id)
+    error = ended.error if ended is not None else None
+    if status is JobStatus.CANCELLED:
+        raise queue_errors.JobAborted(error)
+    raise JobFailed(error)
+
+
+@functools.cache
+def _app(url: str) -> procrastinate.App:
+    """The procrastinate app of one database, with the task registered (one per database and process)."""
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=url))
+    app.task(name=TASK, pass_context=True)(_carry_out)
+    return app
+
+
+_installed: set[str] = set()
+
+
+def _queue(runtime: Runtime) -> procrastinate.App:
+    """The database's queue."""
+    return _app(getattr(runtime.db, "url"))  # noqa: B009 - the PostgreSQL store's, which the file has not
+
+
+def install(runtime: Runtime) -> None:
+    """Create the queue's tables in the database unless they are there: the first process to queue a job or to
+    serve creates them, so there is nothing for a user to run. Its own transaction (not a job's: the tables stay
+    if that job is refused).
+    """
+    url = getattr(runtime.db, "url")  # noqa: B009
+    if url not in _installed:
+        with runtime.db.transaction() as con:
+            jobs_store.install_queue(con, SchemaManager.get_schema(), _SCHEMA_LOCK)
+        _installed.add(url)
+
+
+def defer(runtime: Runtime, con: Any, job_id: str) -> None:
+    """Queue the product's job ``job_id`` (just inserted in the transaction ``con``) in the same transaction; the
+    queue made ready by :func:`install` first.
+    """
+    app = _queue(runtime)
+    queue_job_id = app.tasks[TASK].configure(connection=con.raw).defer(job_id=job_id)
+    jobs_store.link_queue_job(con, job_id, queue_job_id)
+
+
+def abort(runtime: Runtime, con: Any, job_id: str) -> None:
+    """Withdraw a queued job from the queue, or ask its worker to abort a running one, in the transaction ``con``
+    that sets the product's cancel flag (which the run reads between items, as on the file).
+    """
+    queue_job_id = jobs_store.queue_job_of(con, job_id)
+    if queue_job_id is not None:
+        _queue(runtime).job_manager.cancel_job_by_id(queue_job_id, abort=True, connection=con.raw)
+
+
+def serve(runtime: Runtime, open_runtime: Callable[[], Runtime], concurrency: int = 1) -> None:
+    """Carry out the database's queued jobs, ``concurrency`` at once, until SIGTERM or Ctrl-C (which fail the
+    jobs under way, saying the worker was stopped); meanwhile end the jobs of workers that died. ``runtime`` is
+    the first of the runtimes its jobs run in, ``open_runtime`` opens more when more jobs run at once.
+    """
+    install(runtime)
+    runtimes = Runtimes(runtime, open_runtime)
+    asyncio.run(_work(_queue(runtimes.first), runtimes, concurrency))
+
+
+async def _work(app: procrastinate.App, runtimes: Runtimes, concurrency: int) -> None:
+    async with app.open_async():
+        recovering = asyncio.create_task(_recover_forever(app, runtimes.first))
+        try:
+            await app.run_worker_async(
+                name=identity(),
+                concurrency=concurrency,
+                additional_context={"runtimes": runtimes},
+                update_heartbeat_interval=HEARTBEAT_S,
+                stalled_worker_timeout=STALLED_S,
+                shutdown_graceful_timeout=0,  # asked to stop, a worker stops its jobs at their next item, as the file's
+            )
+        finally:
+            recovering.cancel()
+
+
+async def _recover_forever(app: procrastinate.App, runtime: Runtime) -> None:
+    while True:
+        try:
+            await recover_stalled(app, runtime)
+        except (StoreError, queue_errors.ConnectorException) as exc:  # the database away a moment: look again later
+            log.warning("could not look for stalled jobs: %s", exc)
+        await asyncio.sleep(HEARTBEAT_S)
+
+
+_QUEUE_STATUS = {JobStatus.SUCCEEDED: Status.SUCCEEDED, JobStatus.CANCELLED: Status.ABORTED}
+
+
+async def recover_stalled(app: procrastinate.App, runtime: Runtime) -> int:
+    """End the jobs of workers silent for :data:`STALLED_S` seconds (see the module's note); how many."""
+    stalled = list(await app.job_manager.get_stalled_jobs(task_name=TASK, seconds_since_heartbeat=STALLED_S))
+    for entry in stalled:
+        status = await asyncio.to_thread(_end_stalled, runtime, str(entry.task_kwargs["job_id"]))
+        try:
+            if status is JobStatus.QUEUED:
+                await app.job_manager.retry_job(entry)
+            else:
+                await app.job_manager.finish_job(entry, _QUEUE_STATUS.get(status, Status.FAILED), delete_job=False)
+        except queue_errors.ConnectorException:  # another worker's recovery ended it first
+            continue
+    return len(stalled)
+
+
+def _end_stalled(runtime: Runtime, job_id: str) -> JobStatus:
+    """Fail the product's job if its dead worker had begun it; how it stands now (queued: never begun; a job
+    that is gone counts as failed).
+    """
+    with runtime.db.transaction() as con:
+        job = jobs_store.get_job(con, job_id)
+        if job is None or job.status is not JobStatus.RUNNING:
+            return JobStatus.FAILED if job is None else job.status
+        jobs_store.fail_orphans(
+            con,
+            {
+                job_id: f"the worker {job.worker} stopped answering (no heartbeat for {STALLED_S:.0f} s: killed, "
+                "crashed or cut off) before finishing the job; what was done before stands"
+            },
+        )
+    return JobStatus.FAILED

@@ -1,0 +1,217 @@
+"""Jobs on a PostgreSQL store: queued on procrastinate, carried out by real ``explorer worker`` processes (two at
+once share them, each job run once), cancelled while running, and ended by a live worker within a bound when the
+worker running them is killed outright. The job kind is ``test.count`` (``counting_kind.py``): these tests time
+the queue, not an engine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from explorer import jobs
+from explorer.jobs import shared_queue
+from explorer.providers.embeddings import Embedder
+from explorer.records.jobs import Job, JobStatus
+from explorer.runtime import Runtime, open_runtime
+from explorer.settings import Settings
+from explorer.store import jobs as jobs_store
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import counting_kind  # noqa: E402  (the test's kind of job)
+
+counting_kind.register()
+
+
+@pytest.fixture
+def pg_runtime(postgres_url: str, embedder: Embedder) -> Iterator[Runtime]:
+    runtime = open_runtime(replace(Settings(), db_path=postgres_url, embedding_model=embedder.name), embedder=embedder)
+    yield runtime
+    runtime.db.close()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def start_worker(postgres_url: str, tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    """``start_worker(*args)``: an ``explorer worker`` process on the test's database (knowing ``test.count``),
+    its output in the test's folder; every one still running is stopped after the test.
+    """
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(*args: str) -> subprocess.Popen[bytes]:
+        log = open(tmp_path / f"worker-{len(started)}.log", "wb")  # noqa: SIM115 - the child's, closed below
+        with log:
+            process = subprocess.Popen(
+                [sys.executable, str(HERE / "counting_kind.py"), "worker", "--db", postgres_url, *args],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.terminate()
+    for process in started:
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def queue_rows(url: str, sql: str, *params: object) -> list[tuple[object, ...]]:
+    """Rows of procrastinate's own tables, read as its operators would."""
+    with psycopg.connect(url) as con:
+        return con.execute(sql, params).fetchall()
+
+
+def workers_ready(url: str, count: int, timeout_s: float = 30) -> None:
+    """Wait until ``count`` workers have registered with the queue (a worker takes seconds to start)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with psycopg.connect(url) as con:
+            exists = con.execute("SELECT to_regclass('procrastinate_workers')").fetchone() != (None,)
+            ready = exists and con.execute("SELECT count(*) FROM procrastinate_workers").fetchone() == (count,)
+        if ready:
+            return
+        assert time.monotonic() < deadline, f"{count} workers never registered"
+        time.sleep(0.2)
+
+
+def stored(runtime: Runtime, job_id: str) -> Job:
+    """The job's row as it stands, read without the readers' check of a worker's process on this machine (which
+    would fail a killed worker's job at once): what the queue itself did.
+    """
+    with runtime.db.connect() as con:
+        job = jobs_store.get_job(con, job_id)
+    assert job is not None
+    return job
+
+
+def wait_for(runtime: Runtime, job_id: str, ready: Callable[[Job], bool], timeout_s: float = 40) -> Job:
+    deadline = time.monotonic() + timeout_s
+    job = stored(runtime, job_id)
+    while not ready(job):
+        assert time.monotonic() < deadline, f"job never got there: {job.to_json()}"
+        time.sleep(0.2)
+        job = stored(runtime, job_id)
+    return job
+
+
+def queue_status(runtime: Runtime, url: str, job_id: str) -> str:
+    """What procrastinate says of the entry carrying the product's job out."""
+    with runtime.db.connect() as con:
+        entry = jobs_store.queue_job_of(con, job_id)
+    return str(queue_rows(url, "SELECT status FROM procrastinate_jobs WHERE id = %s", entry)[0][0])
+
+
+def test_a_worker_process_carries_out_a_job_queued_on_postgres(pg_runtime: Runtime, postgres_url: str, start_worker):
+    job = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 3})
+    assert job.status is JobStatus.QUEUED and jobs.shared(pg_runtime)
+    assert queue_status(pg_runtime, postgres_url, job.id) == "todo"  # queued in the same transaction
+    process = start_worker()
+    done = wait_for(pg_runtime, job.id, lambda j: j.status.ended)
+    assert done.status is JobStatus.SUCCEEDED and done.result == {"counted": 3}
+    assert done.worker_pid == process.pid and done.progress.done == 3
+    assert queue_status(pg_runtime, postgres_url, job.id) == "succeeded"
+    shown = subprocess.run(
+        [sys.executable, "-m", "explorer", "jobs", "show", job.id, "--db", postgres_url, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["worker"] == done.worker
+
+
+def test_two_workers_share_the_jobs_and_run_each_once(pg_runtime: Runtime, postgres_url: str, start_worker):
+    one, two_at_once = start_worker().pid, start_worker("--concurrency", "2").pid
+    workers_ready(postgres_url, 2)
+    queued = [jobs.submit(pg_runtime, counting_kind.NAME, {"items": 4, "pause_s": 0.25}) for _ in range(8)]
+    ended = [wait_for(pg_runtime, job.id, lambda j: j.status.ended) for job in queued]
+    assert {job.status for job in ended} == {JobStatus.SUCCEEDED}
+    assert {job.worker_pid for job in ended} == {one, two_at_once}  # both took some
+    doubled = [job for job in ended if job.worker_pid == two_at_once]
+    assert any(a.started_at < b.started_at < a.finished_at for a in doubled for b in doubled)  # type: ignore[operator]
+    entries = queue_rows(postgres_url, "SELECT status, attempts FROM procrastinate_jobs")
+    assert sorted(entries) == [("succeeded", 1)] * 8  # each job once: one attempt, by one worker
+
+
+def test_cancelling_a_running_job_stops_it_between_items(pg_runtime: Runtime, postgres_url: str, start_worker):
+    job = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 200, "pause_s": 0.1})
+    start_worker()
+    wait_for(pg_runtime, job.id, lambda j: j.done >= 2)
+    assert jobs.cancel(pg_runtime, job.id).cancel_requested
+    ended = wait_for(pg_runtime, job.id, lambda j: j.status.ended, timeout_s=10)
+    assert ended.status is JobStatus.CANCELLED and ended.error is not None and "cancelled by request" in ended.error
+    assert 2 <= ended.done < 200
+    assert queue_status(pg_runtime, postgres_url, job.id) == "aborted"
+
+
+def test_a_job_cancelled_before_a_worker_reaches_it_never_runs(pg_runtime: Runtime, postgres_url: str, start_worker):
+    job = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 1})
+    assert jobs.cancel(pg_runtime, job.id).status is JobStatus.CANCELLED
+    assert queue_status(pg_runtime, postgres_url, job.id) == "cancelled"
+    start_worker()
+    after = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 1})  # the worker reaches this one, not the other
+    assert wait_for(pg_runtime, after.id, lambda j: j.status.ended).status is JobStatus.SUCCEEDED
+    assert stored(pg_runtime, job.id).started_at is None
+
+
+def test_a_worker_killed_mid_job_has_it_ended_by_another_within_the_bound(
+    pg_runtime: Runtime, postgres_url: str, start_worker
+):
+    workers = {process.pid: process for process in (start_worker(), start_worker())}
+    workers_ready(postgres_url, 2)
+    job = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 400, "pause_s": 0.1})
+    running = wait_for(pg_runtime, job.id, lambda j: j.done >= 2)
+    killed = running.worker_pid
+    assert killed in workers
+    os.kill(killed, signal.SIGKILL)
+    workers.pop(killed).wait(10)
+    at = time.monotonic()
+    failed = wait_for(pg_runtime, job.id, lambda j: j.status.ended, timeout_s=30)
+    took = time.monotonic() - at
+    assert took <= shared_queue.STALLED_S + 3 * shared_queue.HEARTBEAT_S, f"ended after {took:.1f} s"
+    assert failed.status is JobStatus.FAILED and failed.error is not None
+    assert failed.error.startswith(f"the worker {running.worker} stopped answering")
+    assert 2 <= failed.done < 400  # nothing ran on after it died
+    assert queue_status(pg_runtime, postgres_url, job.id) == "failed"
+    (survivor,) = workers
+    again = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 1})
+    assert wait_for(pg_runtime, again.id, lambda j: j.status.ended).worker_pid == survivor
+
+
+def test_a_stopped_worker_fails_its_job_saying_so(pg_runtime: Runtime, postgres_url: str, start_worker):
+    job = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 400, "pause_s": 0.1})
+    process = start_worker()
+    wait_for(pg_runtime, job.id, lambda j: j.done >= 2)
+    process.terminate()
+    assert process.wait(20) == 0
+    ended = stored(pg_runtime, job.id)
+    assert ended.status is JobStatus.FAILED and ended.error is not None and "stopped (SIGTERM)" in ended.error
+    assert queue_status(pg_runtime, postgres_url, job.id) == "failed"
+
+
+def test_a_database_file_runs_one_job_at_a_time(tmp_path: Path) -> None:
+    refused = subprocess.run(
+        [sys.executable, "-m", "explorer", "worker", "--concurrency", "2", "--db", str(tmp_path / "x.duckdb")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert refused.stderr.strip().splitlines() == [
+        "error: a database file runs one job at a time (it admits one writer), not 2; use a PostgreSQL database "
+        "for more"
+    ]
