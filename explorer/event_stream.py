@@ -9,7 +9,7 @@ stored ones, so a listener never hears of something that did not happen.
 - :func:`follow`: the events of a database as they appear, whoever writes them (a background worker walks in a
   process of its own), by short reads of the store.
 
-Both take the :class:`~explorer.store.Database`, not the runtime: hearing of events needs the file and nothing
+Both take the :class:`~explorer.store.Store`, not the runtime: hearing of events needs the database and nothing
 the runtime wires (models, embedder), and the runtime itself wires the NATS publisher onto this module, so
 taking the runtime here would make the two import each other.
 """
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.store import Database, database
+from explorer.store import Store, database
 from explorer.store.events import Event, list_events
 
 __all__ = ["Event", "Subscriber", "Subscription", "follow", "subscribe"]
@@ -70,7 +70,7 @@ _subscriptions: list[Subscription] = []
 
 
 def subscribe(
-    db: Database, callback: Subscriber, *, session_id: str | None = None, subject_prefix: str | None = None
+    db: Store, callback: Subscriber, *, session_id: str | None = None, subject_prefix: str | None = None
 ) -> Subscription:
     """Call ``callback(event)`` for every event this process stores in ``db`` from now on (narrowed to a
     session or a subject family such as ``wander.crystal.``), in the order stored.
@@ -106,7 +106,7 @@ database.commit_hooks.append(_tell)
 
 
 def follow(
-    db: Database,
+    db: Store,
     session_id: str | None = None,
     subject_prefix: str | None = None,
     after_seq: int = 0,

@@ -22,7 +22,7 @@ from nats.aio.client import Client
 from nats.errors import Error as NatsError
 
 from explorer import event_stream
-from explorer.store import Database
+from explorer.store import Store
 from explorer.store.events import Event
 
 log = logging.getLogger(__name__)
@@ -147,7 +147,7 @@ _publishing: dict[tuple[str, str], event_stream.Subscription] = {}  # (server, d
 _lock = threading.Lock()
 
 
-def publish_events(db: Database, url: str) -> event_stream.Subscription:
+def publish_events(db: Store, url: str) -> event_stream.Subscription:
     """Publish every event this process stores in ``db`` to the NATS server at ``url``: once, however many
     runtimes the process opens on that file, over one connection per server, closed at exit after a short flush.
     """

@@ -23,7 +23,7 @@ from explorer.providers.deadline import Interrupter
 from explorer.providers.embeddings import CachedEmbedder, Embedder, make_embedder
 from explorer.providers.gateway import Gateway
 from explorer.settings import Settings, SettingsError
-from explorer.store import Connection, Database, StoreError, corpus
+from explorer.store import Connection, Store, StoreError, corpus, open_database
 from explorer.store import calls as call_log
 
 T = TypeVar("T")
@@ -57,7 +57,7 @@ class Runtime:
     """
 
     settings: Settings
-    db: Database
+    db: Store
     embedder: Embedder
     gateway: Gateway
     calls: WriteBuffer[call_log.CallRecord]
@@ -93,7 +93,7 @@ def open_runtime(
     inner = embedder or make_embedder(
         settings.embedding_model, settings.api_base, settings.timeout_s, retries=settings.retries, requests=requests
     )
-    db = Database(
+    db = open_database(
         settings.db_path,
         embedding_model=inner.name,
         embedding_dim=inner.dim,
@@ -136,9 +136,7 @@ class WriteBuffer(Generic[T]):
     calls :meth:`flush`, and at exit. Thread-safe: model calls in flight at once all log here.
     """
 
-    def __init__(
-        self, db: Database, write: Callable[[Connection, list[T]], None], size: int = 32, max_age_s: float = 2.0
-    ):
+    def __init__(self, db: Store, write: Callable[[Connection, list[T]], None], size: int = 32, max_age_s: float = 2.0):
         self.db = db
         self.write = write
         self.size = size

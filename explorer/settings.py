@@ -39,7 +39,8 @@ class Settings:
     review made with it under its name (kept out of ``repr``, so a printed settings object shows no secret).
     """
 
-    db_path: Path = field(default_factory=lambda: Path(user_data_dir("dream-explorer")) / "explorer.duckdb")
+    # a DuckDB file, or a PostgreSQL URL (postgresql://user:pass@host:5432/dbname) for a shared store
+    db_path: Path | str = field(default_factory=lambda: Path(user_data_dir("dream-explorer")) / "explorer.duckdb")
     local_model: str | None = None
     cloud_model: str | None = None
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
@@ -61,8 +62,8 @@ class Settings:
         return not (self.local_model or self.cloud_model)
 
     def with_db(self, db: str | Path | None) -> Settings:
-        """The same settings on another database file (a ``--db`` option), or these when none is given."""
-        return self if db is None else replace(self, db_path=Path(db).expanduser())
+        """The same settings on another database (a ``--db`` option), or these when none is given."""
+        return self if db is None else replace(self, db_path=database_location(db))
 
 
 _ENV = {
@@ -98,9 +99,21 @@ def _coerce(name: str, kind: type, raw: object) -> object:
         table = _table(name, raw)
         return _prices(name, table) if name in ("prices", "EXPLORER_PRICES") else table
     try:
-        return Path(str(raw)).expanduser() if kind is Path else kind(raw)
+        return database_location(str(raw)) if kind is Path else kind(raw)
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"setting {name}: cannot read {raw!r} as {kind.__name__}") from exc
+
+
+def database_location(given: str | Path) -> Path | str:
+    """Where the database is: a PostgreSQL URL as given (a path would fold its ``//``), else a file (``~`` read).
+
+    Example::
+
+        database_location("~/kb.duckdb")  # Path('/home/ana/kb.duckdb')
+        database_location("postgresql://ana@db.lan/kb")  # 'postgresql://ana@db.lan/kb'
+    """
+    text = str(given)
+    return text if text.startswith(("postgresql://", "postgres://")) else Path(text).expanduser()
 
 
 def _table(name: str, raw: object) -> dict[str, Any]:

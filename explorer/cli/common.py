@@ -24,11 +24,12 @@ if TYPE_CHECKING:
     from explorer.runtime import Runtime
 
 DbOption = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--db",
         envvar="EXPLORER_DB",
-        help="DuckDB file to use (commands that write create it; those that only read refuse one that does not exist).",
+        help="DuckDB file, or postgresql://user:pass@host/dbname of a shared database (commands that write create "
+        "it; those that only read refuse one that does not exist).",
         show_default=False,
     ),
 ]
@@ -64,7 +65,7 @@ def spent_line(spent_cents: float, exhausted: bool) -> str:
 R = TypeVar("R", bound="Report")  # any engine report a command prints: it knows its own --json form
 
 
-def runtime_for(db: Path | None, *, create: bool = True) -> Runtime:
+def runtime_for(db: str | Path | None, *, create: bool = True) -> Runtime:
     """The engine for this command, on ``--db`` (or the settings' database) with the configured models.
 
     A command that only reads passes ``create=False``: a mistyped path is then refused, where it would have
@@ -118,7 +119,7 @@ def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[P
 
 
 def run_reported(
-    db: Path | None,
+    db: str | None,
     as_json: bool,
     bar: tuple[str, str],
     run: Callable[[Runtime, Progress], R],

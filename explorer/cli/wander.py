@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -170,7 +169,7 @@ def delete(session_id: SessionArg, db: DbOption = None, as_json: JsonOption = Fa
 
 
 def _status_command(
-    change: Callable[..., Session], session_id: str, db: Path | None, as_json: bool, **kwargs: Any
+    change: Callable[..., Session], session_id: str, db: str | None, as_json: bool, **kwargs: Any
 ) -> None:
     """Move a session to another status (``change`` is the service function) and print where it stands."""
     session = change(runtime_for(db), session_id, **kwargs)

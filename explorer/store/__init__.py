@@ -10,14 +10,10 @@ typed records, written once for both (:mod:`explorer.store.dialect`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from explorer.store.database import Connection, Database, DatabaseBusy, SchemaMismatch, StoreError
+from explorer.store.database import Connection, Database, DatabaseBusy, SchemaMismatch, Store, StoreError
 
-if TYPE_CHECKING:
-    from explorer.store.postgres import PostgresDatabase
-
-__all__ = ["Connection", "Database", "DatabaseBusy", "SchemaMismatch", "StoreError", "open_database"]
+__all__ = ["Connection", "Database", "DatabaseBusy", "SchemaMismatch", "Store", "StoreError", "open_database"]
 
 
 def open_database(
@@ -27,7 +23,7 @@ def open_database(
     embedding_dim: int,
     lock_wait_s: float = 15.0,
     create: bool = True,
-) -> Database | PostgresDatabase:
+) -> Store:
     """The database ``location`` names: a ``postgresql://`` URL is a PostgreSQL server, anything else a file.
 
     Example::

@@ -51,7 +51,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -72,18 +72,12 @@ class Connection(Protocol):
 
     def execute(self, sql: str, parameters: Any = None, /) -> Connection: ...  # noqa: D102
 
-    def executemany(self, sql: str, parameters: Any = None, /) -> Connection: ...  # noqa: D102
+    def executemany(self, sql: str, parameters: Any, /) -> Connection: ...  # noqa: D102
 
     def fetchall(self) -> list[tuple[Any, ...]]: ...  # noqa: D102
 
     def fetchone(self) -> tuple[Any, ...] | None: ...  # noqa: D102
 
-    def fetchnumpy(self) -> Any: ...  # noqa: D102
-
-    # DuckDB's own, until the embedding cache's bulk insert goes through the dialect
-    def register(self, name: str, data: Any, /) -> Any: ...  # noqa: D102
-
-    def unregister(self, name: str, /) -> Any: ...  # noqa: D102
 
 _LOCK_MARKERS = ("Could not set lock", "Conflicting lock")
 # Replaying the log costs ~0.06 ms a KB when the file is opened, folding it in 10-40 ms whatever its size. A
@@ -289,6 +283,32 @@ def check_embedding_model(con: Any, where: str | Path, embedding_model: str, emb
             remedy=Remedy.OTHER_DATABASE,
             subject=str(where),
         )
+
+
+class Store(Protocol):
+    """A database as the engine uses one, whichever the backend: the DuckDB file (:class:`Database`) or
+    PostgreSQL (:class:`~explorer.store.postgres.PostgresDatabase`).
+    """
+
+    path: Path  # where this machine keeps what goes beside the database (a worker's log, the app's uploads)
+    location: str  # the database as it may be shown (a URL without its password)
+    create: bool
+    embedding_model: str
+    embedding_dim: int
+    lock_wait_s: float
+
+    @property
+    def held(self) -> bool: ...  # noqa: D102
+
+    def connect(self, *, checkpoint: bool = True) -> AbstractContextManager[Connection]: ...  # noqa: D102
+
+    def transaction(self) -> AbstractContextManager[Connection]: ...  # noqa: D102
+
+    def checkpoint(self) -> None: ...  # noqa: D102
+
+    def schema_version(self) -> int: ...  # noqa: D102
+
+    def close(self) -> None: ...  # noqa: D102
 
 
 class UnitsOfWork:
@@ -545,6 +565,9 @@ class Database(UnitsOfWork):
         if Path(f"{self.path.resolve()}.wal").exists():
             with self.connect() as con:
                 con.execute("CHECKPOINT")
+
+    def close(self) -> None:
+        """Nothing held between units of work: each lets the file go when it ends."""
 
     @contextmanager
     def transaction(self) -> Iterator[DuckConnection]:

@@ -622,9 +622,10 @@ def nearest(con: Connection, kind: str, vector: np.ndarray, limit: int) -> list[
         "resonance": ("wander_resonances", "array_to_string(themes, ', ')"),
     }[kind]
     backend = dialect(con)
-    score = backend.cosine("embedding", f"?::{backend.vector(len(vector))}")
-    rows = con.execute(
-        f"SELECT id, {text}, session_id, {score} AS score FROM {table} ORDER BY score DESC, id LIMIT ?",
-        [np.asarray(vector, dtype=np.float32).tolist(), limit],
+    distance = backend.distance("embedding", f"?::{backend.vector(len(vector))}")
+    query = np.asarray(vector, dtype=np.float32).tolist()
+    rows = con.execute(  # ordered by the distance alone, so PostgreSQL's HNSW index answers it
+        f"SELECT id, {text}, session_id, 1 - {distance} AS score FROM {table} ORDER BY {distance} LIMIT ?",
+        [query, query, limit],
     ).fetchall()
     return [(str(i), t, None if s is None else str(s), float(sc)) for i, t, s, sc in rows]
