@@ -26,8 +26,11 @@ class Dialect(Protocol):
         """The SQL type of an embedding of ``dim`` numbers, to cast a parameter to (``?::<this>``)."""
         ...
 
-    def cosine(self, column: str, parameter: str) -> str:
-        """An expression: the cosine similarity of ``column`` and ``parameter`` (both vectors), higher closer."""
+    def distance(self, column: str, parameter: str) -> str:
+        """An expression: the cosine distance of ``column`` and ``parameter`` (both vectors), lower closer. A
+        nearest-neighbour query orders by it alone (``ORDER BY <this> LIMIT k``): that is the form PostgreSQL's
+        HNSW index serves.
+        """
         ...
 
     def fetch_numpy(self, con: Any, sql: str, parameters: Sequence[object] = ()) -> dict[str, np.ndarray]:
@@ -91,8 +94,8 @@ class _DuckDB:
     def vector(self, dim: int) -> str:
         return f"FLOAT[{int(dim)}]"
 
-    def cosine(self, column: str, parameter: str) -> str:
-        return f"array_cosine_similarity({column}, {parameter})"
+    def distance(self, column: str, parameter: str) -> str:
+        return f"array_cosine_distance({column}, {parameter})"
 
     def fetch_numpy(self, con: Any, sql: str, parameters: Sequence[object] = ()) -> dict[str, np.ndarray]:
         return dict(con.execute(sql, list(parameters)).fetchnumpy())
