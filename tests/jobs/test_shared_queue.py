@@ -22,14 +22,18 @@ import pytest
 from explorer import jobs
 from explorer.jobs import shared_queue
 from explorer.providers.embeddings import Embedder
+from explorer.reading.ingest import ingest_paths
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import Settings
 from explorer.store import jobs as jobs_store
+from explorer.wander import service
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+SAMPLE = HERE.parents[1] / "sample_data" / "python-whatsnew"
+sys.path[:0] = [str(HERE), str(HERE.parent / "wander")]
 import counting_kind  # noqa: E402  (the test's kind of job)
+from conftest import new_session  # noqa: E402  (the wander tests' session maker)
 
 counting_kind.register()
 
@@ -38,6 +42,7 @@ counting_kind.register()
 def pg_runtime(postgres_url: str, embedder: Embedder) -> Iterator[Runtime]:
     runtime = open_runtime(replace(Settings(), db_path=postgres_url, embedding_model=embedder.name), embedder=embedder)
     yield runtime
+    runtime.flush()  # before the database goes: nothing is left to write at exit
     runtime.db.close()  # type: ignore[attr-defined]
 
 
@@ -190,6 +195,37 @@ def test_a_worker_killed_mid_job_has_it_ended_by_another_within_the_bound(
     (survivor,) = workers
     again = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 1})
     assert wait_for(pg_runtime, again.id, lambda j: j.status.ended).worker_pid == survivor
+
+
+def test_a_walk_whose_worker_is_killed_stays_whole_and_goes_on_with_another(
+    pg_runtime: Runtime, postgres_url: str, start_worker, model_server
+):
+    """A real kind: a walk on PostgreSQL whose worker is killed mid-walk keeps every step it took whole (steps
+    counted = trace rows), and the session walks on with the surviving worker.
+    """
+    ingest_paths(pg_runtime, [SAMPLE / "whatsnew-2.0.md", SAMPLE / "whatsnew-3.0.md"])
+    session = new_session(pg_runtime)
+    model_server(latency_s=0.1)  # a step waits on a model: the walk is under way when its worker is killed
+    workers = {process.pid: process for process in (start_worker(), start_worker())}
+    workers_ready(postgres_url, 2)
+    job = jobs.submit(pg_runtime, "wander.run", {"session_id": session.id, "steps": 40})
+    running = wait_for(pg_runtime, job.id, lambda j: j.done >= 1)
+    os.kill(running.worker_pid or 0, signal.SIGKILL)
+    workers.pop(running.worker_pid or 0).wait(10)
+    failed = wait_for(pg_runtime, job.id, lambda j: j.status.ended, timeout_s=30)
+    assert failed.status is JobStatus.FAILED and "stopped answering" in (failed.error or "")
+
+    def walked() -> tuple[int, int]:
+        return service.get_session(pg_runtime, session.id).step_count, len(
+            service.session_view(pg_runtime, session.id).trace
+        )
+
+    steps, trace = walked()
+    assert steps == trace and 1 <= steps < 40
+    again = jobs.submit(pg_runtime, "wander.run", {"session_id": session.id, "steps": 1})
+    ended = wait_for(pg_runtime, again.id, lambda j: j.status.ended)
+    assert ended.status is JobStatus.SUCCEEDED and ended.worker_pid in workers
+    assert walked() == (steps + 1, trace + 1)
 
 
 def test_a_stopped_worker_fails_its_job_saying_so(pg_runtime: Runtime, postgres_url: str, start_worker):
