@@ -33,3 +33,11 @@ def test_bad_configuration_is_a_clear_error(tmp_path: Path, content: str, env: d
     config.write_text(content)
     with pytest.raises(SettingsError, match=message):
         load_settings(env, config)
+
+
+def test_a_postgresql_url_is_kept_whole_and_a_path_is_a_file(tmp_path) -> None:
+    """A URL made a Path folds its ``//`` (the first try of one made a folder named ``postgresql:``)."""
+    url = "postgresql://ana:s3cret@db.lan:5432/kb"
+    assert load_settings({"EXPLORER_DB": url}, config_file=tmp_path / "none.toml").db_path == url
+    assert Settings().with_db(url).db_path == url
+    assert Settings().with_db("~/kb.duckdb").db_path == Path("~/kb.duckdb").expanduser()
