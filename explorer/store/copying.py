@@ -233,7 +233,10 @@ def _copy_table(
     written: set[str] = set()
     if table == WRITTEN_BY_OPENING:
         written = {key for (key,) in write.execute("SELECT key FROM meta").fetchall()}
-    with closing(dialect(read).read_rows(read, table, columns, batch_rows)) as batches:
+    with (
+        dialect(write).loading(write, table),
+        closing(dialect(read).read_rows(read, table, columns, batch_rows)) as batches,
+    ):
         for batch in batches:
             rows = [row for row in batch if row[0] not in written] if written else batch
             dialect(write).write_rows(write, table, columns, rows)

@@ -9,7 +9,8 @@ vector is written in pgvector's text form, ``[1.0, 2.0]`` (an array's, ``{1.0,2.
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,20 @@ class PgBulk:
                 for index in at:
                     values[index] = _vector_text(values[index])
                 copy.write_row(values)
+
+    @contextmanager
+    def loading(self, con: Any, table: str) -> Iterator[None]:
+        """The table's HNSW indexes dropped while the rows come in, then made again from their definitions."""
+        indexes = con.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? "
+            "AND indexdef LIKE '%USING hnsw%'",
+            [table],
+        ).fetchall()
+        for name, _ in indexes:
+            con.execute(f"DROP INDEX {identifier(name)}")
+        yield
+        for _, definition in indexes:
+            con.execute(definition)
 
     def continue_sequences(self, con: Any, table: str) -> None:
         """``setval`` to the column's largest number, so ``nextval`` hands out the next one."""

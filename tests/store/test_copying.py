@@ -129,6 +129,22 @@ def test_file_to_postgres_and_back_keeps_every_row_of_every_table(
     assert there.skipped == () and there.embedding_model == stored_embedding_model(walked)[0]
 
 
+def test_a_copy_into_postgres_has_every_index_a_new_database_has(
+    walked: Path, postgres_url: str, postgres_server
+) -> None:
+    copy_database(walked, postgres_url)  # the HNSW indexes are dropped while rows come in, then made again
+    fresh = postgres_server.new_database()
+    model, dim = stored_embedding_model(walked)
+    found = []
+    for url in (postgres_url, fresh):
+        db = open_database(url, embedding_model=model, embedding_dim=dim)
+        with db.connect() as con:
+            found.append(sorted(con.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'").fetchall()))
+        db.close()
+    postgres_server.drop_database(fresh)
+    assert found[0] == found[1] and any("USING hnsw" in row[0] for row in found[0])
+
+
 def test_numbering_goes_on_after_the_copied_rows(walked: Path, postgres_url: str, tmp_path: Path) -> None:
     copy_database(walked, postgres_url)
     copy_database(postgres_url, tmp_path / "back.duckdb")
