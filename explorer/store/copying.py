@@ -31,7 +31,16 @@ from typing import Any
 
 from explorer.records import Progress
 from explorer.store import open_database
-from explorer.store.database import Connection, Database, DatabaseCorrupt, DatabaseMissing, Store, StoreError, scalar
+from explorer.store.database import (
+    Connection,
+    Database,
+    DatabaseCorrupt,
+    DatabaseMissing,
+    SchemaMismatch,
+    Store,
+    StoreError,
+    scalar,
+)
 from explorer.store.dialect import dialect, identifier
 
 BATCH_ROWS = 2000  # rows a batch: a batch of nodes with 384-dim vectors is a few MB in memory
@@ -110,6 +119,7 @@ def copy_database(
     dst = open_database(destination, embedding_model=model, embedding_dim=dim, lock_wait_s=lock_wait_s)
     if _same(src, dst):
         raise StoreError(f"{src.location} is both the source and the destination; copy into another database")
+    _refuse_another_model(destination, dst.location, model, dim)
     try:
         with src.connect() as read, dst.transaction() as write:
             shared, skipped = _tables(read, write)
@@ -145,6 +155,21 @@ def stored_embedding_model(location: str | Path) -> tuple[str, int]:
         return meta["embedding_model"], int(meta["embedding_dim"])
     except (KeyError, ValueError) as exc:
         raise DatabaseCorrupt(f"{unopened.location} does not say which embedding model built it") from exc
+
+
+def _refuse_another_model(destination: str | Path, shown: str, model: str, dim: int) -> None:
+    """Refuse a destination built for other embeddings, in the copy's own words (opening it would say so too, but
+    with a remedy for ``--db``, which this command does not take); one that is not there yet is made with ours.
+    """
+    try:
+        theirs = stored_embedding_model(destination)
+    except DatabaseMissing:
+        return
+    if theirs != (model, dim):
+        raise SchemaMismatch(
+            f"database {shown} was built with embeddings from {theirs[0]} ({theirs[1]} dims), not the "
+            f"source's {model} ({dim} dims); copy into a new, empty database"
+        )
 
 
 def _file_meta(path: Path) -> dict[str, str]:

@@ -174,7 +174,7 @@ def test_a_destination_with_rows_is_refused_and_left_as_it_was(walked: Path, pos
 def test_the_source_decides_the_model_and_a_destination_of_another_is_refused(walked: Path, tmp_path: Path) -> None:
     other = tmp_path / "other.duckdb"
     open_database(other, embedding_model="another-model", embedding_dim=8).schema_version()
-    with pytest.raises(SchemaMismatch, match="another-model"):
+    with pytest.raises(SchemaMismatch, match=r"from another-model \(8 dims\), not the source's hashing \(384 dims\)"):
         copy_database(walked, other)
     copy_database(walked, tmp_path / "fresh.duckdb")
     assert stored_embedding_model(tmp_path / "fresh.duckdb") == stored_embedding_model(walked)
