@@ -27,7 +27,8 @@ BackgroundOption = Annotated[
     bool,
     typer.Option(
         "--background",
-        help="Queue the run as a job for a worker process (started if none runs) and return at once with its id.",
+        help="Queue the run as a job for a worker process and return at once with its id (on a database file a "
+        "worker is started if none runs; on PostgreSQL, `explorer worker` processes carry it out).",
     ),
 ]
 
