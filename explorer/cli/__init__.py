@@ -63,6 +63,7 @@ app = typer.Typer(
 app.command()(corpus.ingest)
 app.command()(corpus.stats)
 app.command()(demo.demo)
+app.command(name="app")(demo.app)
 app.command()(export.export)
 app.command(name="map")(projection.map_)
 app.command()(serve.serve)

@@ -1,4 +1,5 @@
-"""``explorer demo``: the app at once, on the demo database, while the demo is prepared behind it.
+"""``explorer demo``: the app at once, on the demo database, while the demo is prepared behind it; ``explorer app``:
+the app on any database (a team's PostgreSQL, one's own file), nothing prepared.
 
 The preparation (:mod:`explorer.demo`: the sample corpus, the map, a walk to a human checkpoint, dreams, a
 consolidation) is a background job, so the first page answers in seconds and shows how far it got; once it is
@@ -15,10 +16,15 @@ from typing import Annotated
 
 import typer
 
-from explorer.cli.common import progress_callback, runtime_for
+from explorer.cli.common import DbOption, progress_callback, runtime_for
 
 REPO = Path(__file__).resolve().parents[2]
 LOOPBACK = "127.0.0.1"  # the app serves this machine only unless told otherwise (--host)
+PortOption = Annotated[int, typer.Option(help="Port for the app.")]
+HostOption = Annotated[
+    str,
+    typer.Option(help="Address the app listens on: this machine only by default; 0.0.0.0 serves every interface."),
+]
 
 
 def _say(message: str) -> None:
@@ -27,18 +33,15 @@ def _say(message: str) -> None:
 
 def demo(
     db: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--db",
             envvar="EXPLORER_DEMO_DB",
             help="Database for the demo (default: demo.duckdb in the user data folder).",
         ),
     ] = None,
-    port: Annotated[int, typer.Option(help="Port for the app.")] = 8501,
-    host: Annotated[
-        str,
-        typer.Option(help="Address the app listens on: this machine only by default; 0.0.0.0 serves every interface."),
-    ] = LOOPBACK,
+    port: PortOption = 8501,
+    host: HostOption = LOOPBACK,
     no_browser: Annotated[
         bool, typer.Option("--no-app", help="Prepare the database in the foreground only; do not start the app.")
     ] = False,
@@ -51,7 +54,7 @@ def demo(
     from explorer import demo as sample
     from explorer import jobs
 
-    path = db or Path(user_data_dir("dream-explorer")) / "demo.duckdb"
+    path = db or str(Path(user_data_dir("dream-explorer")) / "demo.duckdb")
     runtime = runtime_for(path)
     _say(f"demo database: {path}")
     if no_browser:
@@ -63,7 +66,22 @@ def demo(
         running = jobs.list_jobs(runtime, status="active", kind=sample.JOB_KIND)
         job = running[0] if running else jobs.submit(runtime, sample.JOB_KIND)
         _say(f"preparing the demo in the background (job {job.id}); the app shows how far it got")
-    env = dict(os.environ, EXPLORER_DB=str(path))
+    _serve_app(str(path), port, host)
+
+
+def app(port: PortOption = 8501, host: HostOption = LOOPBACK, db: DbOption = None) -> None:
+    """Open the app on a database (--db, EXPLORER_DB, or the settings' default), as it is: a team's PostgreSQL,
+    or one's own file (created, empty, when it does not exist yet).
+    """
+    runtime = runtime_for(db)
+    runtime.db.schema_version()  # a database that cannot be opened is said here, in one line, not in the app
+    _say(f"database: {runtime.db.location}")
+    _serve_app(str(runtime.settings.db_path), port, host)
+
+
+def _serve_app(database: str, port: int, host: str) -> None:
+    """Run the app on ``database`` until it is stopped; its exit status is the command's."""
+    env = dict(os.environ, EXPLORER_DB=database)
     _say(f"Dream Explorer is at http://{'localhost' if host == LOOPBACK else host}:{port}  (Ctrl+C to stop)")
     raise typer.Exit(subprocess.call(app_command(port, host=host), env=env))
 

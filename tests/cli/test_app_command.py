@@ -1,0 +1,47 @@
+"""``explorer app`` opens the app on the database it is given, a file or a PostgreSQL URL (a team's), as it is:
+the app answers, and its first page names that database without a URL's password. A database that cannot be
+opened is said in one line before any app starts.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from explorer.testing.ports import listening_port
+
+EXPLORER = Path(sys.executable).with_name("explorer")
+
+
+def serve(db: str, log: Path) -> tuple[subprocess.Popen[bytes], int]:
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(EXPLORER), "app", "--port", "0", "--db", db], stdout=out, stderr=subprocess.STDOUT, env=os.environ
+        )
+    return process, listening_port(process, 120, log)
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "postgres"])
+def test_the_app_answers_on_the_database_it_is_given(backend: str, tmp_path: Path, request) -> None:
+    db = str(tmp_path / "mine.duckdb") if backend == "duckdb" else request.getfixturevalue("postgres_url")
+    process, port = serve(db, tmp_path / "app.log")
+    try:
+        assert httpx.get(f"http://127.0.0.1:{port}/_stcore/health", timeout=30).text == "ok"
+    finally:
+        process.terminate()
+        process.wait(30)
+    said = (tmp_path / "app.log").read_text()
+    assert ("database: " + (db if backend == "duckdb" else db.split("?")[0])) in said
+
+
+def test_a_database_that_cannot_be_opened_is_said_before_the_app(tmp_path: Path) -> None:
+    broken = tmp_path / "notes.duckdb"
+    broken.write_text("my notes", encoding="utf-8")
+    done = subprocess.run([str(EXPLORER), "app", "--db", str(broken)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == f"error: {broken} is not a Dream Explorer database (nor any DuckDB file)\n"
