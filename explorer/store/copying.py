@@ -11,7 +11,9 @@ Why the source's ``meta`` decides the embedding model: the vectors are the sourc
 with that model and dimension, and a destination made with another is refused when it is opened.
 
 Why one transaction for the destination: a copy that fails half way (the disk, a count that does not match)
-leaves it as empty as it was, to try again. Why refuse a destination with rows: a copy merged into another
+leaves it as empty as it was, to try again. Why one for the source, reading one snapshot: a server that workers
+still write to is copied as it stood when the copy began, every table of the same moment (a file is the copy's
+alone while it reads). Why refuse a destination with rows: a copy merged into another
 database would mix two sets of ids and two histories; the person chooses a new database instead.
 
 Rows move in batches (:data:`BATCH_ROWS`): read with the source's :meth:`~explorer.store.dialect.Dialect.read_rows`,
@@ -121,7 +123,8 @@ def copy_database(
         raise StoreError(f"{src.location} is both the source and the destination; copy into another database")
     _refuse_another_model(destination, dst.location, model, dim)
     try:
-        with src.connect() as read, dst.transaction() as write:
+        with src.transaction() as read, dst.transaction() as write:
+            dialect(read).read_snapshot(read)
             shared, skipped = _tables(read, write)
             _refuse_rows(write, shared, dst.location)
             counts = {table: int(scalar(read, f"SELECT count(*) FROM {identifier(table)}")) for table in shared}

@@ -79,6 +79,15 @@ class Dialect(Protocol):
         """
         ...
 
+    def read_snapshot(self, con: Any) -> None:
+        """Make the transaction just begun on ``con`` read the whole database as it stood when it began, whatever
+        others write meanwhile (a copy of a server that workers still write to: every table of the same moment).
+
+        PostgreSQL: ``SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`` (its default reads each
+        statement's own moment).
+        """
+        ...
+
     def loading(self, con: Any, table: str) -> AbstractContextManager[None]:
         """Around writing many rows into ``table`` at once (a copy), in the caller's transaction: whatever makes
         each row slow to add and is quicker built once for them all.
@@ -161,6 +170,9 @@ class _DuckDB:
             )
         finally:
             con.unregister("copied_rows")
+
+    def read_snapshot(self, con: Any) -> None:
+        """Nothing to do: a DuckDB transaction reads one snapshot already."""
 
     def loading(self, con: Any, table: str) -> AbstractContextManager[None]:
         """Nothing: the file's tables have no index that costs much to keep up."""

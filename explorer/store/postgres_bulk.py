@@ -43,6 +43,10 @@ class PgBulk:
                     values[index] = _vector_text(values[index])
                 copy.write_row(values)
 
+    def read_snapshot(self, con: Any) -> None:
+        """Repeatable read, the first statement of the transaction (as PostgreSQL requires)."""
+        con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+
     @contextmanager
     def loading(self, con: Any, table: str) -> Iterator[None]:
         """The table's HNSW indexes dropped while the rows come in, then made again from their definitions."""

@@ -163,6 +163,26 @@ def test_numbering_goes_on_after_the_copied_rows(walked: Path, postgres_url: str
             db.close()
 
 
+def test_a_server_written_to_during_the_copy_is_copied_as_it_stood(
+    walked: Path, postgres_url: str, tmp_path: Path
+) -> None:
+    copy_database(walked, postgres_url)
+    before = tables(postgres_url)
+    model, dim = stored_embedding_model(walked)
+    writer = open_database(postgres_url, embedding_model=model, embedding_dim=dim)
+    written: list[str] = []
+
+    def write_meanwhile(done: int, total: int, table: str) -> None:
+        if table == "documents" and not written:  # documents are copied; nodes and events are still to come
+            with writer.transaction() as con:
+                insert_nodes(con, [Node(type="raw_chunk", text="written by a worker during the copy")])
+                written.append(emit(con, "test.during_copy", {}).subject)
+
+    copy_database(postgres_url, tmp_path / "back.duckdb", progress=write_meanwhile)
+    writer.close()
+    assert written and tables(tmp_path / "back.duckdb") == before
+
+
 def test_a_destination_with_rows_is_refused_and_left_as_it_was(walked: Path, postgres_url: str) -> None:
     copy_database(walked, postgres_url)
     before = tables(postgres_url)
