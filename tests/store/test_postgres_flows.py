@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer import event_stream
 from explorer.consolidation import service as consolidation
 from explorer.dreaming import service as dreaming
 from explorer.reading.ingest import ingest_paths
@@ -120,3 +121,22 @@ def test_walks_of_two_sessions_at_once_and_two_steps_of_one(pg_runtime: Runtime)
     assert len(kept) + len(refused) == 2 and 6 in kept
     session = wander.get_session(pg_runtime, first.id)
     assert session.step_count == 5 + len(kept) == len(wander.session_view(pg_runtime, first.id).trace)
+
+
+def test_a_follower_hears_the_steps_another_runtime_walks(pg_runtime: Runtime, postgres_url: str, embedder) -> None:
+    """As the Sessions page's live feed hears a worker on another machine: a second runtime (its own pool)
+    follows the events a first one stores while it walks.
+    """
+    watcher = open_runtime(replace(Settings(), db_path=postgres_url, embedding_model=embedder.name), embedder=embedder)
+    session = wander.create_session(pg_runtime, session_config("garbage collection", 4))
+    heard: list[str] = []
+    follower = threading.Thread(
+        target=lambda: heard.extend(
+            e.subject for e in event_stream.follow(watcher.db, session.id, poll_s=0.1, idle_s=5.0)
+        )
+    )
+    follower.start()
+    wander.run(pg_runtime, session.id, 3)
+    follower.join(60)
+    assert heard.count("wander.step.completed") == 3
+    watcher.db.close()
