@@ -51,11 +51,17 @@ def run_kind(
     if background:
         from explorer import jobs
 
-        job = jobs.submit(runtime_for(db), kind.name, {k: v for k, v in values.items() if v is not None})
+        runtime = runtime_for(db)
+        job = jobs.submit(runtime, kind.name, {k: v for k, v in values.items() if v is not None})
         if as_json:
             print_json({"job_id": job.id, "kind": job.kind, "status": job.status.value})
         else:
             typer.echo(f"job {job.id} queued ({job.kind}); follow it with: explorer jobs show {job.id}")
+        if jobs.workers_alive(runtime) == 0:
+            typer.echo(
+                "warning: no worker takes this database's jobs now; it waits until one is started (explorer worker)",
+                err=True,
+            )
         return None
     return run_reported(db, as_json, bar, lambda runtime, progress: kind.report(runtime, values, progress), summary)
 

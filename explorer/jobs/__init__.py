@@ -57,6 +57,18 @@ def shared(runtime: Runtime) -> bool:
     return not isinstance(runtime.db, Database)
 
 
+def workers_alive(runtime: Runtime) -> int | None:
+    """How many workers take a PostgreSQL store's jobs now (alive by their heartbeat); ``None`` on a file, whose
+    worker is started on demand. A job queued while none is alive waits until someone starts one.
+    """
+    if not shared(runtime):
+        return None
+    from explorer.jobs.shared_queue import STALLED_S
+
+    with runtime.db.connect() as con:
+        return jobs_store.live_queue_workers(con, STALLED_S)
+
+
 def _checked(runtime: Runtime, kind: str, params: dict[str, Any] | None) -> tuple[Kind, Params]:
     """The kind and its checked parameters, having checked what it needs of the database too."""
     spec = KINDS.get(kind)

