@@ -18,8 +18,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from typer.testing import CliRunner
 
 from explorer import jobs
+from explorer.cli import app
 from explorer.jobs import shared_queue
 from explorer.providers.embeddings import Embedder
 from explorer.reading.ingest import ingest_paths
@@ -250,4 +252,15 @@ def test_a_database_file_runs_one_job_at_a_time(tmp_path: Path) -> None:
     assert refused.stderr.strip().splitlines() == [
         "error: a database file runs one job at a time (it admits one writer), not 2; use a PostgreSQL database "
         "for more"
+    ]
+
+
+def test_a_job_queued_with_no_worker_alive_says_it_waits(postgres_url: str, tmp_path: Path) -> None:
+    """On PostgreSQL no worker starts on demand: queuing with none alive says so, rather than waiting in silence."""
+    note = tmp_path / "note.txt"
+    note.write_text("A note about bees and their hives, kept for later.", encoding="utf-8")
+    out = CliRunner().invoke(app, ["ingest", str(note), "--background", "--db", postgres_url])
+    assert out.exit_code == 0, out.output
+    assert out.stderr.splitlines() == [
+        "warning: no worker takes this database's jobs now; it waits until one is started (explorer worker)"
     ]
