@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from explorer import jobs
+from explorer.dreaming.service import run_rem
 from explorer.providers.embeddings import HASHING, HashingEmbedder
 from explorer.reading.ingest import ingest_paths
 from explorer.records import Node
@@ -29,12 +31,15 @@ from explorer.wander.config import SessionConfig
 
 # tables a corpus read and a session walked must have filled, so comparing them proves something
 FILLED = {"documents", "nodes", "relations", "embedding_cache", "events", "wander_sessions", "wander_loci"}
-FILLED |= {"wander_traces", "wander_residues", "meta"}
+FILLED |= {"wander_traces", "wander_residues", "wander_resonances", "wander_crystals", "wander_reviews"}
+FILLED |= {"jobs", "model_calls", "meta"}
 
 
 @pytest.fixture(scope="session")
 def walked_template(small_corpus: Path, built_once) -> Path:
-    """The small corpus read offline and a session walked four steps, made once."""
+    """The small corpus read offline, a session walked four steps, a crystal formed and approved, two dreams
+    dreamt and a job queued: made once.
+    """
 
     def build(path: Path) -> None:
         runtime = open_runtime(replace(Settings(), db_path=path, embedding_model=HASHING), embedder=HashingEmbedder())
@@ -43,9 +48,14 @@ def walked_template(small_corpus: Path, built_once) -> Path:
         session = service.create_session(runtime, config)
         for _ in range(4):
             service.step(runtime, session.id)
+        crystal = service.crystallize(runtime, session.id).crystal
+        assert crystal is not None
+        service.review_crystal(runtime, crystal.id, "approve", reviewer="ann")
+        run_rem(runtime, dreams=2, seed=1)
+        jobs.submit(runtime, "dream.fuse", start_worker=False)
         runtime.flush()
 
-    return built_once("walked.duckdb", build)
+    return built_once("walked-crystal-dreams.duckdb", build)
 
 
 @pytest.fixture
