@@ -134,9 +134,10 @@ def _columns(cursor: psycopg.Cursor[Any]) -> dict[str, np.ndarray]:
     columns: dict[str, np.ndarray] = {}
     for index, name in enumerate(names):
         values = [row[index] for row in rows]
-        if values and isinstance(values[0], np.ndarray):
-            column = np.empty(len(values), dtype=object)
-            column[:] = values
+        if any(isinstance(value, (list, tuple, np.ndarray)) for value in values):
+            column = np.empty(len(values), dtype=object)  # one item a row, whatever each holds (lists vary)
+            for row, value in enumerate(values):
+                column[row] = value
             columns[name] = column
         else:
             columns[name] = np.array(values)

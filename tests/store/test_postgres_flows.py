@@ -140,3 +140,22 @@ def test_a_follower_hears_the_steps_another_runtime_walks(pg_runtime: Runtime, p
     follower.join(60)
     assert heard.count("wander.step.completed") == 3
     watcher.db.close()
+
+
+def test_a_cache_sees_what_another_machine_wrote(pg_runtime: Runtime, postgres_url: str, embedder, tmp_path) -> None:
+    """The corpus space a walk keeps in memory is rebuilt when another runtime (another machine: its own pool)
+    has read a document into the same database; never silently stale.
+    """
+    from explorer.wander.caches import corpus_space
+
+    with pg_runtime.db.connect() as con:
+        before = corpus_space(pg_runtime, con)
+    other = open_runtime(replace(Settings(), db_path=postgres_url, embedding_model=embedder.name), embedder=embedder)
+    note = tmp_path / "bees.txt"
+    note.write_text("Bees keep their hive warm in winter by clustering and shivering.", encoding="utf-8")
+    assert ingest_paths(other, [note]).documents_added == 1
+    other.db.close()
+    with pg_runtime.db.connect() as con:
+        after = corpus_space(pg_runtime, con)
+    assert after is not before and len(after.texts) > len(before.texts)
+    assert any("Bees keep their hive warm" in text for text in after.texts)
