@@ -17,7 +17,7 @@ if str(ROOT) not in sys.path:  # `streamlit run` adds it; AppTest and other runn
 
 from explorer.errors import ExplorerError  # noqa: E402
 from explorer.wander import service as wander  # noqa: E402
-from pages import common  # noqa: E402
+from pages import common, signin  # noqa: E402
 from pages.untrusted import md  # noqa: E402
 
 log = logging.getLogger("explorer.app")
@@ -35,12 +35,14 @@ PAGES = [
     st.Page("pages/consolidation.py", title="Consolidation", icon=":material/neurology:"),
     st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
 ]
-page = st.navigation(PAGES)
+admitted = signin.admitted()  # a deployment that names its people shows nothing before its sign-in
+page = st.navigation(PAGES, position="sidebar" if admitted else "hidden")
 
 
 def sidebar() -> None:
     rt = common.runtime()
     with st.sidebar:
+        signin.sidebar()
         st.caption(f"Database: {md(rt.db.location)}")  # a URL's password is never shown
         if rt.settings.offline:
             st.caption("Models: built-in offline provider (extractive, not a language model)")
@@ -55,6 +57,8 @@ def sidebar() -> None:
 
 
 try:
+    if not admitted:
+        signin.screen()  # stops the run
     sidebar()
     common.preparation_notice(common.runtime())
     page.run()

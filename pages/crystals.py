@@ -17,7 +17,7 @@ from explorer.records.wander import REVIEW_OUTCOMES, Crystal, Review, ReviewDeci
 from explorer.wander import review as reviewing
 from explorer.wander import service as wander
 from explorer.wander.guards import review_allowed
-from pages import common, untrusted
+from pages import common, signin, untrusted
 
 PAGE_SIZE = 10
 STATUS_FILTERS: dict[str, ReviewState | None] = {
@@ -51,17 +51,23 @@ session_id = f1.selectbox(
     format_func=lambda sid: "all sessions" if sid is None else common.session_label(sessions[sid]),
 )
 min_confidence = f2.slider("Min confidence", 0.0, 1.0, 0.0, 0.05, key="crystal_confidence")
-reviewer = f3.text_input(
-    "Reviewer",
-    value=st.session_state.get("reviewer", ""),
-    key="crystal_reviewer",
-    help="Stored with each decision (default: “human”).",
-)
-st.session_state["reviewer"] = reviewer
+signed_in = signin.person()
+if signed_in:  # a deployment that names its people logs each review under the name its reviewer signed in as
+    st.session_state["crystal_reviewer"] = signed_in
+    f3.text_input("Reviewer", key="crystal_reviewer", disabled=True, help="You signed in as this name.")
+else:
+    reviewer = f3.text_input(
+        "Reviewer",
+        value=st.session_state.get("reviewer", ""),
+        key="crystal_reviewer",
+        help="Stored with each decision (default: “human”).",
+    )
+    st.session_state["reviewer"] = reviewer
 
 
 def who() -> str | None:
-    return str(st.session_state.get("crystal_reviewer") or "").strip() or None
+    """Who a decision is logged under: the signed-in name, or the one typed (also read by the clicks' callbacks)."""
+    return signin.reviewer(str(st.session_state.get("crystal_reviewer") or "").strip() or None)
 
 
 def origin(crystal: Crystal) -> str:

@@ -14,16 +14,13 @@ client fills in says nothing. A request made with a named token (``EXPLORER_TOKE
 from __future__ import annotations
 
 import ipaddress
-import secrets
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from fastapi import Request
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from explorer.api.errors import error_response
-from explorer.settings import SettingsError
+from explorer.people import Tokens
 
 LOOPBACK_NAMES = {"localhost"}
 HOLDER = "token_holder"  # the request state's key for the name of the token the request carried
@@ -37,37 +34,6 @@ def needs_token(host: str) -> bool:
         return not ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:  # a host name: it may resolve to any interface
         return True
-
-
-@dataclass(frozen=True)
-class Tokens:
-    """The tokens a server accepts: the single one that names nobody (``--token``) and the named ones, name →
-    token (``EXPLORER_TOKENS``). Empty, the server asks for none.
-    """
-
-    unnamed: str | None = None
-    named: Mapping[str, str] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.unnamed and self.unnamed in self.named.values():
-            raise SettingsError("the server's single token is also a named one: a request with it would name nobody")
-
-    def __bool__(self) -> bool:
-        return bool(self.unnamed or self.named)
-
-    def holder(self, presented: bytes) -> tuple[bool, str | None]:
-        """Whether ``presented`` is one of the tokens, and the name it carries (``None`` for the unnamed one).
-
-        Every token is compared, each in constant time, so the answer's timing tells neither a token nor which
-        one came closest.
-        """
-        accepted, name = False, None
-        if self.unnamed and secrets.compare_digest(presented, self.unnamed.encode()):
-            accepted = True
-        for person, token in self.named.items():
-            if secrets.compare_digest(presented, token.encode()):
-                accepted, name = True, person
-        return accepted, name
 
 
 class BearerToken:
