@@ -22,6 +22,10 @@ class Dialect(Protocol):
     """One backend's SQL where it differs (see the module's note)."""
 
     name: str
+    # What ends a SELECT that reads rows the transaction will change, so a second writer waits for the first to
+    # commit and then reads what it wrote, rather than both deciding on the same old row (PostgreSQL's READ
+    # COMMITTED lets both read it; DuckDB refuses the second writer's change as a conflict instead).
+    row_lock: str
 
     def vector(self, dim: int) -> str:
         """The SQL type of an embedding of ``dim`` numbers, to cast a parameter to (``?::<this>``)."""
@@ -110,6 +114,7 @@ class Dialect(Protocol):
 
 class _DuckDB:
     name = "duckdb"
+    row_lock = ""  # a concurrent change of the same row fails the later transaction (a WriteConflict)
 
     def vector(self, dim: int) -> str:
         return f"FLOAT[{int(dim)}]"

@@ -90,6 +90,7 @@ class PgDialect(PgBulk):
     """PostgreSQL's side of :class:`explorer.store.dialect.Dialect`."""
 
     name = "postgres"
+    row_lock = " FOR UPDATE"
 
     def vector(self, dim: int) -> str:
         """The ``vector`` type of pgvector."""

@@ -139,9 +139,12 @@ def _select(
     return [kind(**{c: _from_db(c, v) for c, v in zip(columns, row, strict=True)}) for row in rows]
 
 
-def _by_id(con: Connection, kind: type[R], record_id: str) -> R | None:
-    """The record of ``kind`` with this id, or None (a mistyped id is simply not found)."""
-    found = _select(con, kind, "WHERE id = ?", [record_id]) if is_uuid(record_id) else []
+def _by_id(con: Connection, kind: type[R], record_id: str, lock: bool = False) -> R | None:
+    """The record of ``kind`` with this id, or None (a mistyped id is simply not found); ``lock``: the row, for
+    the transaction that will change it (:attr:`~explorer.store.dialect.Dialect.row_lock`).
+    """
+    suffix = dialect(con).row_lock if lock else ""
+    found = _select(con, kind, "WHERE id = ?", [record_id], suffix) if is_uuid(record_id) else []
     return found[0] if found else None
 
 
@@ -412,9 +415,11 @@ def update_crystals(con: Connection, crystal_ids: Sequence[str], **values: Any) 
         )
 
 
-def get_crystal(con: Connection, crystal_id: str) -> Crystal | None:
-    """The crystal with this id, or None (a mistyped id is simply not found)."""
-    return _by_id(con, Crystal, crystal_id)
+def get_crystal(con: Connection, crystal_id: str, *, lock: bool = False) -> Crystal | None:
+    """The crystal with this id, or None (a mistyped id is simply not found); ``lock``: in a transaction that
+    will change it, so a second reviewer at the same moment waits and then decides on what the first wrote.
+    """
+    return _by_id(con, Crystal, crystal_id, lock)
 
 
 def list_crystals(

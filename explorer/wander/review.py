@@ -44,9 +44,11 @@ from explorer.wander.guards import (
 HUMAN = "human"  # who reviewed, when the person did not say
 
 
-def require_crystal(con: Connection, crystal_id: str) -> Crystal:
-    """The crystal, or :class:`NotFound` naming how to list them."""
-    crystal = wander_store.get_crystal(con, str(crystal_id))
+def require_crystal(con: Connection, crystal_id: str, *, lock: bool = False) -> Crystal:
+    """The crystal, or :class:`NotFound` naming how to list them; ``lock`` when the transaction decides on it (see
+    :func:`explorer.store.wander.get_crystal`).
+    """
+    crystal = wander_store.get_crystal(con, str(crystal_id), lock=lock)
     if crystal is None:
         raise NotFound(f"no crystal {crystal_id!r}", remedy=Remedy.LIST_CRYSTALS, subject=str(crystal_id))
     return crystal
@@ -142,7 +144,7 @@ def decide(
     """:func:`review_crystal`, returning the review's log entry (what an undo reverts)."""
     chosen = require_decision(decision)
     with runtime.db.transaction() as tx:
-        crystal = require_crystal(tx, crystal_id)
+        crystal = require_crystal(tx, crystal_id, lock=True)
         require_review(crystal, chosen, force)
         review, values = _decide(crystal, chosen, _who(reviewer), notes, utcnow())
         wander_store.update_crystal(tx, crystal.id, **values)
@@ -173,7 +175,7 @@ def revert_review(
         reviewed = reviews_store.get_review(tx, str(review_id))
         if reviewed is None:
             raise NotFound(f"no review {review_id!r} (a crystal's history lists its reviews)", subject=str(review_id))
-        crystal = require_crystal(tx, reviewed.crystal_id)
+        crystal = require_crystal(tx, reviewed.crystal_id, lock=True)
         target = require_revert(crystal, reviewed, force)
         assert reviewed.values_before is not None  # require_revert refuses an entry without them
         values = review_fields(reviewed.values_before)

@@ -6,9 +6,11 @@ Two walks of different sessions run at once; two steps of one session at once ke
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from explorer import event_stream
@@ -159,3 +161,41 @@ def test_a_cache_sees_what_another_machine_wrote(pg_runtime: Runtime, postgres_u
         after = corpus_space(pg_runtime, con)
     assert after is not before and len(after.texts) > len(before.texts)
     assert any("Bees keep their hive warm" in text for text in after.texts)
+
+
+def test_two_reviewers_at_once_go_through_the_state_machine(pg_runtime: Runtime, postgres_url: str) -> None:
+    """Ana approves and Ben rejects one pending crystal at the same moment: one decides, the other then meets the
+    crystal as decided (overturning needs force) and is refused; the log holds the one decision. A third
+    connection holds the crystal's row while both start, so both are surely under way together.
+    """
+    crystal = Crystal(
+        insight="Caches forget what nothing refers to.",
+        embedding=pg_runtime.embedder.embed(["caches forget"])[0],
+        confidence=0.7,
+        actionability=0.5,
+        domains=["python"],
+        validated_by="offline/extractive",
+    )
+    with pg_runtime.db.transaction() as con:
+        wander_store.insert_crystal(con, crystal)
+    outcomes: dict[str, object] = {}
+
+    def decide(reviewer: str, decision: str) -> None:
+        try:
+            outcomes[reviewer] = wander.review_crystal(pg_runtime, crystal.id, decision, reviewer=reviewer).review_state
+        except SessionStateError as exc:
+            outcomes[reviewer] = exc
+
+    with psycopg.connect(postgres_url) as holder:  # a transaction holding the row until both reviewers wait
+        holder.execute("SELECT id FROM wander_crystals WHERE id = %s FOR UPDATE", [crystal.id])
+        reviewers = [threading.Thread(target=decide, args=args) for args in (("ana", "approve"), ("ben", "reject"))]
+        for thread in reviewers:
+            thread.start()
+        time.sleep(1.0)  # both read the crystal now, or wait to
+        holder.rollback()
+    for thread in reviewers:
+        thread.join(60)
+    refused = [who for who, outcome in outcomes.items() if isinstance(outcome, SessionStateError)]
+    assert len(refused) == 1, outcomes
+    history = review.review_history(pg_runtime, crystal.id)
+    assert [entry.reviewer for entry in history] == [who for who in ("ana", "ben") if who not in refused]
