@@ -6,6 +6,11 @@ the CLI commands and pages they start, through ``EXPLORER_EMBEDDING_MODEL``. A t
 what the real MiniLM model knows (that a kitten is like a cat) is marked ``@pytest.mark.minilm``:
 its runtimes, corpus copies and commands then use the real model. Asking for ``real_embedder``
 or ``minilm_corpus_template`` marks a test too; ``pytest -m "not minilm"`` skips them all.
+
+``EXPLORER_TEST_BACKEND=postgres`` (opt-in; the default is ``duckdb``) runs the same tests on PostgreSQL: the
+fresh databases of ``make_runtime``/``runtime`` and the corpus copy of ``corpus_copy`` are then fresh databases on
+the test run's PostgreSQL server (``corpus_copy`` a URL, not a path). A test about the file itself (its turns,
+its write-ahead log, its locks) is marked ``@pytest.mark.duckdb_only("why")`` and skipped there.
 """
 
 from __future__ import annotations
@@ -34,13 +39,23 @@ FORTUNES_PER_DOMAIN = 6
 
 
 MINILM_FIXTURES = {"real_embedder", "minilm_corpus_template"}
+ON_POSTGRES = os.environ.get("EXPLORER_TEST_BACKEND", "duckdb") == "postgres"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "duckdb_only(reason): about the DuckDB file; skipped on the postgres backend")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that uses the real model is marked ``minilm`` by the fixtures it asks for."""
+    """A test that uses the real model is marked ``minilm`` by the fixtures it asks for; on the postgres backend
+    a ``duckdb_only`` test is skipped, with its reason.
+    """
     for item in items:
         if MINILM_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.minilm)
+        file_only = item.get_closest_marker("duckdb_only")
+        if ON_POSTGRES and file_only is not None:
+            item.add_marker(pytest.mark.skip(reason=f"needs a DuckDB file: {file_only.args[0]}"))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -93,19 +108,31 @@ RuntimeFactory = Callable[..., Runtime]
 
 
 @pytest.fixture
-def make_runtime(tmp_path: Path, embedder: Embedder, request: pytest.FixtureRequest) -> RuntimeFactory:
-    """``make_runtime(db=None, completion_kwargs=None, **settings)`` → a Runtime on a fresh file,
-    embedding with the hashing embedder, or the real model for a ``minilm`` test.
+def make_runtime(tmp_path: Path, embedder: Embedder, request: pytest.FixtureRequest) -> Iterator[RuntimeFactory]:
+    """``make_runtime(db=None, completion_kwargs=None, **settings)`` → a Runtime on a fresh database (the same one
+    each call), embedding with the hashing embedder, or the real model for a ``minilm`` test.
     """
     if needs_minilm(request):
         embedder = request.getfixturevalue("real_embedder")
+    new_database = request.getfixturevalue("new_postgres_database") if ON_POSTGRES else None  # dropped after us
+    fresh: list[Path | str] = []
+    made: list[Runtime] = []
 
-    def make(db: Path | None = None, completion_kwargs: dict[str, Any] | None = None, **overrides: Any) -> Runtime:
+    def make(
+        db: Path | str | None = None, completion_kwargs: dict[str, Any] | None = None, **overrides: Any
+    ) -> Runtime:
+        if db is None and not fresh:
+            fresh.append(new_database() if new_database else tmp_path / "explorer.duckdb")
         overrides = {"embedding_model": embedder.name, **overrides}
-        settings = replace(Settings(), db_path=db or tmp_path / "explorer.duckdb", **overrides)
-        return open_runtime(settings, embedder=embedder, completion_kwargs=completion_kwargs)
+        settings = replace(Settings(), db_path=db or fresh[0], **overrides)
+        made.append(open_runtime(settings, embedder=embedder, completion_kwargs=completion_kwargs))
+        return made[-1]
 
-    return make
+    yield make
+    if ON_POSTGRES:  # what the buffers hold written, and the pools closed, before their databases are dropped
+        for runtime in made:
+            runtime.flush()
+            runtime.db.close()
 
 
 @pytest.fixture
@@ -179,16 +206,24 @@ def minilm_corpus_template(small_corpus: Path, built_once: BuiltOnce, real_embed
 
 
 @pytest.fixture
-def corpus_copy(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
-    """A private copy of the ingested small corpus, embedded as the test's runtimes embed."""
+def corpus_copy(tmp_path: Path, request: pytest.FixtureRequest) -> Path | str:
+    """A private copy of the ingested small corpus, embedded as the test's runtimes embed: a file, or on the
+    postgres backend a fresh database the template is copied into (``explorer db copy``'s way).
+    """
     template = request.getfixturevalue("minilm_corpus_template" if needs_minilm(request) else "corpus_template")
+    if ON_POSTGRES:
+        from explorer.store.copying import copy_database
+
+        url: str = request.getfixturevalue("new_postgres_database")()
+        copy_database(template, url)
+        return url
     target = tmp_path / "corpus.duckdb"
     shutil.copy(template, target)
     return target
 
 
 @pytest.fixture
-def corpus_runtime(corpus_copy: Path, make_runtime: RuntimeFactory) -> Runtime:
+def corpus_runtime(corpus_copy: Path | str, make_runtime: RuntimeFactory) -> Runtime:
     """A Runtime over a private copy of the ingested small corpus."""
     return make_runtime(db=corpus_copy)
 
@@ -226,3 +261,17 @@ def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
     url = postgres_server.new_database()
     yield url
     postgres_server.drop_database(url)
+
+
+@pytest.fixture
+def new_postgres_database(postgres_server: PostgresServer) -> Iterator[Callable[[], str]]:
+    """``new_postgres_database()`` → the URL of another fresh database, all dropped after the test."""
+    made: list[str] = []
+
+    def new() -> str:
+        made.append(postgres_server.new_database())
+        return made[-1]
+
+    yield new
+    for url in made:
+        postgres_server.drop_database(url)
