@@ -17,9 +17,15 @@ import numpy as np
 
 from explorer.store.dialect import identifier
 
+# Memory for building an HNSW index after a copy: a graph of 100k 384-dim vectors takes ~200 MB, and once it
+# outgrows maintenance_work_mem (64 MB unless the server says otherwise) pgvector builds far slower.
+BUILD_MEMORY_KB = 512 * 1024
+
 
 class PgBulk:
-    """``read_rows``, ``write_rows`` and ``continue_sequences`` on a ``PgConnection`` (see the Dialect)."""
+    """``read_rows``, ``write_rows``, ``read_snapshot``, ``loading`` and ``continue_sequences`` on a ``PgConnection``
+    (see the Dialect).
+    """
 
     def read_rows(
         self, con: Any, table: str, columns: Sequence[str], batch_rows: int
@@ -49,7 +55,10 @@ class PgBulk:
 
     @contextmanager
     def loading(self, con: Any, table: str) -> Iterator[None]:
-        """The table's HNSW indexes dropped while the rows come in, then made again from their definitions."""
+        """The table's HNSW indexes dropped while the rows come in, then made again from their definitions, with
+        :data:`BUILD_MEMORY_KB` of memory for the build if the server's setting gives less (for this transaction
+        only): a graph that outgrows it is built far slower.
+        """
         indexes = con.execute(
             "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? "
             "AND indexdef LIKE '%USING hnsw%'",
@@ -58,6 +67,12 @@ class PgBulk:
         for name, _ in indexes:
             con.execute(f"DROP INDEX {identifier(name)}")
         yield
+        if indexes:
+            (given,) = con.execute(
+                "SELECT setting::bigint FROM pg_settings WHERE name = 'maintenance_work_mem'"
+            ).fetchone()
+            if given < BUILD_MEMORY_KB:
+                con.execute("SELECT set_config('maintenance_work_mem', ?, true)", [f"{BUILD_MEMORY_KB}kB"])
         for _, definition in indexes:
             con.execute(definition)
 
