@@ -20,6 +20,7 @@ from explorer.cli.common import DbOption, progress_callback, runtime_for
 
 REPO = Path(__file__).resolve().parents[2]
 LOOPBACK = "127.0.0.1"  # the app serves this machine only unless told otherwise (--host)
+LOOPBACKS = (LOOPBACK, "localhost", "::1")
 PortOption = Annotated[int, typer.Option(help="Port for the app.")]
 HostOption = Annotated[
     str,
@@ -71,9 +72,15 @@ def demo(
 
 def app(port: PortOption = 8501, host: HostOption = LOOPBACK, db: DbOption = None) -> None:
     """Open the app on a database (--db, EXPLORER_DB, or the settings' default), as it is: a team's PostgreSQL,
-    or one's own file (created, empty, when it does not exist yet).
+    or one's own file (created, empty, when it does not exist yet). Beyond this machine only with named tokens
+    (EXPLORER_TOKENS), so the app asks who you are and logs your reviews under your name.
     """
     runtime = runtime_for(db)
+    if host not in LOOPBACKS and not runtime.settings.tokens:
+        raise typer.BadParameter(
+            "the app would serve anyone who reaches this address: set EXPLORER_TOKENS to name who may use it",
+            param_hint="--host",
+        )
     runtime.db.schema_version()  # a database that cannot be opened is said here, in one line, not in the app
     _say(f"database: {runtime.db.location}")
     _serve_app(str(runtime.settings.db_path), port, host)

@@ -45,3 +45,16 @@ def test_a_database_that_cannot_be_opened_is_said_before_the_app(tmp_path: Path)
     done = subprocess.run([str(EXPLORER), "app", "--db", str(broken)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr == f"error: {broken} is not a Dream Explorer database (nor any DuckDB file)\n"
+
+
+def test_the_app_beyond_this_machine_needs_named_tokens(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "EXPLORER_TOKENS"}
+    done = subprocess.run(
+        [str(EXPLORER), "app", "--host", "0.0.0.0", "--db", str(tmp_path / "kb.duckdb")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 2
+    assert "set EXPLORER_TOKENS to name who may use it" in done.stderr and done.stderr.count("\n") == 1
