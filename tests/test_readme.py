@@ -38,6 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 EXPERIENCES = Path(__file__).resolve().parent / "data" / "experiences_sample.jsonl"
 SHARED = {"--db"}  # every command takes it; the section's first sentence says so once
+NAMES_ITS_DATABASES = {"db copy"}  # its arguments are its two databases (the section says so too)
 
 
 @dataclass
@@ -104,8 +105,10 @@ def test_every_command_is_documented_and_every_documented_command_exists() -> No
 def test_every_option_is_documented_and_every_documented_option_exists() -> None:
     documented = readme_commands()
     assert "Every command takes `--db PATH`" in command_section()
+    assert "`db copy` names both of its databases instead" in command_section()
     for path, options in cli_commands().items():
-        assert options >= SHARED, f"`explorer {path}` has no --db, but the README says every command takes it"
+        if path not in NAMES_ITS_DATABASES:
+            assert options >= SHARED, f"`explorer {path}` has no --db, but the README says every command takes it"
         readme = documented[path].options
         assert options - SHARED <= readme, f"`explorer {path}`: {sorted(options - SHARED - readme)} not in README.md"
         assert readme <= options, f"README.md documents {sorted(readme - options)} for `explorer {path}`"
@@ -188,6 +191,9 @@ def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
     dreaming = run("dream", "rem", "--dreams", "1", "--seed", "1", "--background")
     out["jobs show"] = run("jobs", "show", dreaming["job_id"], "--wait")
     out["jobs list"] = run("jobs", "list")
+    copied = runner.invoke(explorer.cli.app, ["db", "copy", db, str(tmp_path / "copy.duckdb"), "--json"])
+    assert copied.exit_code == 0, copied.output
+    out["db copy"] = json.loads(copied.stdout)
     shutil.rmtree(tmp_path / "archive")
     return out
 
