@@ -421,7 +421,7 @@ def test_resonances_carry_across_sessions(mock_runtime) -> None:
 
 def test_a_step_taken_meanwhile_by_another_process_is_not_overwritten(mock_runtime, make_runtime, monkeypatch) -> None:
     other = make_runtime(
-        db=mock_runtime.db.path, completion_kwargs={"mock_response": mock_json()}, local_model="ollama/llama3"
+        db=mock_runtime.settings.db_path, completion_kwargs={"mock_response": mock_json()}, local_model="ollama/llama3"
     )
     s = new_session(mock_runtime)
     commit = stepping._commit
