@@ -16,10 +16,7 @@ DIM = 16
 
 def loci(session: Session, count: int) -> list[Locus]:
     rng = np.random.default_rng(3)
-    return [
-        Locus(session.id, f"locus {i}", rng.normal(size=DIM).astype(np.float32), "ADJACENT")
-        for i in range(count)
-    ]
+    return [Locus(session.id, f"locus {i}", rng.normal(size=DIM).astype(np.float32), "ADJACENT") for i in range(count)]
 
 
 @pytest.fixture(params=["duckdb", "postgres"])
