@@ -124,6 +124,7 @@ def test_the_walk_goes_on_when_the_server_goes_away_and_publishing_resumes_when_
     assert any(r.getMessage().startswith("publishing events to NATS") for r in caplog.records)
 
 
+@pytest.mark.duckdb_only("a worker is started on demand for a file; a server's waits for explorer worker")
 def test_a_walk_run_by_the_background_worker_is_followed_and_published(
     corpus_runtime, nats_server: NatsServer, nats_listener: NatsListener, monkeypatch: pytest.MonkeyPatch
 ) -> None:

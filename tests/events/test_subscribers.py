@@ -25,12 +25,15 @@ from .conftest import WAIT_S, new_session, stored
 
 # Another process reads the session's events while the step's model call is in flight.
 READER = """
-import json, sys, duckdb
-con = duckdb.connect(sys.argv[1], read_only=True)
-rows = con.execute(
-    "SELECT subject, payload FROM events WHERE session_id = ? ORDER BY seq", [sys.argv[2]]
-).fetchall()
-print(json.dumps([[subject, json.loads(payload)] for subject, payload in rows]))
+import json, sys
+from explorer.providers.embeddings import HashingEmbedder
+from explorer.store import open_database
+from explorer.store.events import list_events
+embedder = HashingEmbedder()
+db = open_database(sys.argv[1], embedding_model=embedder.name, embedding_dim=embedder.dim, create=False)
+with db.connect() as con:
+    events = list_events(con, session_id=sys.argv[2])
+print(json.dumps([[event.subject, event.payload] for event in events]))
 """
 
 
@@ -147,7 +150,7 @@ from explorer.wander import service
 
 db, session_id, steps, gate = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
 embedder = HashingEmbedder()
-rt = open_runtime(replace(Settings(), db_path=Path(db), embedding_model=embedder.name), embedder=embedder)
+rt = open_runtime(replace(Settings(), db_path=db, embedding_model=embedder.name), embedder=embedder)
 for n in range(1, steps + 1):
     while not (gate / f"step-{n}").exists():  # the follower lets each step go once it saw the one before
         time.sleep(0.02)
@@ -163,7 +166,7 @@ def test_follow_sees_another_process_walk_step_by_step(corpus_runtime, tmp_path:
     (gate / "step-1").touch()
     steps = 3
     walker = subprocess.Popen(
-        [sys.executable, "-c", WALKER, str(rt.db.path), session.id, str(steps), str(gate)],
+        [sys.executable, "-c", WALKER, str(rt.settings.db_path), session.id, str(steps), str(gate)],
         env=dict(os.environ),
         stderr=subprocess.PIPE,
         text=True,
