@@ -263,6 +263,12 @@ def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
     postgres_server.drop_database(url)
 
 
+@pytest.fixture(scope="session")
+def on_postgres() -> bool:
+    """Whether this run's fresh databases are on PostgreSQL (``EXPLORER_TEST_BACKEND=postgres``)."""
+    return ON_POSTGRES
+
+
 @pytest.fixture
 def new_postgres_database(postgres_server: PostgresServer) -> Iterator[Callable[[], str]]:
     """``new_postgres_database()`` → the URL of another fresh database, all dropped after the test."""

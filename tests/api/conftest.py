@@ -51,7 +51,7 @@ class Server:
         self.process.wait()
 
 
-def run_serve(db: Path, *args: str, env: dict[str, str] | None = None, log: Path) -> subprocess.Popen[bytes]:
+def run_serve(db: Path | str, *args: str, env: dict[str, str] | None = None, log: Path) -> subprocess.Popen[bytes]:
     """``explorer serve`` on ``db`` (given as EXPLORER_DB, as a user would set it), its output into ``log``."""
     environ = {**os.environ, "EXPLORER_DB": str(db)}
     environ.pop("EXPLORER_API_TOKEN", None)  # only the tests that mean to give one do
@@ -62,7 +62,7 @@ def run_serve(db: Path, *args: str, env: dict[str, str] | None = None, log: Path
         )
 
 
-def start_serving(db: Path, *args: str, env: dict[str, str] | None = None, log: Path) -> Server:
+def start_serving(db: Path | str, *args: str, env: dict[str, str] | None = None, log: Path) -> Server:
     """``explorer serve`` on a port the system chooses, read back from the process's own listening socket (so
     the tests talk to this server and no other), once it listens: uvicorn listens after its start-up, ready.
     """
@@ -84,7 +84,7 @@ def start_server(tmp_path: Path) -> Iterator[StartServer]:
     """``start_server(db, *args, env=None)`` → a listening server (stopped after the test)."""
     started: list[Server] = []
 
-    def start(db: Path, *args: str, env: dict[str, str] | None = None) -> Server:
+    def start(db: Path | str, *args: str, env: dict[str, str] | None = None) -> Server:
         server = start_serving(db, *args, env=env, log=tmp_path / f"serve-{len(started)}.log")
         started.append(server)
         return server
@@ -95,17 +95,28 @@ def start_server(tmp_path: Path) -> Iterator[StartServer]:
 
 
 @pytest.fixture(scope="module")
-def module_corpus(corpus_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def module_corpus(
+    corpus_template: Path, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest, on_postgres: bool
+) -> Iterator[Path | str]:
     """A copy of the small corpus (``corpus_template``, as ``corpus_copy`` copies it) for one module's server."""
+    if on_postgres:
+        from explorer.store.copying import copy_database
+
+        postgres = request.getfixturevalue("postgres_server")
+        url = postgres.new_database()
+        copy_database(corpus_template, url)
+        yield url
+        postgres.drop_database(url)
+        return
     target = tmp_path_factory.mktemp("api") / "corpus.duckdb"
     shutil.copy(corpus_template, target)
-    return target
+    yield target
 
 
 @pytest.fixture(scope="module")
-def server(module_corpus: Path) -> Iterator[Server]:
+def server(module_corpus: Path | str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """One server, without a token on 127.0.0.1, over the module's copy of the corpus."""
-    started = start_serving(module_corpus, log=module_corpus.with_name("serve.log"))
+    started = start_serving(module_corpus, log=tmp_path_factory.mktemp("api-log") / "serve.log")
     try:
         yield started
     finally:

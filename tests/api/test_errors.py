@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from explorer.api import create_app
@@ -21,6 +22,7 @@ from explorer.store.database import WriteConflict
 from .conftest import StartServer, error_of, new_session
 
 
+@pytest.mark.duckdb_only("another process holds the file's lock")
 def test_a_database_held_by_another_process_is_503_until_it_is_let_go(
     corpus_copy: Path, start_server: StartServer
 ) -> None:

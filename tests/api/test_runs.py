@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from explorer.consolidation import service as consolidation
 from explorer.runtime import Runtime
@@ -64,6 +65,7 @@ def test_knowledge_is_refused_before_a_consolidation_and_answered_after(
     error_of(api.post("/consolidation/runs", json={"source": "dreams", "trigger": "now"}), 422)
 
 
+@pytest.mark.duckdb_only("a worker is started on demand for a file; a server's waits for explorer worker")
 def test_a_long_walk_runs_as_a_job_followed_at_its_location(api: httpx.Client) -> None:
     session_id = new_session(api)["id"]
     response = api.post(f"/wander/sessions/{session_id}/wander", json={"n_steps": 21, "background": True})
