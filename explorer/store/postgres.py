@@ -162,12 +162,12 @@ class PgConnection:
         if parameters is None:  # no placeholders to fill: the text as written (a migration's statements)
             self.cursor.execute(sql)
         else:
-            self.cursor.execute(_placeholders(sql), list(parameters))
+            self.cursor.execute(_placeholders(sql), [_storable(value) for value in parameters])
         return self
 
     def executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> PgConnection:
         """Run one statement for each row of parameters."""
-        self.cursor.executemany(_placeholders(sql), [list(row) for row in rows])
+        self.cursor.executemany(_placeholders(sql), [[_storable(value) for value in row] for row in rows])
         return self
 
     def fetchall(self) -> list[tuple[Any, ...]]:
@@ -181,6 +181,17 @@ class PgConnection:
     def fetchnumpy(self) -> dict[str, np.ndarray]:
         """The last statement's rows as columns, as DuckDB's ``fetchnumpy`` gives them."""
         return _columns(self.cursor)
+
+
+def _storable(value: object) -> object:
+    """A value as PostgreSQL can hold it: its text types refuse the NUL character, which DuckDB keeps, so a NUL in
+    a name or a document (a paste, a fuzzer) becomes U+FFFD, the replacement character, rather than a failure.
+    """
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if isinstance(value, list):
+        return [_storable(item) for item in value]
+    return value
 
 
 def store_error(exc: psycopg.Error) -> Exception:

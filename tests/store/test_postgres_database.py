@@ -90,3 +90,15 @@ def test_the_same_row_written_twice_at_once_is_a_conflict(postgres_url: str) -> 
 def test_a_url_is_shown_without_its_password() -> None:
     assert shown("postgresql://ana:s3cret@db.lan:5432/kb") == "postgresql://ana:***@db.lan:5432/kb"
     assert shown("postgresql://ana@db.lan/kb") == "postgresql://ana@db.lan/kb"
+
+
+def test_text_with_a_nul_character_is_kept_readable(postgres_url: str) -> None:
+    """PostgreSQL's text refuses NUL, which DuckDB keeps (an API fuzzer found a 500): it is stored as U+FFFD."""
+    db = make_db(postgres_url)
+    doc = Document(title="a\x00b", content_hash="h1", aliases=("c\x00d",))
+    with db.transaction() as con:
+        corpus.insert_document(con, doc)
+    with db.connect() as con:
+        (stored,) = corpus.list_documents(con)
+    assert (stored.title, stored.aliases) == ("a\ufffdb", ("c\ufffdd",))
+    db.close()
