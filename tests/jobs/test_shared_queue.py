@@ -105,7 +105,10 @@ def stored(runtime: Runtime, job_id: str) -> Job:
     return job
 
 
-def wait_for(runtime: Runtime, job_id: str, ready: Callable[[Job], bool], timeout_s: float = 40) -> Job:
+def wait_for(runtime: Runtime, job_id: str, ready: Callable[[Job], bool], timeout_s: float = 120) -> Job:
+    """The job once ``ready``: a bound, not a speed (a worker's first step loads the model and the corpus: 25 s on
+    a loaded machine).
+    """
     deadline = time.monotonic() + timeout_s
     job = stored(runtime, job_id)
     while not ready(job):

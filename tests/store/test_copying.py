@@ -44,7 +44,9 @@ def walked_template(small_corpus: Path, built_once) -> Path:
     def build(path: Path) -> None:
         runtime = open_runtime(replace(Settings(), db_path=path, embedding_model=HASHING), embedder=HashingEmbedder())
         assert ingest_paths(runtime, [small_corpus]).documents_added
-        config = SessionConfig(seed_concept="garbage collection", human_checkpoint_frequency=0, max_drift_distance=1.5)
+        config = SessionConfig(
+            seed_concept="garbage collection", random_seed=2, human_checkpoint_frequency=0, max_drift_distance=1.5
+        )
         session = service.create_session(runtime, config)
         for _ in range(4):
             service.step(runtime, session.id)
