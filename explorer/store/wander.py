@@ -430,8 +430,11 @@ def list_crystals(
     session_id: str | None = None,
     source_resonance_ids: Sequence[str] | None = None,
     with_vectors: bool = False,
+    lock: bool = False,
 ) -> list[Crystal]:
-    """Crystals newest first, narrowed by status, confidence, session or the resonances they came from."""
+    """Crystals newest first, narrowed by status, confidence, session or the resonances they came from; ``lock``:
+    for the transaction that will change them (:attr:`~explorer.store.dialect.Dialect.row_lock`).
+    """
     clauses: list[str] = []
     params: list[object] = []
     if status is not None:
@@ -447,7 +450,8 @@ def list_crystals(
         clauses.append("source_resonance_id = ANY(?::UUID[])")
         params.append(list(source_resonance_ids))
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-    return _select(con, Crystal, where, params, "ORDER BY created_at DESC, confidence DESC", with_vectors=with_vectors)
+    order = "ORDER BY created_at DESC, confidence DESC" + (dialect(con).row_lock if lock else "")
+    return _select(con, Crystal, where, params, order, with_vectors=with_vectors)
 
 
 def last_crystal_attempt(con: Connection, resonance_id: str) -> int | None:

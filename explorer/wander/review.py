@@ -212,9 +212,11 @@ def revert_review(
     return revert
 
 
-def _matching(con: Connection, where: ReviewFilter) -> list[Crystal]:
-    """The crystals ``where`` takes, in the order a person reviews them: surest first."""
-    found = wander_store.list_crystals(con, min_confidence=where.min_confidence, session_id=where.session_id)
+def _matching(con: Connection, where: ReviewFilter, *, lock: bool = False) -> list[Crystal]:
+    """The crystals ``where`` takes, in the order a person reviews them: surest first; ``lock`` when the
+    transaction decides on them (see :func:`explorer.store.wander.get_crystal`).
+    """
+    found = wander_store.list_crystals(con, min_confidence=where.min_confidence, session_id=where.session_id, lock=lock)
     return sorted((c for c in found if where.matches(c)), key=lambda c: (-c.confidence, c.id))
 
 
@@ -272,7 +274,7 @@ def bulk_review(
     chosen = require_decision(decision)
     target = REVIEW_OUTCOMES[chosen]
     with runtime.db.transaction() as tx:
-        matched = _matching(tx, where)
+        matched = _matching(tx, where, lock=not dry_run)
         taken = [c for c in matched if force or review_allowed(c.review_state, target)]
         report = BulkReview(chosen, len(matched), len(taken), len(matched) - len(taken), dry_run)
         if dry_run or not taken:

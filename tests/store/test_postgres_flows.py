@@ -17,7 +17,7 @@ from explorer import event_stream
 from explorer.consolidation import service as consolidation
 from explorer.dreaming import service as dreaming
 from explorer.reading.ingest import ingest_paths
-from explorer.records.wander import Crystal
+from explorer.records.wander import Crystal, ReviewFilter
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import Settings
 from explorer.store import wander as wander_store
@@ -199,3 +199,39 @@ def test_two_reviewers_at_once_go_through_the_state_machine(pg_runtime: Runtime,
     assert len(refused) == 1, outcomes
     history = review.review_history(pg_runtime, crystal.id)
     assert [entry.reviewer for entry in history] == [who for who in ("ana", "ben") if who not in refused]
+
+
+def test_two_bulk_reviews_at_once_go_through_the_state_machine(pg_runtime: Runtime, postgres_url: str) -> None:
+    """Ana approves and Ben rejects every pending crystal at once: the second waits for the first, then leaves the
+    crystals it decided alone (overturning needs force): each crystal is decided once, and logged once.
+    """
+    crystals = [
+        Crystal(
+            insight=f"Insight {i}: caches forget what nothing refers to.",
+            embedding=pg_runtime.embedder.embed([f"insight {i}"])[0],
+            confidence=0.7,
+            actionability=0.5,
+            domains=["python"],
+            validated_by="offline/extractive",
+        )
+        for i in range(3)
+    ]
+    with pg_runtime.db.transaction() as con:
+        for crystal in crystals:
+            wander_store.insert_crystal(con, crystal)
+    decided: dict[str, int] = {}
+
+    def bulk(reviewer: str, decision: str) -> None:
+        decided[reviewer] = review.bulk_review(pg_runtime, ReviewFilter(), decision, reviewer=reviewer).reviewed
+
+    with psycopg.connect(postgres_url) as holder:  # holds every crystal's row until both reviews are under way
+        holder.execute("SELECT id FROM wander_crystals FOR UPDATE")
+        reviewers = [threading.Thread(target=bulk, args=args) for args in (("ana", "approve"), ("ben", "reject"))]
+        for thread in reviewers:
+            thread.start()
+        time.sleep(1.0)
+        holder.rollback()
+    for thread in reviewers:
+        thread.join(60)
+    assert sorted(decided.values()) == [0, 3], decided
+    assert all(len(review.review_history(pg_runtime, c.id)) == 1 for c in crystals)
