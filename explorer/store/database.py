@@ -358,8 +358,11 @@ def scalar(con: Connection, sql: str, params: Sequence[object] = ()) -> Any:
 ROWS_PER_INSERT = 500  # rows per statement of insert_rows: a statement's parameters stay in the thousands
 
 
-def insert_rows(con: Connection, table: str, columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
-    """``rows`` into ``table``, in order, as multi-row INSERT statements.
+def insert_rows(
+    con: Connection, table: str, columns: Sequence[str], rows: Sequence[Sequence[object]], conflict: str = ""
+) -> None:
+    """``rows`` into ``table``, in order, as multi-row INSERT statements (``conflict``: an ``ON CONFLICT`` clause
+    ending each, a literal of the store's).
 
     Why not ``executemany``: DuckDB runs it as one statement per row, ~2 ms a row here (a document's handful of
     nodes and relations took 25 ms to write); one VALUES list of many rows is one statement, 3-5 times faster.
@@ -370,7 +373,7 @@ def insert_rows(con: Connection, table: str, columns: Sequence[str], rows: Seque
     for start in range(0, len(rows), ROWS_PER_INSERT):
         part = rows[start : start + ROWS_PER_INSERT]
         con.execute(
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row] * len(part))}",
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row] * len(part))} {conflict}",
             [value for values in part for value in values],
         )
 

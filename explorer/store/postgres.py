@@ -38,7 +38,6 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from explorer.errors import Remedy
 from explorer.store.database import (
-    ROWS_PER_INSERT,
     DatabaseBusy,
     DatabaseFailure,
     DatabaseMissing,
@@ -47,6 +46,7 @@ from explorer.store.database import (
     WriteConflict,
     apply_migration,
     check_embedding_model,
+    insert_rows,
     migrations,
     too_new,
 )
@@ -117,13 +117,7 @@ class PgDialect(PgBulk):
         matrix = np.asarray(vectors, dtype=np.float32)
         columns = [*values, vector_column]
         rows = [[*(values[name][index] for name in values), matrix[index].tolist()] for index in range(len(matrix))]
-        row = "(" + ", ".join("?" for _ in columns) + ")"
-        for start in range(0, len(rows), ROWS_PER_INSERT):
-            part = rows[start : start + ROWS_PER_INSERT]
-            con.execute(
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row] * len(part))} {conflict}",
-                [value for values_of_row in part for value in values_of_row],
-            )
+        insert_rows(con, table, columns, rows, conflict)
 
 
 def _columns(cursor: psycopg.Cursor[Any]) -> dict[str, np.ndarray]:
