@@ -17,7 +17,7 @@ from explorer.records.wander import REVIEW_OUTCOMES, Crystal, Review, ReviewDeci
 from explorer.wander import review as reviewing
 from explorer.wander import service as wander
 from explorer.wander.guards import review_allowed
-from pages import common, signin, untrusted
+from pages import clicks, common, signin, untrusted
 
 PAGE_SIZE = 10
 STATUS_FILTERS: dict[str, ReviewState | None] = {
@@ -179,6 +179,10 @@ def _flash(message: str) -> None:
     st.session_state[FLASH] = message
 
 
+once = clicks.once(st.session_state, keeps=("crystal",))
+
+
+@once
 def _decide(crystal_id: str, decision: ReviewDecision) -> None:
     notes = str(st.session_state.get(f"review_notes_{crystal_id}") or "").strip() or None
     try:
@@ -190,6 +194,7 @@ def _decide(crystal_id: str, decision: ReviewDecision) -> None:
     st.session_state["crystal"] = ""  # the next one
 
 
+@once
 def _skip(crystal_id: str) -> None:
     skipped: list[str] = st.session_state[SKIPPED]
     if crystal_id in skipped:
@@ -199,6 +204,7 @@ def _skip(crystal_id: str) -> None:
     st.session_state["crystal"] = ""
 
 
+@once
 def _undo() -> None:
     kind, crystal_id, review_id = st.session_state[DONE].pop()
     if kind == "review":
@@ -211,6 +217,7 @@ def _undo() -> None:
     st.session_state["crystal"] = crystal_id
 
 
+@once
 def _revert(review_id: str, force: bool) -> None:
     try:
         reviewing.revert_review(rt, review_id, reviewer=who(), force=force)
@@ -225,7 +232,7 @@ def _entry_line(entry: Review) -> str:
     return f"{when} · {entry.decision}{extra} · {entry.state_before} → {entry.state_after} · by {entry.reviewer}"
 
 
-def history(entries: list[Review]) -> None:
+def history(entries: list[Review], drawn: int) -> None:
     """A crystal's reviews and reverts, newest first, each of which can be reverted: an older one puts the crystal
     back as it was before it over the later ones (a forced revert, logged as such and itself revertible).
     """
@@ -245,7 +252,7 @@ def history(entries: list[Review]) -> None:
             key=f"revert_{entry.id}",
             icon=":material/undo:",
             on_click=_revert,
-            args=(entry.id, not newest),
+            args=(drawn, entry.id, not newest),
             disabled=not entry.revertible,
             help="Put the crystal back as it was before this."
             if newest
@@ -257,6 +264,7 @@ def history(entries: list[Review]) -> None:
 def review_view() -> None:
     skipped: list[str] = st.session_state.setdefault(SKIPPED, [])
     done: list[tuple[str, str, str | None]] = st.session_state.setdefault(DONE, [])
+    drawn = clicks.drawing(st.session_state)
     # the URL's crystal (a shared link) until this visit has a widget state of its own
     asked = str(st.session_state["crystal"] if "crystal" in st.session_state else st.query_params.get("crystal", ""))
     try:
@@ -288,14 +296,15 @@ def review_view() -> None:
         ("Archive", "archive", {}),
     ]
     for column, (label, action, options) in zip(st.columns(len(controls)), controls, strict=True):
+        args: tuple[Any, ...]
         if action in REVIEW_OUTCOMES:
             options.setdefault("icon", ICONS[action])
             disabled = crystal is None or not review_allowed(state, REVIEW_OUTCOMES[action])
-            callback, args = _decide, (shown, action)
+            callback, args = _decide, (drawn, shown, action)
         elif action == "skip":
-            disabled, callback, args = crystal is None, _skip, (shown,)
+            disabled, callback, args = crystal is None, _skip, (drawn, shown)
         else:
-            disabled, callback, args = not done, _undo, ()
+            disabled, callback, args = not done, _undo, (drawn,)
         column.button(label, key=f"review_{action}", on_click=callback, args=args, disabled=disabled, **options)
     if crystal is None:
         st.success("Nothing awaits review in this filter.", icon=":material/task_alt:")
@@ -303,7 +312,7 @@ def review_view() -> None:
     with st.container(border=True, key="review_card"):
         describe(crystal)
         st.text_input("Notes", key=f"review_notes_{crystal.id}", placeholder="why (stored with the decision)")
-    history(view.history)
+    history(view.history, drawn)
     with st.expander("Evidence: residues → loci → source chunks", key="review_evidence", on_change="rerun") as box:
         if box.open:
             evidence(crystal)
