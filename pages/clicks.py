@@ -26,8 +26,9 @@ def drawing(state: Any) -> int:
 
 
 def once(state: Any, keeps: tuple[str, ...]) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """A decorator (``state`` is ``st.session_state``, or any mapping): the callback takes the drawing's number first and acts once per number; a second call with the
-    same number restores ``keeps`` (session-state keys) to what the first call left in them, and does nothing else.
+    """A decorator (``state`` is ``st.session_state``, or any mapping): the callback takes the drawing's number
+    first and acts once per number; a second call with the same number restores ``keeps`` (session-state keys) to
+    what the first call left in them, and does nothing else.
     """
 
     def decorate(action: Callable[..., None]) -> Callable[..., None]:
