@@ -46,7 +46,7 @@ from explorer.store.database import (
 from explorer.store.dialect import dialect, identifier
 
 BATCH_ROWS = 2000  # rows a batch: 2000 nodes of 384 dims are ~25 MB as Python floats, COPY or Arrow per batch
-MIGRATED = ("schema_version",)  # written by the destination's own migrations
+MIGRATED = ("schema_version", "corpus_changes")  # written by the destination's own migrations (and triggers)
 OTHERS = ("procrastinate_",)  # tables another program keeps beside ours: the job queue of a server
 WRITTEN_BY_OPENING = "meta"  # its embedding model's rows are written when the destination is created
 

@@ -91,6 +91,7 @@ class PgDialect(PgBulk):
 
     name = "postgres"
     row_lock = " FOR UPDATE"
+    corpus_version = "SELECT version FROM corpus_changes"
 
     def vector(self, dim: int) -> str:
         """The ``vector`` type of pgvector."""

@@ -537,16 +537,13 @@ def compressed_through_step(con: Connection, session_id: str) -> int:
 # -- the corpus, as Wander sees it -------------------------------------------------
 
 
-def corpus_marker(con: Connection) -> tuple[int, int, int]:
-    """A cheap change counter for the in-memory corpus index: (latest nodes, all nodes, relations).
-
-    Counting the embedded ones too would read every vector: 20 ms at 100k nodes. Relations count because
-    the walk ranks candidates by the links reading (or dreaming) made between them.
+def corpus_marker(con: Connection) -> tuple[int, ...]:
+    """A cheap change counter for the in-memory corpus index, different after any committed change to it: the
+    dialect's :attr:`~explorer.store.dialect.Dialect.corpus_version` (on a file, the latest nodes, all nodes and
+    the relations; counting the embedded ones too would read every vector, 20 ms at 100k nodes).
     """
-    ((latest, total, relations),) = con.execute(
-        "SELECT count(*) FILTER (WHERE is_latest), count(*), (SELECT count(*) FROM relations) FROM nodes"
-    ).fetchall()
-    return int(latest), int(total), int(relations)
+    row = con.execute(dialect(con).corpus_version).fetchone()
+    return tuple(int(value) for value in row or ())
 
 
 def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:

@@ -21,7 +21,7 @@ from explorer.records import Node
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.store import Database, open_database
-from explorer.store.copying import DestinationNotEmpty, copy_database, stored_embedding_model
+from explorer.store.copying import MIGRATED, DestinationNotEmpty, copy_database, stored_embedding_model
 from explorer.store.corpus import insert_nodes
 from explorer.store.database import DatabaseMissing, SchemaMismatch, StoreError
 from explorer.store.dialect import identifier
@@ -67,7 +67,9 @@ def walked(walked_template: Path, tmp_path: Path) -> Path:
 
 
 def tables(location: str | Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows (bar ``schema_version``), sorted, each vector a float32 array, for comparing."""
+    """Every table's rows (bar those each database writes itself, ``copying.MIGRATED``), sorted, each vector a
+    float32 array, for comparing.
+    """
     model, dim = stored_embedding_model(location)
     db = open_database(location, embedding_model=model, embedding_dim=dim, create=False)
     found: dict[str, list[tuple[Any, ...]]] = {}
@@ -80,7 +82,7 @@ def tables(location: str | Path) -> dict[str, list[tuple[Any, ...]]]:
             ).fetchall()
         ]
         for name in names:
-            if name == "schema_version" or name.startswith("procrastinate"):
+            if name in MIGRATED or name.startswith("procrastinate"):
                 continue
             columns = [
                 row[0]

@@ -10,10 +10,11 @@ import threading
 import numpy as np
 import pytest
 
-from explorer.records import Document, Node
-from explorer.store import corpus, open_database
+from explorer.records import Document, Node, Relation
+from explorer.store import corpus, dreaming, open_database
 from explorer.store.database import DatabaseFailure, DatabaseMissing, SchemaMismatch, WriteConflict, latest_version
 from explorer.store.postgres import PostgresDatabase, shown
+from explorer.store.wander import corpus_marker
 
 
 def make_db(url: str, **kw) -> PostgresDatabase:
@@ -101,4 +102,87 @@ def test_text_with_a_nul_character_is_kept_readable(postgres_url: str) -> None:
     with db.connect() as con:
         (stored,) = corpus.list_documents(con)
     assert (stored.title, stored.aliases) == ("a\ufffdb", ("c\ufffdd",))
+    db.close()
+
+
+def test_the_corpus_counter_moves_once_a_commit_and_only_for_what_a_walk_holds(postgres_url: str) -> None:
+    """A walk's corpus cache reads one row (migration 015) instead of counting every node: it must move, once a
+    transaction, when a committed write changes nodes, relations or documents as the walk sees them, not before
+    the commit, and not for a node's access count.
+    """
+    db = make_db(postgres_url)
+    doc = Document(title="t", content_hash="h1")
+    chunks = [
+        Node(type="raw_chunk", text=f"c{i}", embedding=np.ones(4, np.float32), document_id=doc.id) for i in range(3)
+    ]
+
+    def marker() -> tuple[int, ...]:
+        with db.connect() as con:
+            return corpus_marker(con)
+
+    start = marker()
+    with db.transaction() as con:
+        corpus.insert_document(con, doc)
+        corpus.insert_nodes(con, chunks)
+        corpus.insert_relations(con, [Relation(chunks[0].id, chunks[1].id, "DERIVES", "test")])
+    assert marker() == (start[0] + 1,)  # three statements, four rows, one transaction: one change
+    with db.transaction() as con:
+        dreaming.touch_nodes(con, [chunks[0].id])
+    assert marker() == (start[0] + 1,)  # how often a node was read is not what a walk holds
+    with db.transaction() as con:
+        corpus.update_node_fields(con, chunks[1].id, importance=0.9)
+        assert marker() == (start[0] + 1,)  # this connection's own transaction is not committed yet
+    assert marker() == (start[0] + 2,)
+    writing, reading = threading.Event(), threading.Event()
+
+    def other_machine() -> None:
+        other = make_db(postgres_url)
+        with other.transaction() as con:
+            con.execute("UPDATE documents SET title = 'renamed' WHERE id = ?", [doc.id])
+            writing.set()
+            reading.wait(30)
+        other.close()
+
+    thread = threading.Thread(target=other_machine)
+    thread.start()
+    writing.wait(30)
+    assert marker() == (start[0] + 2,)  # another connection's change counts when it commits, not before
+    reading.set()
+    thread.join(30)
+    assert marker() == (start[0] + 3,)
+    db.close()
+
+
+def test_two_writers_of_the_corpus_at_once_both_commit(postgres_url: str) -> None:
+    """The counter's row is locked only as a transaction commits: two transactions adding nodes at the same time,
+    each waiting for the other to have written, both commit (a counter updated mid-transaction would make the
+    second wait for the first's commit while the first waits for the second: a deadlock).
+    """
+    db = make_db(postgres_url)
+    doc = Document(title="t", content_hash="h1")
+    with db.transaction() as con:
+        corpus.insert_document(con, doc)
+    with db.connect() as con:
+        (start,) = corpus_marker(con)
+    both_wrote = threading.Barrier(2, timeout=30)
+    failures: list[BaseException] = []
+
+    def writer(name: str) -> None:
+        try:
+            with db.transaction() as con:
+                corpus.insert_nodes(con, [Node(type="raw_chunk", text=name, document_id=doc.id)])
+                both_wrote.wait()
+                corpus.insert_nodes(con, [Node(type="raw_chunk", text=name + " again", document_id=doc.id)])
+        except BaseException as exc:  # noqa: BLE001  (reported by the assertion below)
+            failures.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(name,)) for name in ("ana", "ben")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert failures == []
+    with db.connect() as con:
+        assert corpus_marker(con) == (start + 2,)
+        assert con.execute("SELECT count(*) FROM nodes").fetchone() == (4,)
     db.close()
