@@ -27,6 +27,7 @@ from typing import Any
 
 from explorer.store import Store, database
 from explorer.store.events import Event, list_events
+from explorer.store.wander import session_id_of
 
 __all__ = ["Event", "Subscriber", "Subscription", "follow", "subscribe"]
 
@@ -121,6 +122,9 @@ def follow(
     Events come in ``seq`` order, except one whose transaction committed after a later-numbered one's (two
     threads of one writer at once): it comes when it is committed, not never.
     """
+    if session_id:  # a short id as the pages show it
+        with db.connect() as con:
+            session_id = session_id_of(con, session_id)
     seen: deque[int] = deque(maxlen=4 * LOOK_BACK)
     newest, quiet_since = after_seq, time.monotonic()
     while True:

@@ -264,7 +264,7 @@ def export_session(runtime: Runtime, session_id: str, directory: str | Path) -> 
     folder is reported at once; a folder that cannot be made or written is an :class:`ExportError`.
     """
     directory = Path(directory)
-    wander.get_session(runtime, session_id)
+    session_id = wander.get_session(runtime, session_id).id
     if directory.exists() and not directory.is_dir():
         raise ExportError(f"cannot write the archive into {directory}: it is a file, not a folder")
     try:

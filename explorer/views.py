@@ -28,6 +28,7 @@ from explorer.store import consolidation as consolidation_store
 from explorer.store import events as events_store
 from explorer.store import projection as projection_store
 from explorer.store import reading as reading_store
+from explorer.store import wander as wander_store
 from explorer.wander import service as wander
 
 
@@ -228,7 +229,8 @@ def session_feed(runtime: Runtime, session_id: str, limit: int = 40) -> list[Fee
     event is its start) shows as thinking; other starts are told by their steps' ends.
     """
     with runtime.db.connect() as con:
-        latest = events_store.list_events(con, session_id=session_id, subjects=FEED_SUBJECTS, newest=True, limit=limit)
+        of = wander_store.session_id_of(con, session_id)
+        latest = events_store.list_events(con, session_id=of, subjects=FEED_SUBJECTS, newest=True, limit=limit)
     happened = [e for e in latest if e.subject != "wander.step.started"]
     under_way = latest[-1:] if latest and latest[-1].subject == "wander.step.started" else []
     return [_feed_entry(e) for e in reversed([*happened, *under_way])]

@@ -21,6 +21,7 @@ from explorer.records.jobs import Job
 from explorer.records.wander import Session
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import load_settings
+from explorer.store.ids import SHORT_ID_DIGITS
 from explorer.wander import service as wander
 from pages.untrusted import md
 
@@ -32,7 +33,6 @@ OFFLINE_NOTICE = (
 )
 CURRENT = "current_session"
 SESSION_PARAM = "session"  # the URL query parameter naming the chosen session on every page
-MIN_ID_PREFIX = 8  # a link may name an id by its first characters, as pages show it
 T = TypeVar("T")
 # The map's layers as its switches name them (explorer.figures.map.LAYERS).
 LAYER_LABELS = {
@@ -108,7 +108,7 @@ def linked_option(wanted: str, options: Sequence[T]) -> T | None:
     exact = [option for option in options if option is not None and str(option) == wanted]
     if exact:
         return exact[0]
-    if len(wanted) < MIN_ID_PREFIX:
+    if len(wanted) < SHORT_ID_DIGITS:  # the engine's rule for a short id, as the CLI and the API take them
         return None
     starting = [option for option in options if isinstance(option, str) and option.startswith(wanted)]
     return starting[0] if len(starting) == 1 else None

@@ -26,6 +26,7 @@ from explorer.errors import ExplorerError, Remedy
 from explorer.jobs import JobNotFound, JobStateError
 from explorer.providers.embeddings import EmbeddingError
 from explorer.store.database import DatabaseBusy, StoreError, WriteConflict
+from explorer.store.ids import AmbiguousId
 from explorer.wander.errors import InvalidRequest, NotFound, SessionNotFound, SessionStateError
 
 log = logging.getLogger("explorer.api")
@@ -38,6 +39,7 @@ STATUSES: list[tuple[type[Exception], int, str]] = [
     (SessionStateError, 409, "wrong_state"),
     (JobStateError, 409, "wrong_state"),
     (InvalidRequest, 422, "invalid_request"),
+    (AmbiguousId, 422, "invalid_request"),
     (WriteConflict, 409, "conflict"),
     (DatabaseBusy, 503, "database_busy"),
     (StoreError, 503, "database_unavailable"),

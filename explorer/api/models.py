@@ -9,7 +9,6 @@ is defined here. Request bodies refuse unknown fields, so a misspelt field is a 
 from __future__ import annotations
 
 from typing import Annotated, Any, NotRequired
-from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
@@ -26,6 +25,7 @@ from explorer.records.wander import (
     SessionStatus,
     StepResult,
 )
+from explorer.store.ids import SHORT_ID_DIGITS
 from explorer.text import NOT_BLANK
 from explorer.wander.config import SESSION_LIMITS, STEPS_PER_RUN
 from explorer.wander.service import SEARCH_TYPES, SearchKind
@@ -255,7 +255,12 @@ class BulkReviewRequest(ReviewRequest):
     A crystal whose earlier decision it would overturn is counted as refused unless ``force``.
     """
 
-    session_id: UUID | None = Field(None, description="Only this session's crystals.")
+    session_id: str | None = Field(
+        None,
+        min_length=SHORT_ID_DIGITS,
+        max_length=36,
+        description="Only this session's crystals: its id, or the short id the app shows (its first digits).",
+    )
     min_confidence: float | None = Field(None, ge=0, le=1)
     max_confidence: float | None = Field(None, ge=0, le=1)
     states: list[ReviewState] = Field([ReviewState.PENDING], min_length=1, description="Only crystals in these states.")

@@ -22,7 +22,9 @@ app = typer.Typer(
     help="Background jobs: long runs a worker process carries out (start one with --background).",
 )
 
-JobArg = Annotated[str, typer.Argument(help="The job's id (from --background or `explorer jobs list`).")]
+JobArg = Annotated[
+    str, typer.Argument(help="The job's id, or its first digits (from --background or `explorer jobs list`).")
+]
 BackgroundOption = Annotated[
     bool,
     typer.Option(

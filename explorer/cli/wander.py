@@ -28,7 +28,19 @@ app = typer.Typer(
 )
 
 PAGE_MAX = 1_000_000  # more than any database here holds, well within what DuckDB's LIMIT takes
-SessionArg = Annotated[str, typer.Argument(help="Session id (see `explorer wander list`).", show_default=False)]
+SessionArg = Annotated[
+    str,
+    typer.Argument(
+        help="Session id, or its first digits as the app shows them (see `explorer wander list`).", show_default=False
+    ),
+]
+CrystalArg = Annotated[
+    str,
+    typer.Argument(
+        help="Crystal id, or its first digits as the app shows them (see `explorer wander crystals`).",
+        show_default=False,
+    ),
+]
 
 
 # -- JSON shapes ------------------------------------------------------------------
@@ -375,7 +387,7 @@ def crystallize(session_id: SessionArg, db: DbOption = None, as_json: JsonOption
 
 @app.command()
 def review(
-    crystal_id: Annotated[str, typer.Argument(help="Crystal id.", show_default=False)],
+    crystal_id: CrystalArg,
     approve: Annotated[bool, typer.Option("--approve")] = False,
     reject: Annotated[bool, typer.Option("--reject")] = False,
     archive: Annotated[bool, typer.Option("--archive")] = False,
@@ -482,7 +494,7 @@ def _say_review(r: Review) -> None:
 
 @app.command()
 def history(
-    crystal_id: Annotated[str, typer.Argument(help="Crystal id.", show_default=False)],
+    crystal_id: CrystalArg,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -501,7 +513,9 @@ def history(
 
 @app.command()
 def revert(
-    review_id: Annotated[str, typer.Argument(help="Review id (see `explorer wander history`).", show_default=False)],
+    review_id: Annotated[
+        str, typer.Argument(help="Review id, or its first digits (see `explorer wander history`).", show_default=False)
+    ],
     notes: Annotated[str | None, typer.Option(help="Why it is reverted (kept in the log).")] = None,
     by: Annotated[str | None, typer.Option("--by", help="Who reverted it.")] = None,
     force: Annotated[
@@ -549,7 +563,7 @@ def crystals(
 
 @app.command()
 def evidence(
-    crystal_id: Annotated[str, typer.Argument(help="Crystal id.", show_default=False)],
+    crystal_id: CrystalArg,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:

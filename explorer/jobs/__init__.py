@@ -143,6 +143,7 @@ def list_jobs(
 def cancel(runtime: Runtime, job_id: str) -> Job:
     """Cancel a job: a queued one at once, a running one between two of its items (what it finished stands)."""
     job = get(runtime, job_id)
+    job_id = job.id  # the full id, when a short one was given
     if job.status.ended:
         raise JobStateError(f"job {job_id} has already ended ({job.status})", subject=job_id)
     with runtime.db.transaction() as con:

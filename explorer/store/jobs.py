@@ -7,7 +7,7 @@ from typing import Any
 
 from explorer.records.jobs import Job, JobStatus
 from explorer.store.database import Connection
-from explorer.store.ids import is_uuid
+from explorer.store.ids import full_id
 
 _COLUMNS = (
     'id, kind, params, status, done, total, "current", result, error, cancel_requested, worker, created_at, '
@@ -39,10 +39,13 @@ def insert_job(con: Connection, job_id: str, kind: str, params: dict[str, Any]) 
 
 
 def get_job(con: Connection, job_id: str) -> Job | None:
-    """The job with this id, or None (a mistyped id is simply not found)."""
-    if not is_uuid(job_id):
+    """The job with this id or short id (:func:`~explorer.store.ids.full_id`), or None (a mistyped id is simply
+    not found).
+    """
+    found_id = full_id(con, "jobs", job_id, "job")
+    if found_id is None:
         return None
-    row = con.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?", [job_id]).fetchone()
+    row = con.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?", [found_id]).fetchone()
     return None if row is None else _job(row)
 
 

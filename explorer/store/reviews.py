@@ -10,7 +10,7 @@ from typing import Any
 
 from explorer.records.wander import Review, ReviewState
 from explorer.store.database import Connection, insert_rows
-from explorer.store.ids import is_uuid
+from explorer.store.ids import full_id, is_uuid
 
 _COLUMNS = (
     "id",
@@ -60,10 +60,13 @@ def insert_reviews(con: Connection, reviews: Sequence[Review]) -> None:
 
 
 def get_review(con: Connection, review_id: str) -> Review | None:
-    """The log entry with this id, or None (a mistyped id is simply not found)."""
-    if not is_uuid(review_id):
+    """The log entry with this id or short id (:func:`~explorer.store.ids.full_id`), or None (a mistyped id is
+    simply not found).
+    """
+    found_id = full_id(con, "wander_reviews", review_id, "review")
+    if found_id is None:
         return None
-    row = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM wander_reviews WHERE id = ?", [review_id]).fetchone()
+    row = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM wander_reviews WHERE id = ?", [found_id]).fetchone()
     return None if row is None else _review(row)
 
 

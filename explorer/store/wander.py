@@ -26,7 +26,7 @@ from explorer.records.wander import (
 )
 from explorer.store.database import Connection, insert_rows, scalar
 from explorer.store.dialect import dialect
-from explorer.store.ids import is_uuid
+from explorer.store.ids import full_id, is_uuid
 
 R = TypeVar("R")
 
@@ -140,12 +140,21 @@ def _select(
 
 
 def _by_id(con: Connection, kind: type[R], record_id: str, lock: bool = False) -> R | None:
-    """The record of ``kind`` with this id, or None (a mistyped id is simply not found); ``lock``: the row, for
-    the transaction that will change it (:attr:`~explorer.store.dialect.Dialect.row_lock`).
+    """The record of ``kind`` with this id or short id (:func:`~explorer.store.ids.full_id`), or None (a mistyped
+    id is simply not found); ``lock``: the row, for the transaction that will change it
+    (:attr:`~explorer.store.dialect.Dialect.row_lock`).
     """
     suffix = dialect(con).row_lock if lock else ""
-    found = _select(con, kind, "WHERE id = ?", [record_id], suffix) if is_uuid(record_id) else []
+    found_id = full_id(con, _TABLES[kind], record_id, kind.__name__.lower())
+    found = _select(con, kind, "WHERE id = ?", [found_id], suffix) if found_id else []
     return found[0] if found else None
+
+
+def session_id_of(con: Connection, given: str) -> str:
+    """The full id of the session ``given`` names (a short id too), or ``given`` itself when none: a filter by
+    session finds what the id the pages show finds, and a mistyped one finds nothing.
+    """
+    return full_id(con, _TABLES[Session], given, "session") or given
 
 
 def _update(con: Connection, kind: type, record_id: str, values: dict[str, Any]) -> None:
@@ -373,7 +382,11 @@ def resonances_in_reach(con: Connection, session_id: str) -> list[Resonance]:
 def list_resonances(
     con: Connection, *, session_id: str | None = None, status: str | None = None, with_vectors: bool = False
 ) -> list[Resonance]:
-    """All resonances, or a session's own plus the cross-session ones its residues support."""
+    """All resonances, or a session's own plus the cross-session ones its residues support (none for a mistyped
+    session id).
+    """
+    if session_id is not None and not is_uuid(session_id):
+        return []
     clauses: list[str] = []
     params: list[object] = []
     if session_id is not None:
@@ -433,8 +446,11 @@ def list_crystals(
     lock: bool = False,
 ) -> list[Crystal]:
     """Crystals newest first, narrowed by status, confidence, session or the resonances they came from; ``lock``:
-    for the transaction that will change them (:attr:`~explorer.store.dialect.Dialect.row_lock`).
+    for the transaction that will change them (:attr:`~explorer.store.dialect.Dialect.row_lock`). A mistyped
+    session id finds none.
     """
+    if session_id is not None and not is_uuid(session_id):
+        return []
     clauses: list[str] = []
     params: list[object] = []
     if status is not None:

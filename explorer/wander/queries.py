@@ -132,7 +132,8 @@ def list_crystals(
         to_review = [c for c in list_crystals(runtime, min_confidence=0.7) if c.review_state == "pending"]
     """
     with runtime.db.connect() as con:
-        return wander_store.list_crystals(con, status=status, min_confidence=min_confidence, session_id=session_id)
+        of = wander_store.session_id_of(con, session_id) if session_id else None
+        return wander_store.list_crystals(con, status=status, min_confidence=min_confidence, session_id=of)
 
 
 def list_resonances(runtime: Runtime, session_id: str | None = None, status: str | None = None) -> list[Resonance]:
@@ -145,7 +146,8 @@ def list_resonances(runtime: Runtime, session_id: str | None = None, status: str
             print(r.themes, r.current_strength())
     """
     with runtime.db.connect() as con:
-        return wander_store.list_resonances(con, session_id=session_id, status=status)
+        of = wander_store.session_id_of(con, session_id) if session_id else None
+        return wander_store.list_resonances(con, session_id=of, status=status)
 
 
 def crystal_evidence(runtime: Runtime, crystal_id: str) -> CrystalEvidence:
@@ -188,7 +190,7 @@ def session_events(
             print(event.seq, event.subject, event.payload.get("step_number"))
     """
     with runtime.db.connect() as con:
-        require_session(con, session_id)
+        session = require_session(con, session_id)
         return events_store.list_events(
-            con, session_id=session_id, subject_prefix="wander.", after_seq=after_seq, limit=limit
+            con, session_id=session.id, subject_prefix="wander.", after_seq=after_seq, limit=limit
         )

@@ -156,8 +156,7 @@ def decide(
 def review_history(runtime: Runtime, crystal_id: str) -> list[Review]:
     """Every review of a crystal and every revert, oldest first."""
     with runtime.db.connect() as con:
-        require_crystal(con, crystal_id)
-        return reviews_store.crystal_reviews(con, str(crystal_id))
+        return reviews_store.crystal_reviews(con, require_crystal(con, crystal_id).id)
 
 
 def revert_review(
@@ -216,6 +215,8 @@ def _matching(con: Connection, where: ReviewFilter, *, lock: bool = False) -> li
     """The crystals ``where`` takes, in the order a person reviews them: surest first; ``lock`` when the
     transaction decides on them (see :func:`explorer.store.wander.get_crystal`).
     """
+    if where.session_id:  # a short id as the pages show it
+        where = replace(where, session_id=wander_store.session_id_of(con, where.session_id))
     found = wander_store.list_crystals(con, min_confidence=where.min_confidence, session_id=where.session_id, lock=lock)
     return sorted((c for c in found if where.matches(c)), key=lambda c: (-c.confidence, c.id))
 

@@ -67,7 +67,9 @@ def run(
     done = formed = 0
     stopped: str | None = None
     undwelt: list[str] = []  # the steps that failed to dwell, each with its failures
-    require_active(get_session(runtime, session_id))
+    session = get_session(runtime, session_id)
+    require_active(session)
+    session_id = session.id  # the full id, once, when a short one was given
     read: StepRead | None = None
     try:
         while done < steps and stopped is None:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
 import pytest
+
+from explorer.api.errors import engine_error
+from explorer.store.ids import AmbiguousId
 
 from .conftest import SEED, error_of, new_session
 
@@ -169,3 +173,15 @@ def test_bad_bodies_elsewhere_are_422(api: httpx.Client) -> None:
 def test_an_unknown_path_and_method_answer_in_the_error_shape(api: httpx.Client) -> None:
     assert error_of(api.get("/no/such/thing"), 404)["code"] == "not_found"
     assert error_of(api.put("/wander/sessions"), 405)["code"] == "method_not_allowed"
+
+
+def test_the_short_id_the_app_shows_names_a_session_here_too(api: httpx.Client) -> None:
+    session = new_session(api, name="short")
+    short = session["id"][:8]
+    assert api.get(f"/wander/sessions/{short}").json() == session
+    stepped = api.post(f"/wander/sessions/{short}/step")
+    assert stepped.status_code == 200, stepped.text
+    assert api.get(f"/wander/sessions/{session['id']}").json()["step_count"] == 1
+    error_of(api.get(f"/wander/sessions/{short[:3]}"), 404)  # three digits name nothing
+    ambiguous = engine_error(AmbiguousId("'6871' is the start of more than one session id (…); give more of the id"))
+    assert ambiguous.status_code == 422 and json.loads(ambiguous.body)["error"]["code"] == "invalid_request"

@@ -14,7 +14,7 @@ from typer.testing import CliRunner, Result
 from explorer.cli import app
 from explorer.providers.embeddings import Embedder
 from explorer.records import new_id
-from explorer.records.wander import Crystal
+from explorer.records.wander import Crystal, Session
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.store import wander as wander_store
@@ -40,6 +40,7 @@ def world(embedder: Embedder, tmp_path: Path) -> tuple[str, list[str]]:
         for i, confidence in enumerate((0.9, 0.7, 0.5, 0.3, 0.1))
     ]
     with runtime.db.transaction() as con:
+        wander_store.insert_session(con, Session(name="crystals", seed_concept="x", id=SESSION))
         for crystal in crystals:
             wander_store.insert_crystal(con, crystal)
     return str(db), [c.id for c in crystals]
@@ -140,3 +141,36 @@ def test_an_unknown_crystal_id_is_not_found(world) -> None:
     missing = new_id()
     result = wander("history", missing, "--db", db)
     assert result.exit_code == 1 and f"no crystal '{missing}'" in result.stderr
+
+
+def test_the_short_ids_the_app_shows_work_on_the_command_line(world, embedder: Embedder) -> None:
+    """A crystal's and a session's first 8 digits, as the pages show them, name them here too; a prefix that
+    begins two crystals is one line naming both, and nothing is decided.
+    """
+    db, ids = world
+    done = as_json("review", ids[0][:8], "--approve", "--by", "ann", "--db", db)
+    assert done["id"] == ids[0] and done["review_state"] == "approved"
+    (entry,) = as_json("history", ids[0][:8], "--db", db)
+    assert entry["crystal_id"] == ids[0]
+    counted = as_json("review-bulk", "--reject", "--session", SESSION[:8], "--dry-run", "--db", db)
+    assert counted["matched"] == 4
+    runtime = open_runtime(replace(Settings(), db_path=Path(db), embedding_model=embedder.name), embedder=embedder)
+    twins = [f"5eed{i}000-0000-4000-8000-000000000000" for i in (1, 2)]
+    with runtime.db.transaction() as con:
+        for twin in twins:
+            wander_store.insert_crystal(
+                con,
+                Crystal(
+                    insight="twin",
+                    embedding=embedder.embed(["twin"])[0],
+                    confidence=0.5,
+                    actionability=0.5,
+                    domains=[],
+                    id=twin,
+                ),
+            )
+    refused = wander("review", "5eed", "--approve", "--db", db)
+    assert refused.exit_code != 0 and refused.stderr.splitlines() == [
+        f"error: '5eed' is the start of more than one crystal id ({twins[0]}, {twins[1]}); give more of the id"
+    ]
+    assert {c["id"]: c["review_state"] for c in as_json("crystals", "--db", db)}[twins[0]] == "pending"

@@ -11,10 +11,14 @@ import numpy as np
 import pytest
 
 from explorer.records import Document, Node, Relation
-from explorer.store import corpus, dreaming, open_database
+from explorer.records.wander import Session
+from explorer.store import corpus, dreaming, open_database, wander
 from explorer.store.database import DatabaseFailure, DatabaseMissing, SchemaMismatch, WriteConflict, latest_version
+from explorer.store.ids import AmbiguousId
 from explorer.store.postgres import PostgresDatabase, shown
 from explorer.store.wander import corpus_marker
+
+ONE = "9b22cb0e-a78c-4db1-a084-f13e50c36f26"
 
 
 def make_db(url: str, **kw) -> PostgresDatabase:
@@ -185,4 +189,19 @@ def test_two_writers_of_the_corpus_at_once_both_commit(postgres_url: str) -> Non
     with db.connect() as con:
         assert corpus_marker(con) == (start + 2,)
         assert con.execute("SELECT count(*) FROM nodes").fetchone() == (4,)
+    db.close()
+
+
+def test_a_short_id_is_found_on_postgres_as_on_the_file(postgres_url: str) -> None:
+    """The text of a UUID column, matched by its start: the same SQL on both backends (tests/store/test_ids.py)."""
+    db = make_db(postgres_url)
+    ids = ["6871fedc-0000-4000-8000-000000000001", "6871fedc-0000-4000-8000-000000000002", ONE]
+    with db.transaction() as con:
+        for session_id in ids:
+            wander.insert_session(con, Session(name="s", seed_concept="x", id=session_id))
+    with db.connect() as con:
+        assert wander.get_session(con, ONE[:8].upper()).id == ONE  # type: ignore[union-attr]
+        with pytest.raises(AmbiguousId, match=f"{ids[0]}, {ids[1]}"):
+            wander.get_session(con, "6871fedc")
+        assert wander.get_session(con, "6871fedz") is None
     db.close()

@@ -74,8 +74,7 @@ def review_bulk(body: BulkReviewRequest, request: Request, runtime: RuntimeDep) 
     """One decision on every crystal a filter takes, each logged as if reviewed alone; ``dry_run`` only counts.
     Made with a named token, each is logged under the token's name.
     """
-    session_id = str(body.session_id) if body.session_id else None
-    where = ReviewFilter(session_id, body.min_confidence, body.max_confidence, frozenset(body.states))
+    where = ReviewFilter(body.session_id, body.min_confidence, body.max_confidence, frozenset(body.states))
     reviewer = reviewer_of(request, body.reviewer)
     report = reviewing.bulk_review(
         runtime, where, body.decision, notes=body.notes, reviewer=reviewer, force=body.force, dry_run=body.dry_run
