@@ -95,7 +95,9 @@ def _serve_app(database: str, port: int, host: str) -> None:
 
 def app_command(port: int, *extra: str, host: str = LOOPBACK) -> list[str]:
     """``streamlit run app.py`` headless on ``host``:``port`` (this machine only unless ``host`` says otherwise),
-    without usage statistics and with no error details for viewers (the demo and the browser tests).
+    without usage statistics, with no error details for viewers (the demo and the browser tests), and without
+    watching the source files: the app is not being edited, and a virtualenv inside the watched folder overflowed
+    the inotify queue (thousands of warnings an hour).
     """
     return [
         sys.executable,
@@ -113,5 +115,9 @@ def app_command(port: int, *extra: str, host: str = LOOPBACK) -> list[str]:
         "false",
         "--client.showErrorDetails",
         "none",  # wherever it is started from (.streamlit/config.toml is read from the working folder)
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
         *extra,
     ]

@@ -120,12 +120,8 @@ def worker_running(runtime: Runtime) -> bool:
         return not free
 
 
-_started: list[subprocess.Popen[bytes]] = []  # workers this process started, reaped once they end
-
-
 def ensure_worker(runtime: Runtime) -> None:
     """Start a worker for this database in the background unless one runs; it ends once idle for a minute."""
-    _started[:] = [child for child in _started if child.poll() is None]  # a long-lived app must not keep zombies
     if worker_running(runtime):
         return
     log = open(Path(f"{runtime.db.path.resolve()}.worker.log"), "ab")  # noqa: SIM115 - handed to the child
@@ -138,7 +134,9 @@ def ensure_worker(runtime: Runtime) -> None:
             stderr=log,
             start_new_session=True,  # not the asking process's child in spirit: Ctrl-C there must not stop it
         )  # fmt: skip
-    _started.append(child)
+    # reaped the moment it ends: `explorer demo` waits on the app for hours, and a worker it started must not stay
+    # a zombie under it meanwhile
+    threading.Thread(target=child.wait, name="reap-worker", daemon=True).start()
 
 
 def _progress(runtime: Runtime, job: Job, stopping: Callable[[], bool]) -> Any:

@@ -168,3 +168,20 @@ def test_a_stopped_worker_fails_its_job_saying_so(corpus_runtime: Runtime, model
     os.kill(pid, signal.SIGTERM)
     ended = wait_for(corpus_runtime, job.id, lambda j: j.status.ended)
     assert ended.status is JobStatus.FAILED and ended.error is not None and "stopped (SIGTERM)" in ended.error
+
+
+@pytest.mark.duckdb_only("a worker started on demand is the file's (PostgreSQL's are started by hand)")
+def test_a_worker_started_on_demand_is_reaped_when_it_ends(corpus_runtime: Runtime, monkeypatch) -> None:
+    """`explorer demo` waits on the app for hours: a worker it started and that ended must not stay a zombie."""
+    monkeypatch.setattr(worker, "IDLE_EXIT_S", 0.5)
+    worker.ensure_worker(corpus_runtime)
+    db = str(corpus_runtime.db.path)
+
+    def ours() -> list[psutil.Process]:
+        return [child for child in psutil.Process().children() if db in (child.cmdline() or [""])]
+
+    (started,) = ours()
+    deadline = time.monotonic() + 30  # it ends after half a second idle; then it must vanish, not linger as a zombie
+    while time.monotonic() < deadline and psutil.pid_exists(started.pid):
+        time.sleep(0.1)
+    assert not psutil.pid_exists(started.pid), started.status()  # never waited on here: psutil's wait would reap it
