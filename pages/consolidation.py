@@ -16,6 +16,7 @@ from explorer.figures.map import session_map
 from explorer.records.consolidation import LadderItem, Pattern
 from explorer.runtime import Runtime
 from explorer.views import ConsolidationView, latest_consolidation, map_data
+from explorer.wording import counted
 from pages import common, untrusted
 
 SOURCES = {
@@ -56,7 +57,7 @@ def warnings(report: dict[str, Any]) -> None:
         st.warning(untrusted.md(warning), icon=":material/warning:")
     errors = report.get("errors") or []
     if report.get("failures") or errors:
-        st.caption(f"{report.get('failures') or len(errors)} item(s) failed (counted, not fatal):")
+        st.caption(f"{counted(report.get('failures') or len(errors), 'item')} failed (counted, not fatal):")
         st.text("\n".join(str(e) for e in errors[:20]) or "—")
 
 

@@ -12,6 +12,7 @@ import streamlit as st
 from explorer.figures.charts import count_bars, year_bars
 from explorer.records import NODE_TYPES
 from explorer.views import corpus_overview, find_nodes, node_provenance
+from explorer.wording import counted
 from pages import common, untrusted
 
 PAGE_SIZE = 25
@@ -40,7 +41,8 @@ else:
 if overview.pending and READING not in st.session_state:
     with st.container(border=True):
         st.warning(
-            f"{overview.pending} reading step(s) are pending: the model could not do them when their documents "
+            f"{counted(overview.pending, 'reading step')} {'is' if overview.pending == 1 else 'are'} pending: "
+            "the model could not do them when their documents "
             "were read (it failed, timed out, or the budget ran out). The chunks are stored; their syntheses and "
             "entity insights are not yet.",
             icon=":material/pending:",
@@ -92,24 +94,26 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
         placed = report.get("map") or {}
         common.job_outcome(
             read,
-            f"{report.get('documents_added', 0)} document(s) added, {report.get('documents_skipped', 0)} already "
-            f"present: {report.get('chunks_added', 0)} chunks, {report.get('syntheses_added', 0)} syntheses, "
-            f"{report.get('entity_insights_added', 0)} entity insights"
+            f"{counted(report.get('documents_added', 0), 'document')} added, "
+            f"{report.get('documents_skipped', 0)} already present: {counted(report.get('chunks_added', 0), 'chunk')}, "
+            f"{counted(report.get('syntheses_added', 0), 'synthesis', 'syntheses')}, "
+            f"{counted(report.get('entity_insights_added', 0), 'entity insight')}"
             + (
-                f"; {report.get('items_completed', 0)} pending step(s) completed, {report['items_failed']} failed "
+                f"; {counted(report.get('items_completed', 0), 'pending step')} completed, "
+                f"{report['items_failed']} failed "
                 "and kept pending"
                 if report.get("items_failed") or report.get("items_completed")
                 else ""
             )
             + ". Map: "
             + (
-                f"fitted to {placed['fitted']} nodes."
+                f"fitted to {counted(placed['fitted'], 'node')}."
                 if placed.get("fitted")
-                else f"{(placed.get('placed') or {}).get('node', 0)} nodes placed."
+                else f"{counted((placed.get('placed') or {}).get('node', 0), 'node')} placed."
             ),
         )
         if report.get("errors"):
-            st.error(f"{len(report['errors'])} problem(s):")
+            st.error(f"{counted(len(report['errors']), 'problem')}:")
             st.dataframe(pd.DataFrame(report["errors"]), hide_index=True)
 
 # -- the nodes -------------------------------------------------------------------------
@@ -132,7 +136,7 @@ page_number = 1
 if pages_count > 1:
     page_number = st.pagination(pages_count, key=f"node_page_{hash(tuple(map(str, filters.values())))}")
 _, rows = find_nodes(rt, **filters, limit=PAGE_SIZE, offset=(page_number - 1) * PAGE_SIZE)
-st.caption(f"{total} node(s) match · page {page_number} of {pages_count}")
+st.caption(f"{counted(total, 'node')} found · page {page_number} of {pages_count}")
 if rows:
     table = pd.DataFrame(
         {

@@ -8,6 +8,7 @@ through the engine's review state machine and into its review log.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 import streamlit as st
@@ -17,6 +18,7 @@ from explorer.records.wander import REVIEW_OUTCOMES, Crystal, Review, ReviewDeci
 from explorer.wander import review as reviewing
 from explorer.wander import service as wander
 from explorer.wander.guards import review_allowed
+from explorer.wording import counted
 from pages import clicks, common, signin, untrusted
 
 PAGE_SIZE = 10
@@ -129,19 +131,12 @@ def evidence(crystal: Crystal) -> None:
 
 def list_view() -> None:
     status = st.selectbox("Status", list(STATUS_FILTERS), key="crystal_status")
-    crystals = [
-        c
-        for c in wander.list_crystals(rt, min_confidence=min_confidence or None, session_id=session_id)
-        if STATUS_FILTERS[status] in (None, c.review_state)
-    ]
+    in_scope = wander.list_crystals(rt, min_confidence=min_confidence or None, session_id=session_id)
+    crystals = [c for c in in_scope if STATUS_FILTERS[status] in (None, c.review_state)]
     crystals.sort(key=lambda c: (-c.confidence, c.id))
-    st.caption(f"{len(crystals)} crystal(s) shown · {awaiting} awaiting review in all sessions")
+    st.caption(f"{counted(len(crystals), 'crystal')} shown · {awaiting} awaiting review in all sessions")
     if not crystals:
-        st.info(
-            "No crystal matches. Crystals form when a confirmed resonance meets an interesting locus; "
-            "run sessions on the Sessions page.",
-            icon=":material/diamond:",
-        )
+        st.info(hidden_by_filters(status, in_scope), icon=":material/diamond:")
         return
     pages_count = max(1, math.ceil(len(crystals) / PAGE_SIZE))
     page_number = st.pagination(pages_count, key="crystal_page") if pages_count > 1 else 1
@@ -163,6 +158,29 @@ def list_view() -> None:
                     st.rerun()
             with st.expander("Evidence: residues → loci → source chunks", icon=":material/account_tree:"):
                 evidence(crystal)
+
+
+def hidden_by_filters(status: str, in_scope: list[Crystal]) -> str:
+    """Why the list is empty: what the status filter hides and how to see it, what Session and Min confidence
+    hide, or, when there are none at all, how crystals come to be.
+    """
+    if in_scope:
+        states = Counter(STATE_LABELS[c.review_state] for c in in_scope)
+        held = ", ".join(f"{n} {label}" for label, n in states.most_common())
+        return (
+            f"No crystal is {status} here; this filter hides {counted(len(in_scope), 'crystal')} ({held}). "
+            "Choose “all” in Status to see them."
+        )
+    everywhere = len(wander.list_crystals(rt))
+    if everywhere:
+        return (
+            f"No crystal in this session above this confidence; {counted(everywhere, 'crystal')} in all. "
+            "Choose “all sessions” or lower Min confidence to see them."
+        )
+    return (
+        "No crystal yet. Crystals form when a confirmed resonance meets an interesting locus: walk a session on "
+        "the Sessions page."
+    )
 
 
 # -- Review: one crystal at a time, one key per decision -----------------------------------------------------------
@@ -350,12 +368,14 @@ def bulk_view() -> None:
         else ""
     )
     outcome = STATE_LABELS[REVIEW_OUTCOMES[decision]]
-    st.markdown(f"**{count.reviewed}** of {count.matched} matching crystal(s) would be {outcome}{refused}.")
+    st.markdown(f"**{count.reviewed}** of {counted(count.matched, 'matching crystal')} would be {outcome}{refused}.")
     sure = st.checkbox(
-        f"Yes, {decision} these {count.reviewed} crystal(s)", key="bulk_sure", disabled=not count.reviewed
+        f"Yes, {decision} {'this crystal' if count.reviewed == 1 else f'these {count.reviewed} crystals'}",
+        key="bulk_sure",
+        disabled=not count.reviewed,
     )
     st.button(
-        f"{decision.capitalize()} {count.reviewed} crystal(s)",
+        f"{decision.capitalize()} {counted(count.reviewed, 'crystal')}",
         key="bulk_go",
         icon=ICONS[decision],
         type="primary",
@@ -371,7 +391,8 @@ def _bulk(where: ReviewFilter, decision: ReviewDecision, notes: str | None) -> N
     done = reviewing.bulk_review(rt, where, decision, notes=notes, reviewer=who())
     st.session_state["bulk_sure"] = False  # the next bulk review is confirmed afresh
     st.session_state["bulk_result"] = (
-        f"{STATE_LABELS[REVIEW_OUTCOMES[decision]].capitalize()} {done.reviewed} crystal(s) (batch {done.batch_id}); "
+        f"{STATE_LABELS[REVIEW_OUTCOMES[decision]].capitalize()} {counted(done.reviewed, 'crystal')} "
+        f"(batch {done.batch_id}); "
         "each one's history (Review) can revert it."
     )
 

@@ -9,6 +9,7 @@ import streamlit as st
 
 from explorer import projection
 from explorer.dreaming import service as dreaming
+from explorer.wording import counted
 from pages import common, untrusted
 
 rt = common.runtime()
@@ -64,7 +65,7 @@ if "last_dream_report" in st.session_state:
             e for part in parts.values() if isinstance(part, dict) for e in part.get("errors", [])
         ]
         if errors:
-            st.warning(f"{len(errors)} item(s) failed (counted, not fatal).")
+            st.warning(f"{counted(len(errors), 'item')} failed (counted, not fatal).")
             for error in errors[:10]:
                 st.text(str(error))
 

@@ -17,6 +17,7 @@ from explorer.records.wander import ReviewState
 from explorer.views import corpus_overview, map_data
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
+from explorer.wording import counted
 from pages import common, event_feed, untrusted
 
 DEFAULTS = {f.name: f.default for f in fields(SessionConfig)}
@@ -38,12 +39,18 @@ HELP = {
 rt = common.runtime()
 st.title("Sessions")
 common.offline_notice(rt)
-domains = corpus_overview(rt).domains
+overview = corpus_overview(rt)
+domains = overview.domains
+if overview.nodes == 0:  # a walk's seed is placed among what reading stored: nothing stored, nowhere to walk
+    st.info("A walk moves through what the knowledge base holds, and it is empty: add documents first.")
+    st.page_link("pages/corpus.py", label="Add documents on the Corpus page", icon=":material/upload:")
 
 # -- create ---------------------------------------------------------------------------
 
 with (
-    st.expander("New session", icon=":material/add:", expanded=not wander.list_sessions(rt, limit=1)),
+    st.expander(
+        "New session", icon=":material/add:", expanded=overview.nodes > 0 and not wander.list_sessions(rt, limit=1)
+    ),
     st.form("new_session"),
 ):
     seed_concept = st.text_area("Seed concept", key="new_seed_concept", help=HELP["seed_concept"], height=80)
@@ -189,8 +196,8 @@ def consolidated_line(brief: dict | None) -> str | None:
     if brief["status"] == "skipped":
         return "Session completed; there was nothing to consolidate yet."
     return (
-        f"Session completed and consolidated: {brief['patterns']} pattern(s), a ladder of "
-        f"{brief['ladder_levels']} levels, verification {brief['status']} (see the Consolidation page)."
+        f"Session completed and consolidated: {counted(brief['patterns'], 'pattern')}, a ladder of "
+        f"{counted(brief['ladder_levels'], 'level')}, verification {brief['status']} (see the Consolidation page)."
     )
 
 
@@ -249,7 +256,7 @@ if step_once:
     result = wander.run(rt, session.id, 1, progress=bar)
     projection.place_new(rt)
     bar.done(
-        f"{result.steps_completed} step(s) taken, {result.crystals_formed} crystal(s) formed"
+        f"{counted(result.steps_completed, 'step')} taken, {counted(result.crystals_formed, 'crystal')} formed"
         + (f"; stopped: {untrusted.md(result.stopped_reason)}" if result.stopped_reason else "")
     )
     session = wander.get_session(rt, session.id)
@@ -266,7 +273,8 @@ if walked is not None:
     result = walked.result or {}
     common.job_outcome(
         walked,
-        f"{result.get('steps_completed', 0)} step(s) taken, {result.get('crystals_formed', 0)} crystal(s) formed"
+        f"{counted(result.get('steps_completed', 0), 'step')} taken, "
+        f"{counted(result.get('crystals_formed', 0), 'crystal')} formed"
         + (f"; stopped: {untrusted.md(result['stopped_reason'])}" if result.get("stopped_reason") else ""),
     )
     session = wander.get_session(rt, session.id)

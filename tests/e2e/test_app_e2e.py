@@ -14,6 +14,7 @@ from PIL import Image
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.wander import service as wander
+from explorer.wording import counted
 
 STEPS = 4
 
@@ -82,7 +83,7 @@ def test_a_person_wanders_reviews_and_exports(page, app_url, e2e_db, real_embedd
     page.get_by_role("button", name=f"Run {STEPS} steps").click()
     harness.settle(page, timeout_ms=240_000)
     # the run may start after settle looked (the status widget appears late): wait for its outcome itself
-    page.get_by_text(f"{STEPS} step(s) taken").wait_for(timeout=240_000)
+    page.get_by_text(f"{counted(STEPS, 'step')} taken").wait_for(timeout=240_000)
     metric = page.locator('[data-testid="stMetric"]', has_text="Steps")
     assert metric.locator('[data-testid="stMetricValue"]').inner_text() == str(STEPS)
     assert wander.get_session(runtime, session.id).step_count == STEPS

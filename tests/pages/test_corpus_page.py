@@ -10,6 +10,7 @@ from explorer.records import PendingReading
 from explorer.store import corpus
 from explorer.store import reading as reading_store
 from explorer.views import corpus_overview
+from explorer.wording import counted
 
 
 def charts(at) -> list[dict]:
@@ -26,7 +27,7 @@ def test_counts_and_charts_match_the_database(open_app, app_runtime, page_text) 
     assert [f["layout"]["title"]["text"] for f in figures][:2] == ["Nodes by type", "Nodes by domain"]
     by_type = dict(zip(figures[0]["data"][0]["y"], figures[0]["data"][0]["x"], strict=True))
     assert by_type == overview.by_type
-    assert f"{overview.nodes} node(s) match" in page_text(at)
+    assert f"{counted(overview.nodes, 'node')} found" in page_text(at)
 
 
 def test_search_and_filters_narrow_the_table_and_open_provenance(open_app, app_runtime, page_text) -> None:
@@ -35,13 +36,13 @@ def test_search_and_filters_narrow_the_table_and_open_provenance(open_app, app_r
     with app_runtime.db.connect() as con:
         expected = corpus.count_nodes(con, search="unicode")
     assert 0 < expected < corpus_overview(app_runtime).nodes
-    assert f"{expected} node(s) match" in page_text(at)
+    assert f"{counted(expected, 'node')} found" in page_text(at)
     assert len(at.dataframe[0].value) == min(expected, 25)
     at.multiselect(key="node_types").set_value(["synthesis"]).run()
     with app_runtime.db.connect() as con:
         syntheses = corpus.count_nodes(con, search="unicode", types=["synthesis"])
         first = corpus.list_nodes(con, search="unicode", types=["synthesis"], limit=1)[0]
-    assert f"{syntheses} node(s) match" in page_text(at)
+    assert f"{counted(syntheses, 'node')} found" in page_text(at)
     assert set(at.dataframe[0].value["type"]) == {"synthesis"}
     # the first row's provenance: a synthesis has parents, and its text is shown as plain text
     said = page_text(at)
@@ -56,7 +57,7 @@ def test_domain_and_year_filters(open_app, app_runtime, page_text) -> None:
     at.selectbox(key="node_year").select(overview.years[0]).run()
     with app_runtime.db.connect() as con:
         expected = corpus.count_nodes(con, domain="python", year=overview.years[0])
-    assert expected > 0 and f"{expected} node(s) match" in page_text(at)
+    assert expected > 0 and f"{counted(expected, 'node')} found" in page_text(at)
     assert set(at.dataframe[0].value["year"]) == {overview.years[0]}
 
 
@@ -91,12 +92,12 @@ def test_pending_reading_steps_are_shown_and_asked_again(open_app, app_runtime, 
         reading_store.keep_pending(con, [step])
     before = corpus_overview(app_runtime)
     at = open_app("corpus")
-    assert before.pending == 1 and "1 reading step(s) are pending" in page_text(at)
+    assert before.pending == 1 and "1 reading step is pending" in page_text(at)
     at.button(key="retry_failed").click().run()
     (job,) = jobs.list_jobs(app_runtime)
     assert job.kind == "ingest" and job.params["retry_failed"] and job.params["paths"] == []
     after_jobs(at)
-    assert "1 pending step(s) completed, 0 failed" in at.get("progress")[0].proto.text
+    assert "1 pending step completed, 0 failed" in at.get("progress")[0].proto.text
     after = corpus_overview(app_runtime)
     assert after.pending == 0 and after.by_type["entity_insight"] == before.by_type["entity_insight"] + 1
-    assert "reading step(s) are pending" not in page_text(at)
+    assert "pending: the model could not do them" not in page_text(at)

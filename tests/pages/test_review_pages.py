@@ -10,6 +10,7 @@ from explorer.records.wander import ReviewState
 from explorer.store import events as events_store
 from explorer.wander import review as reviewing
 from explorer.wander import service as wander
+from explorer.wording import counted
 
 
 def test_approving_a_crystal_stores_who_when_and_why(open_app, app_runtime, page_text) -> None:
@@ -115,7 +116,18 @@ def test_the_confidence_filter(open_app, app_runtime, page_text) -> None:
     at = open_app("crystals?view=List")
     at.slider(key="crystal_confidence").set_value(1.0).run()
     expected = sum(c.confidence >= 1.0 and c.status == "active" and not c.human_approved for c in crystals)
-    assert f"{expected} crystal(s) shown" in page_text(at)
+    assert f"{counted(expected, 'crystal')} shown" in page_text(at)
+    if not expected:  # the list says what its filters hide, and how to see it
+        assert f"{counted(len(crystals), 'crystal')} in all" in page_text(at)
+
+
+def test_an_empty_list_says_what_the_status_filter_hides(open_app, app_runtime, page_text) -> None:
+    crystals = wander.list_crystals(app_runtime)
+    at = open_app("crystals?view=List")
+    at.selectbox(key="crystal_status").set_value("archived").run()
+    assert "0 crystals shown" in page_text(at)
+    assert f"No crystal is archived here; this filter hides {counted(len(crystals), 'crystal')} (" in page_text(at)
+    assert "Choose “all” in Status to see them." in page_text(at)
 
 
 def test_resonances_table_chart_and_invalidation(open_app, app_runtime) -> None:

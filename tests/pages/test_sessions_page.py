@@ -92,7 +92,7 @@ def test_checkpoint_banner_resume_step_and_run_with_progress(
     assert not at.exception, [e.value for e in at.exception]
     assert wander.get_session(app_runtime, session.id).step_count == session.step_count + 1
     assert {m.label: m.value for m in at.metric}["Steps"] == str(session.step_count + 1)
-    assert at.get("progress") and "1 step(s) taken" in at.get("progress")[0].proto.text
+    assert at.get("progress") and "1 step taken" in at.get("progress")[0].proto.text
 
     at.number_input(key="run_steps").set_value(5)
     at.button(key="run_n").click().run()
@@ -166,3 +166,10 @@ def test_steps_and_crystals_of_another_process_appear_in_the_live_feed_without_a
     expect(feed).to_contain_text("Crystal formed (asked for)", timeout=60_000)
     expect(feed).to_contain_text(formed[-1].payload["insight"])
     assert page.evaluate("window.sameDocument") is True
+
+
+def test_an_empty_database_says_documents_come_first(open_app, page_text, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("EXPLORER_DB", str(tmp_path / "empty.duckdb"))
+    at = open_app("sessions")
+    assert "the knowledge base holds, and it is empty: add documents first" in page_text(at)
+    assert not at.expander[0].proto.expanded  # the form waits, folded, until there is something to walk through
