@@ -27,8 +27,9 @@ from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
 
 SAMPLE_DATA = Path(__file__).resolve().parents[1] / "sample_data"
-# The corpus is the sample's folders; LICENSES.md and README.md beside them say where it comes from and are not
-# part of it (read with it, the licence text filled the Corpus table's first rows and one of the demo's dreams).
+# The corpus is the sample's folders; the licences and the README beside them (sample_data/LICENSES.md) say
+# where it comes from and are not part of it (read with it, the licence text filled the Corpus table's first rows
+# and one of the demo's dreams).
 CORPUS = tuple(sorted(folder for folder in SAMPLE_DATA.iterdir() if folder.is_dir()))
 SESSION = SessionConfig(
     name="Demo: a language that changes and stays itself",
