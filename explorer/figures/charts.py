@@ -46,8 +46,12 @@ def count_bars(counts: Mapping[str, int], title: str, *, colour_by_name: bool = 
 
 
 def year_bars(counts: Mapping[int | None, int], title: str = "Nodes by year", height: int = 240) -> go.Figure:
-    """How the corpus spreads over the years the REM cycle dreams from; undated nodes are counted in the title."""
-    dated = sorted((int(k), int(v)) for k, v in counts.items() if k is not None)
+    """How the corpus spreads over the years the REM cycle dreams from; undated nodes are counted in the title.
+    Every year from the first to the last has its place, a year without nodes an empty one: a gap in the corpus
+    shows as a gap, not as two neighbouring bars.
+    """
+    known = {int(k): int(v) for k, v in counts.items() if k is not None}
+    dated = [(year, known.get(year, 0)) for year in range(min(known), max(known) + 1)] if known else []
     figure = go.Figure(
         go.Bar(
             x=[k for k, _ in dated],

@@ -14,9 +14,9 @@ def test_count_bars_largest_first_and_domains_in_their_map_colour() -> None:
     assert list(bar.marker.color) == [colours["python"], colours["art"], colours["love"]]
 
 
-def test_year_bars_in_order_and_undated_counted_in_the_title() -> None:
-    figure = year_bars({2008: 4, None: 7, 2000: 2})
-    assert list(figure.data[0].x) == [2000, 2008] and list(figure.data[0].y) == [2, 4]
+def test_year_bars_in_order_every_year_in_place_and_undated_counted_in_the_title() -> None:
+    figure = year_bars({2003: 4, None: 7, 2000: 2})
+    assert list(figure.data[0].x) == [2000, 2001, 2002, 2003] and list(figure.data[0].y) == [2, 0, 0, 4]
     assert figure.layout.title.text == "Nodes by year (7 undated)"
 
 
