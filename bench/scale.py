@@ -27,7 +27,8 @@
    its worker is killed with SIGKILL. The others end its job (failed, with the reason: a walk is not run again, as
    its steps would be taken twice) and carry out the rest; every session's step count must equal its trace rows.
 
-The default run takes about 12 minutes on a 2-core machine; ``--sessions 2 --steps 2 --nodes 2000`` about 4.
+The default run takes about 9 minutes on a quiet 2-core machine (12 under load); ``--sessions 2 --steps 2
+--nodes 2000`` about 4.
 Everything runs on this machine: PostgreSQL is the tests' own (``explorer.testing.postgres_server``), the model
 the tests' server on 127.0.0.1. The tables are printed in the form the README holds.
 """
