@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.security import HTTPBearer
+from fastapi_swagger import patch_fastapi
 
 from explorer.api import errors
 from explorer.api.auth import BearerToken, Tokens
@@ -63,11 +64,17 @@ def create_app(settings: Settings, token: str | None = None) -> FastAPI:
         version="1",
         description=DESCRIPTION,
         lifespan=lifespan,
+        # the docs page and its scripts come from the installed fastapi-swagger (patched in below), not a CDN, so
+        # /docs works with no network; ReDoc has no such package, so there is one docs page
+        docs_url=None,
+        swagger_ui_oauth2_redirect_url=None,
+        redoc_url=None,
         responses=errors.ERROR_RESPONSES,
         # declares the bearer scheme in the OpenAPI document; BearerToken enforces it, for every path
         dependencies=[Depends(BEARER)],
     )
     app.state.runtime = runtime
+    patch_fastapi(app, docs_url="/docs", redirect_from_root_to_docs=False, title="Dream Explorer API")
     errors.install(app)
     api = APIRouter(prefix=PREFIX)
     for area in (sessions, memory, queries, interventions, runs, jobs):
