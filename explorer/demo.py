@@ -25,6 +25,7 @@ from explorer.runtime import Runtime
 from explorer.views import latest_consolidation
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
+from explorer.wording import counted
 
 SAMPLE_DATA = Path(__file__).resolve().parents[1] / "sample_data"
 # The corpus is the sample's folders; the licences and the README beside them (sample_data/LICENSES.md) say
@@ -78,12 +79,12 @@ def prepare(
     if not dreaming.recent_dreams(runtime, limit=1):
         try:
             dreamt = dreaming.run_rem(runtime, dreams=DREAMS, seed=7, progress=phase(3))
-            say(f"dreamt {dreamt.dreams_stored} dream(s)")
+            say(f"dreamt {counted(dreamt.dreams_stored, 'dream')}")
         except DreamingError as exc:
             say(f"no dreams: {exc}")
     if latest_consolidation(runtime) is None:
         ran = consolidation.run_consolidation(runtime, "all", progress=phase(4)).to_json()
-        say(f"consolidated: {ran['status']}, {len(ran.get('patterns', []))} pattern(s)")
+        say(f"consolidated: {ran['status']}, {counted(len(ran.get('patterns', [])), 'pattern')}")
     place_new(runtime)
     runtime.calls.flush()
     return {"session_id": session_id, "seconds": round(time.perf_counter() - started, 1)}
@@ -94,7 +95,7 @@ def _walk(runtime: Runtime, progress: Progress | None, say: Callable[[str], None
     session = wander.create_session(runtime, SESSION)
     result = wander.run(runtime, session.id, SESSION.human_checkpoint_frequency, progress=progress)
     say(
-        f"walked {result.steps_completed} steps, {result.crystals_formed} crystal(s) formed"
+        f"walked {counted(result.steps_completed, 'step')}, {counted(result.crystals_formed, 'crystal')} formed"
         + (f"; {result.stopped_reason}" if result.stopped_reason else "")
     )
     crystals = wander.list_crystals(runtime, session_id=session.id)

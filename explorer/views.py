@@ -30,6 +30,7 @@ from explorer.store import projection as projection_store
 from explorer.store import reading as reading_store
 from explorer.store import wander as wander_store
 from explorer.wander import service as wander
+from explorer.wording import counted
 
 
 def _plain(values) -> list:
@@ -204,7 +205,7 @@ def _feed_entry(event: events_store.Event) -> FeedEntry:
         return FeedEntry(event.seq, event.created_at, "thinking", f"Step {step}: thinking…", p.get("from_concept"))
     if kind == "step.completed":
         crystal = " · a crystal formed" if p.get("crystal_id") else ""
-        failures = f" · {len(p['failures'])} failure(s)" if p.get("failures") else ""
+        failures = f" · {counted(len(p['failures']), 'failure')}" if p.get("failures") else ""
         headline = f"Step {step} · {str(p.get('strategy', '')).replace('_', ' ')}{crystal}{failures}"
         return FeedEntry(event.seq, event.created_at, "step", headline, p.get("to_concept"))
     if kind == "crystal.formed":

@@ -19,6 +19,7 @@ from explorer.cli.common import (
     spent_line,
 )
 from explorer.cli.jobs import BackgroundOption, run_kind
+from explorer.wording import counted
 
 PARTLY_DONE = 3  # exit status: stored, but some of the model's steps failed (kept pending)
 
@@ -86,7 +87,8 @@ def ingest(
         raise typer.Exit(1)
     if report.reading.items_failed:
         typer.echo(
-            f"error: {report.reading.items_failed} step(s) of the model failed and are kept pending; "
+            f"error: {counted(report.reading.items_failed, 'step')} of the model failed and "
+            f"{'is' if report.reading.items_failed == 1 else 'are'} kept pending; "
             "`explorer ingest --retry-failed` completes them",
             err=True,
         )
@@ -95,13 +97,14 @@ def ingest(
 
 def _summary(report: IngestReport) -> list[str]:
     lines = [
-        f"{report.documents_added} documents added, {report.documents_skipped} already present; "
-        f"{report.chunks_added} chunks, {report.syntheses_added} syntheses, "
-        f"{report.entity_insights_added} entity insights",
+        f"{counted(report.documents_added, 'document')} added, {report.documents_skipped} already present; "
+        f"{counted(report.chunks_added, 'chunk')}, {counted(report.syntheses_added, 'synthesis', 'syntheses')}, "
+        f"{counted(report.entity_insights_added, 'entity insight')}",
     ]
     if report.items_completed or report.items_failed:
         lines.append(
-            f"{report.items_completed} pending step(s) completed, {report.items_failed} failed and kept pending"
+            f"{counted(report.items_completed, 'pending step')} completed, "
+            f"{report.items_failed} failed and kept pending"
         )
     return [*lines, spent_line(report.spent_cents, report.budget_exhausted)]
 

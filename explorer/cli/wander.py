@@ -15,6 +15,7 @@ from explorer.cli.jobs import BackgroundOption, run_kind
 from explorer.cli.run_outcome import Asked, exit_if_nothing_came
 from explorer.errors import ExplorerError
 from explorer.wander.errors import InvalidRequest
+from explorer.wording import counted
 
 if TYPE_CHECKING:
     from explorer.jobs.kinds import WalkReport
@@ -462,7 +463,7 @@ def review_bulk(
     arguments: dict[str, Any] = {"notes": notes, "reviewer": by, "force": force}
     report = reviewing.bulk_review(runtime, where, decision, dry_run=True, **arguments)
     if not dry_run and report.reviewed and not yes:
-        question = f"{decision} {report.reviewed} crystal(s)?"
+        question = f"{decision} {counted(report.reviewed, 'crystal')}?"
         if not sys.stdin.isatty():
             raise InvalidRequest(f"this would {question[:-1]}; add --yes to do it, or --dry-run to only count")
         typer.confirm(question, abort=True, err=True)
@@ -474,7 +475,7 @@ def review_bulk(
     done = f"would {decision}" if dry_run else _PAST[decision]
     refused = f"; {report.refused} more match but keep their decision (--force changes it)" if report.refused else ""
     batch = f" (batch {report.batch_id})" if report.batch_id else ""
-    typer.echo(f"{done} {report.reviewed} of {report.matched} matching crystal(s){batch}{refused}")
+    typer.echo(f"{done} {report.reviewed} of {counted(report.matched, 'matching crystal')}{batch}{refused}")
 
 
 def _say_review(r: Review) -> None:

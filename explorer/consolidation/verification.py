@@ -30,6 +30,7 @@ from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Gateway
 from explorer.records.consolidation import Check, Pattern, Verification, VerificationStatus
+from explorer.wording import counted
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,10 @@ def vertical_consistency(ladder: Ladder) -> Check:
         checked += len(lower)
         good += len(lower) - len(orphans)
         if orphans:
-            problems.append(f"{len(orphans)} item(s) of level {depth - 1} are under no item of level {depth}")
+            problems.append(
+                f"{counted(len(orphans), 'item')} of level {depth - 1} {'is' if len(orphans) == 1 else 'are'} "
+                f"under no item of level {depth}"
+            )
         if len(ladder.levels[depth]) > len(ladder.levels[depth - 1]):
             problems.append(f"level {depth} is wider than level {depth - 1}")
     message = problems[0] if problems else "every rung subsumes the one below it"
@@ -146,7 +150,7 @@ def non_contradiction(
             found.contradictions.append((patterns[a].id, patterns[b].id))
             details.append(f"patterns {patterns[a].name!r} and {patterns[b].name!r} contradict: {answer.reason}")
     involved = {i for pair in found.contradictions for i in pair}
-    message = f"found {len(details)} contradiction(s)" if details else "no contradictions found"
+    message = f"found {counted(len(details), 'contradiction')}" if details else "no contradictions found"
     score = _share(len(patterns) - len(involved), len(patterns))
     return Check("non_contradiction", not details, score, message, "warning", tuple(details)), found
 

@@ -52,6 +52,7 @@ from explorer.store import corpus
 from explorer.store import dreaming as dreaming_store
 from explorer.store import events as events_store
 from explorer.store.database import Connection
+from explorer.wording import counted
 
 
 class DreamingError(ExplorerError):
@@ -303,7 +304,7 @@ def run_rem(
 def _require_dreamable(count: int) -> None:
     if count < 3:
         raise DreamingError(
-            f"the knowledge base holds {count} node(s) to dream over; dreaming needs at least 3",
+            f"the knowledge base holds {counted(count, 'node')} to dream over; dreaming needs at least 3",
             remedy=Remedy.INGEST,
         )
 

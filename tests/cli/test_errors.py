@@ -188,7 +188,7 @@ CASES: list[tuple[str, int, str]] = [
     (
         "dream rem --db {tmp}/empty.duckdb",
         1,
-        "error: the knowledge base holds 0 node(s) to dream over; dreaming needs at least 3; "
+        "error: the knowledge base holds 0 nodes to dream over; dreaming needs at least 3; "
         "read documents first: explorer ingest PATH",
     ),
     # the disk and the database

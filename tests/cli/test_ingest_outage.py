@@ -34,7 +34,7 @@ def test_an_outage_exits_3_and_retry_failed_completes_it(model_server, tmp_path:
     report = json.loads(out.stdout)
     assert (report["documents_added"], report["syntheses_added"], report["items_failed"]) == (2, 0, 4)
     assert out.stderr.splitlines()[-1] == (
-        "error: 4 step(s) of the model failed and are kept pending; `explorer ingest --retry-failed` completes them"
+        "error: 4 steps of the model failed and are kept pending; `explorer ingest --retry-failed` completes them"
     )
     stats = json.loads(cli.invoke(app, ["stats", "--json"], env=env).stdout)
     assert stats["reading_pending"] == 4

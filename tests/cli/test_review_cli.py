@@ -70,7 +70,7 @@ def test_bulk_review_counts_asks_then_decides(world) -> None:
     # no terminal to ask at: it says what it would do, and does nothing
     unasked = wander("review-bulk", "--approve", "--min-confidence", "0.5", "--db", db)
     assert unasked.exit_code == 1 and unasked.stderr.splitlines() == [
-        "error: this would approve 3 crystal(s); add --yes to do it, or --dry-run to only count"
+        "error: this would approve 3 crystals; add --yes to do it, or --dry-run to only count"
     ]
     assert [c["review_state"] for c in as_json("crystals", "--db", db)] == ["pending"] * 5
     done = as_json(
@@ -82,10 +82,10 @@ def test_bulk_review_counts_asks_then_decides(world) -> None:
     # approved ones keep their decision unless forced; text output says so
     rejecting = wander("review-bulk", "--reject", "--state", "approved", "--state", "pending", "--dry-run", "--db", db)
     assert rejecting.exit_code == 0 and rejecting.stdout.strip() == (
-        "would reject 2 of 5 matching crystal(s); 3 more match but keep their decision (--force changes it)"
+        "would reject 2 of 5 matching crystals; 3 more match but keep their decision (--force changes it)"
     )
     archived = wander("review-bulk", "--archive", "--state", "approved", "--max-confidence", "0.8", "--yes", "--db", db)
-    assert archived.exit_code == 0 and archived.stdout.startswith("archived 2 of 2 matching crystal(s) (batch ")
+    assert archived.exit_code == 0 and archived.stdout.startswith("archived 2 of 2 matching crystals (batch ")
 
 
 def test_history_and_revert(world) -> None:
