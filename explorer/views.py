@@ -148,9 +148,10 @@ def map_data(
     data.title = session.name
     approved = sum(c.review_state is ReviewState.APPROVED for c in view.crystals)
     data.subtitle = (
-        f"seed: {session.seed_concept} · {session.step_count} steps · {len(view.loci)} loci · "
-        f"{len(view.crystals)} crystals ({approved} approved) · "
-        f"{sum(r.status != 'invalidated' for r in view.resonances)} resonances · {session.status}"
+        f"seed: {session.seed_concept} · {counted(session.step_count, 'step')} · "
+        f"{counted(len(view.loci), 'locus', 'loci')} · "
+        f"{counted(len(view.crystals), 'crystal')} ({approved} approved) · "
+        f"{counted(sum(r.status != 'invalidated' for r in view.resonances), 'resonance')} · {session.status}"
     )
     return data
 

@@ -52,7 +52,20 @@ if session:
     common.checkpoint_banner(session)
 projection.place_new(rt)  # loci and nodes made since the last visit join the map first
 data = map_data(rt, session.id if session else None, view=view, clusters="clusters" in layers)
-figure = session_map(data, layers=layers, height=760)
+# What the URL names is ringed: the step (?step=N) and a crystal among the points (?point=crystal:ID).
+linked_step = st.query_params.get("step", "")
+linked_crystal = next((p.split(":", 1)[1] for p in st.query_params.get_all("point") if p.startswith("crystal:")), None)
+whole = session is None or st.toggle(
+    "Whole corpus", key="map_whole", help="Open the map on the whole corpus, not framed on the session's walk."
+)
+figure = session_map(
+    data,
+    layers=layers,
+    height=760,
+    framed=not whole,
+    selected_step=int(linked_step) if linked_step.isdigit() else None,
+    selected_crystal=linked_crystal,
+)
 
 event = st.plotly_chart(
     figure,

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer.figures.framing import Frame, frame, place_labels
 from explorer.figures.palette import (
     APPROVED_LINE,
     CLUSTER_COLOURS,
@@ -35,6 +36,7 @@ from explorer.figures.palette import (
     HALO_COLOUR,
     LINK_COLOUR,
     PATH_COLOUR,
+    SELECTED_COLOUR,
     UNKNOWN_DOMAIN,
     domain_colours,
     hover_text,
@@ -162,12 +164,18 @@ def session_map(
     width: int | None = None,
     height: int = 720,
     legend: bool = True,
+    framed: bool = True,
+    selected_step: int | None = None,
+    selected_crystal: str | None = None,
 ) -> go.Figure:
     """The map as a figure. ``webgl`` draws the corpus with Scattergl (the app);
-    ``width`` fixes the size for a static image, and marks scale with it.
+    ``width`` fixes the size for a static image, and marks scale with it. ``framed``: opened on the walk (and
+    its crystals), the corpus around it as context (:mod:`explorer.figures.framing`); else on everything.
+    ``selected_step`` and ``selected_crystal`` are ringed, and the step is labelled.
     """
     layers = frozenset(layers)
     scale = (min(width, height) / 1024) if width else 0.85
+    view = _frame(data) if framed else None
     colours = domain_colours([*data.nodes.domains, *(locus.domain for locus in data.loci)])
     traces: list[go.BaseTraceType] = []
     clusters = "clusters" in layers
@@ -183,13 +191,15 @@ def session_map(
     compact = webgl and len(data.nodes) > DETAILED_NODES
     if "links" in layers:
         traces += _links(data.links, scale)
-    path = _path(data.path, scale) if "path" in layers else []
-    traces += path[:-1]
+    extent = view.extent if view else _extent(data)
+    path = _path(data.path, scale, selected_step, extent) if "path" in layers else []
+    traces += path[:2]  # the line and its places, under the loci
     if "loci" in layers:
-        traces += _painted_over(_loci(data.loci, colours, scale), compact)
+        traces += _painted_over(_loci(data.loci, data.path, colours, scale), compact)
     if "crystals" in layers:
         traces += _painted_over(_crystals(data.crystals, scale), compact)
-    traces += path[-1:]  # step numbers on top of everything, so they stay readable
+    traces += _selected(data, selected_step, selected_crystal, scale)
+    traces += path[2:]  # the start and the step numbers on top of everything, so they stay seen
     figure = go.Figure(traces)
     title = f"<b>{hover_text(data.title, 90)}</b>"
     if data.subtitle:
@@ -230,17 +240,31 @@ def session_map(
                 bgcolor="rgba(255,255,255,0.8)",
             )
         ),
-        xaxis=axis,
-        yaxis=dict(axis, scaleanchor="x", scaleratio=1),
+        xaxis=dict(axis, range=list(view.x)) if view else axis,
+        yaxis=dict(axis, scaleanchor="x", scaleratio=1, **({"range": list(view.y)} if view else {})),
         hovermode="closest",
         dragmode="pan",
-        uirevision="map",
+        uirevision=f"map-{'framed' if view else 'whole'}",  # a person's zoom stays until the framing changes
         plot_bgcolor="white",
         paper_bgcolor="white",
     )
     if not traces:
         figure.add_annotation(text="nothing on the map yet", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     return figure
+
+
+def _frame(data: MapData) -> Frame | None:
+    """The walk and its crystals, framed, with the corpus and the session's loci as the context."""
+    focus = [(step.x, step.y) for step in data.path] + [(c.x, c.y) for c in data.crystals]
+    context = np.column_stack([data.nodes.x, data.nodes.y]) if len(data.nodes) else np.zeros((0, 2))
+    return frame(np.asarray(focus, dtype=float).reshape(-1, 2), context)
+
+
+def _extent(data: MapData) -> float:
+    """The width of everything drawn, in data units: what labels are sized against on an unframed map."""
+    xs = np.concatenate([data.nodes.x, [p.x for p in data.path], [c.x for c in data.crystals]])
+    ys = np.concatenate([data.nodes.y, [p.y for p in data.path], [c.y for c in data.crystals]])
+    return float(max(np.ptp(xs), np.ptp(ys))) if len(xs) > 1 else 1.0
 
 
 def _fitting_height(data: MapData, most: int) -> int:
@@ -554,7 +578,7 @@ def _cluster_members(clusters: list[MapCluster], scale: float) -> list[go.BaseTr
     ]
 
 
-def _path(steps: list[MapStep], scale: float) -> list[go.BaseTraceType]:
+def _path(steps: list[MapStep], scale: float, selected: int | None, extent: float) -> list[go.BaseTraceType]:
     """The walk as one line with an arrow at each segment's midpoint, its start, and its step numbers (last).
 
     Arrows use ``angleref="previous"``: each midpoint's arrow points away from the
@@ -587,28 +611,39 @@ def _path(steps: list[MapStep], scale: float) -> list[go.BaseTraceType]:
         marker=dict(symbol=symbols, size=sizes, angleref="previous", color=PATH_COLOUR, line=dict(width=0)),
         legendrank=40,
     )
-    # Step numbers, one label per place: a locus reached several times reads "3·7".
+    # Labels where they help: the start, the end and the selected step, placed so that none covers another; every
+    # place a step reached says its numbers on hover ("steps 3, 7").
     by_place: dict[tuple[float, float], list[int]] = defaultdict(list)
     for step in steps:
         by_place[(step.x, step.y)].append(step.number)
-    every = max(1, math.ceil(len(steps) / 40))  # long walks: label every n-th step, the ends always
-    last = steps[-1].number
-    labels_x, labels_y, labels = [], [], []
-    for (x, y), numbers in by_place.items():
-        shown = [n for n in numbers if n % every == 0 or n == last]
-        if shown:
-            labels_x.append(x)
-            labels_y.append(y)
-            labels.append("·".join("start" if n == 0 else str(n) for n in shown[:4]) + ("…" if len(shown) > 4 else ""))
+    named = {steps[0].number: "start", steps[-1].number: str(steps[-1].number)}
+    if selected is not None and selected in {step.number for step in steps}:
+        named[selected] = str(selected)
+    wanted = [(step.x, step.y, named.pop(step.number)) for step in steps if step.number in named]
+    labels = place_labels(wanted, extent)
     numbers = go.Scatter(
-        x=labels_x,
-        y=labels_y,
-        mode="text",
-        text=labels,
-        textposition="top right",
+        x=[label.x for label in labels],
+        y=[label.y for label in labels],
+        mode="markers+text",  # an invisible marker the size of a locus's: the text starts beside the point, not on it
+        marker=dict(size=max(10, 18 * scale), opacity=0),
+        text=[label.text for label in labels],
+        textposition=[label.position for label in labels],
         name="step numbers",
         textfont=dict(size=max(8, round(13 * scale)), color=PATH_COLOUR, weight="bold", shadow="0px 0px 3px white"),
         hoverinfo="skip",
+        showlegend=False,
+    )
+    places = go.Scatter(
+        x=[x for x, _ in by_place],
+        y=[y for _, y in by_place],
+        mode="markers",
+        name="steps",
+        marker=dict(size=max(8, 14 * scale), color=PATH_COLOUR, opacity=0),
+        hovertext=[
+            ("step " if len(numbers) == 1 else "steps ") + ", ".join("start" if n == 0 else str(n) for n in numbers)
+            for numbers in by_place.values()
+        ],
+        hoverinfo="text",
         showlegend=False,
     )
     start = go.Scatter(
@@ -620,7 +655,26 @@ def _path(steps: list[MapStep], scale: float) -> list[go.BaseTraceType]:
         hoverinfo="skip",
         legendrank=41,
     )
-    return [line, start, numbers]
+    return [line, places, start, numbers]
+
+
+def _selected(data: MapData, step: int | None, crystal: str | None, scale: float) -> list[go.BaseTraceType]:
+    """A ring around the selected step's place and the selected crystal, so a link's choice is seen at once."""
+    points = [(s.x, s.y) for s in data.path if s.number == step][:1]
+    points += [(c.x, c.y) for c in data.crystals if c.id == crystal]
+    if not points:
+        return []
+    return [
+        go.Scatter(
+            x=[x for x, _ in points],
+            y=[y for _, y in points],
+            mode="markers",
+            name="selected",
+            marker=dict(symbol="circle-open", size=max(16, 30 * scale), color=SELECTED_COLOUR, line=dict(width=3)),
+            hoverinfo="skip",
+            legendrank=42,
+        )
+    ]
 
 
 def _painted_over(traces: list[go.BaseTraceType], compact: bool) -> list[go.BaseTraceType]:
@@ -648,13 +702,24 @@ def _painted_over(traces: list[go.BaseTraceType], compact: bool) -> list[go.Base
     return [*traces, *copies]
 
 
-def _loci(loci: list[MapLocus], colours: dict[str, str], scale: float) -> list[go.BaseTraceType]:
+def _loci(loci: list[MapLocus], steps: list[MapStep], colours: dict[str, str], scale: float) -> list[go.BaseTraceType]:
+    """The session's loci, sized by visits; each says on hover which steps reached it (the map labels only the
+    start, the end and the selected step).
+    """
     if not loci:
         return []
+    reached: dict[str, list[str]] = defaultdict(list)
+    for step in steps:
+        reached[step.locus_id].append("start" if step.number == 0 else str(step.number))
     sizes = [min(34.0, (9 + 5 * math.sqrt(max(0, locus.visit_count)))) * scale * 1.2 for locus in loci]
     text = [
         f"<b>locus</b> ({locus.source_type}) · visits {locus.visit_count} · "
         f"{hover_text(locus.domain or UNKNOWN_DOMAIN, 40)}<br>{hover_text(locus.concept, 160)}"
+        + (
+            f"<br>{'step' if len(reached[locus.id]) == 1 else 'steps'} {', '.join(reached[locus.id])}"
+            if reached[locus.id]
+            else ""
+        )
         for locus in loci
     ]
     return [

@@ -41,6 +41,7 @@ _QUALITATIVE = (
 UNKNOWN_DOMAIN = "(no domain)"
 UNKNOWN_COLOUR = "#9aa0a6"
 PATH_COLOUR = "#1e293b"
+SELECTED_COLOUR = "#e8590c"  # the ring around what a person selected: no domain, path or crystal uses it
 CRYSTAL_FILL = "#ffd43b"
 CRYSTAL_LINE = "#7a5800"
 APPROVED_LINE = "#2b8a3e"

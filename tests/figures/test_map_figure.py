@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer.figures.framing import overlaps, place_labels
 from explorer.figures.map import (
     DETAILED_NODES,
     MapCrystal,
@@ -72,15 +73,45 @@ def test_path_is_ordered_with_an_arrow_per_move_and_step_numbers() -> None:
         assert (path.x[i], path.y[i]) == ((path.x[i - 1] + path.x[i + 1]) / 2, (path.y[i - 1] + path.y[i + 1]) / 2)
     numbers = traces["step numbers"]
     labels = dict(zip(zip(numbers.x, numbers.y, strict=True), numbers.text, strict=True))
-    assert labels[(data.loci[1].x, data.loci[1].y)] == "1·3·6"  # a revisited locus lists its steps
-    assert labels[(data.loci[0].x, data.loci[0].y)] == "start"
+    assert labels == {(data.loci[0].x, data.loci[0].y): "start", (data.loci[1].x, data.loci[1].y): "6"}
+    places = traces["steps"]  # every place says its steps on hover: a revisited locus lists them all
+    hover = dict(zip(zip(places.x, places.y, strict=True), places.hovertext, strict=True))
+    assert hover[(data.loci[1].x, data.loci[1].y)] == "steps 1, 3, 6" and hover[(0.0, 0.0)] == "step start"
+    drawn = traces["locus (size: visits)"]
+    loci = dict(zip((c[1] for c in drawn.customdata), drawn.hovertext, strict=True))
+    assert loci["l1"].endswith("<br>steps 1, 3, 6") and loci["l0"].endswith("<br>step start")  # over the places
 
 
-def test_long_walks_label_every_nth_step_and_always_the_last() -> None:
-    loci = [MapLocus(f"l{i}", float(i), 0.0, "c") for i in range(200)]
+def test_labels_name_the_start_the_end_and_the_selected_step_and_never_overlap() -> None:
+    loci = [MapLocus(f"l{i}", float(i % 7) * 0.01, float(i // 7) * 0.01, "c") for i in range(100)]
     data = MapData(loci=loci, path=[MapStep(i, locus.id, locus.x, locus.y) for i, locus in enumerate(loci)])
-    labels = by_name(session_map(data))["step numbers"].text
-    assert 30 <= len(labels) <= 45 and "199" in labels and "start" in labels
+    numbers = by_name(session_map(data, selected_step=42))["step numbers"]
+    assert sorted(numbers.text) == ["42", "99", "start"]
+    crowded = [MapStep(n, "l", 0.0, 0.001 * n) for n in range(4)]  # start, end and the selection almost together
+    labels = place_labels([(s.x, s.y, str(s.number)) for s in crowded], extent=1.0)
+    assert not any(overlaps(a, b, 1.0) for i, a in enumerate(labels) for b in labels[i + 1 :])
+    assert sorted(" · ".join(label.text for label in labels).split(" · ")) == ["0", "1", "2", "3"]  # each once
+
+
+def test_the_map_opens_on_the_walk_with_the_corpus_around_it() -> None:
+    data = sample()
+    view = session_map(data).layout
+    xs = [s.x for s in data.path] + [c.x for c in data.crystals]
+    ys = [s.y for s in data.path] + [c.y for c in data.crystals]
+    assert view.xaxis.range[0] < min(xs) and max(xs) < view.xaxis.range[1]
+    assert view.yaxis.range[0] < min(ys) and max(ys) < view.yaxis.range[1]
+    whole = session_map(data, framed=False).layout
+    assert whole.xaxis.range is None and whole.uirevision != view.uirevision  # a switch of framing redraws
+    tiny = MapData(nodes=data.nodes, path=[MapStep(0, "a", 0.0, 0.0), MapStep(1, "b", 0.001, 0.0)])
+    span = session_map(tiny).layout.xaxis.range
+    assert span[1] - span[0] >= 0.2 * np.ptp(data.nodes.x)  # a walk that barely moved shows its neighbourhood
+
+
+def test_the_selected_step_and_crystal_are_ringed() -> None:
+    data = sample()
+    ring = by_name(session_map(data, selected_step=2, selected_crystal="c2"))["selected"]
+    assert list(zip(ring.x, ring.y, strict=True)) == [(data.path[2].x, data.path[2].y), (3.0, 1.0)]
+    assert "selected" not in by_name(session_map(data))
 
 
 def test_crystals_are_stars_and_rejected_ones_are_not_drawn() -> None:
@@ -125,7 +156,7 @@ def test_every_point_names_its_item_and_hover_text_is_escaped() -> None:
 def test_layers_webgl_and_static_size() -> None:
     data = sample()
     only = by_name(session_map(data, layers={"path", "crystals"}))
-    assert set(only) == {"trace (path)", "start", "step numbers", "crystal"}
+    assert set(only) == {"trace (path)", "steps", "start", "step numbers", "crystal"}
     interactive = session_map(data)
     static = session_map(data, webgl=False, width=512, height=512)
     assert isinstance(by_name(interactive)["python"], go.Scattergl)

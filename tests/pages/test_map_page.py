@@ -51,6 +51,26 @@ def test_the_map_draws_the_session_on_the_stored_projection(open_app, app_runtim
     assert "python" in drawn
 
 
+def test_the_map_opens_on_the_walk_and_rings_what_the_link_names(open_app, app_runtime) -> None:
+    (session,) = wander.list_sessions(app_runtime)
+    view = wander.session_view(app_runtime, session.id)
+    crystal = next(c for c in view.crystals if c.status != "invalidated")
+    at = open_app(f"map?step=2&point=crystal:{crystal.id}")
+    spec = figure(at)
+    path = traces(spec)["trace (path)"]
+    (x0, x1), (y0, y1) = spec["layout"]["xaxis"]["range"], spec["layout"]["yaxis"]["range"]
+    assert all(x0 < x < x1 for x in path["x"]) and all(y0 < y < y1 for y in path["y"])
+    points = projection.load_points(app_runtime)
+    ring = traces(spec)["selected"]
+    step_two = next(t for t in view.trace if t.step_number == 2)
+    place = points[("locus", step_two.to_locus_id)]
+    stored = points[("crystal", crystal.id)]
+    assert list(zip(ring["x"], ring["y"], strict=True)) == [(place.x, place.y), (stored.x, stored.y)]
+    assert any("2" in label.split(" · ") for label in traces(spec)["step numbers"]["text"])  # labelled, maybe joined
+    at.toggle(key="map_whole").set_value(True).run()
+    assert "range" not in figure(at)["layout"]["xaxis"]  # the whole corpus, as before
+
+
 def test_layers_can_be_switched_off(open_app) -> None:
     at = open_app("map")
     at.pills(key="map_layers").set_value(["corpus", "path"]).run()
