@@ -141,8 +141,8 @@ if rows:
     table = pd.DataFrame(
         {
             "type": [n.type for n in rows],
-            "domain": [n.domain for n in rows],
-            "year": [n.year for n in rows],
+            "domain": [n.domain or "—" for n in rows],  # a cell says "—" where nothing is known, never "None"
+            "year": [str(n.year) if n.year else "—" for n in rows],
             "generation": [n.generation for n in rows],
             "text": [" ".join(n.text.split())[:160] for n in rows],
             "id": [n.id for n in rows],

@@ -170,7 +170,7 @@ def draw(view, counts_box, map_box) -> None:
         for column, (label, value) in zip(st.columns(5), counts(view).items(), strict=True):
             column.metric(label, value)
     projection.place_new(rt)  # the loci this run just reached
-    map_box.plotly_chart(session_map(map_data(rt, view.session.id, view=view), height=520), key=f"live_map_{drawn[0]}")
+    map_box.plotly_chart(session_map(map_data(rt, view.session.id, view=view), height=720), key=f"live_map_{drawn[0]}")
 
 
 st.subheader(untrusted.md(session.name))

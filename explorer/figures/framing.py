@@ -60,19 +60,18 @@ class Label:
 
 
 def frame(focus: np.ndarray, context: np.ndarray) -> Frame | None:
-    """The ranges that hold every ``focus`` point (x, y rows: the walk, its crystals) with room around them, at
-    least :data:`SMALLEST` of the ``context`` (the corpus) wide; None when there is nothing to frame.
+    """The ranges that hold every ``focus`` point (x, y rows: the walk, its crystals) with room around them, each
+    at least :data:`SMALLEST` of the ``context`` (the corpus) wide; None when there is nothing to frame.
     """
     if len(focus) == 0:
         return None
     low, high = focus.min(axis=0), focus.max(axis=0)
-    span = float(max(high - low))
-    if len(context):
-        span = max(span, SMALLEST * float(max(context.max(axis=0) - context.min(axis=0))))
-    span = span or 1.0
-    centre = (low + high) / 2
-    half = span * (0.5 + PADDING)
-    return Frame((float(centre[0] - half), float(centre[0] + half)), (float(centre[1] - half), float(centre[1] + half)))
+    least = SMALLEST * float(max(context.max(axis=0) - context.min(axis=0))) if len(context) else 0.0
+    spans = np.maximum(high - low, least)  # each axis its own: the map's equal scale widens the one with room
+    spans[spans == 0] = 1.0
+    centre, half = (low + high) / 2, spans * (0.5 + PADDING)
+    x, y = (centre - half).tolist(), (centre + half).tolist()
+    return Frame((x[0], y[0]), (x[1], y[1]))
 
 
 def place_labels(wanted: Sequence[tuple[float, float, str]], extent: float) -> list[Label]:

@@ -207,7 +207,7 @@ def session_map(
     axis = dict(showgrid=False, zeroline=False, showticklabels=False, title=None, showline=False)
     small = width is not None and width < 700
     if width is None:
-        height = _fitting_height(data, height)
+        height = _fitting_height(data, height, view)
     figure.update_layout(
         template="plotly_white",
         title=dict(text=title, x=0.01, xanchor="left", font=dict(size=max(11, round(20 * scale)))),
@@ -267,10 +267,13 @@ def _extent(data: MapData) -> float:
     return float(max(np.ptp(xs), np.ptp(ys))) if len(xs) > 1 else 1.0
 
 
-def _fitting_height(data: MapData, most: int) -> int:
-    """A height for the app's (container-wide, ~1000 px) chart, legend below, that suits the map's aspect: the axes
-    keep one scale, so a wide map in a tall chart is mostly blank.
+def _fitting_height(data: MapData, most: int, view: Frame | None) -> int:
+    """A height for the app's (container-wide, ~1000 px) chart, legend below, that suits the map's aspect (the
+    frame's, when framed): the axes keep one scale, so a wide map in a tall chart is mostly blank.
     """
+    if view is not None:
+        aspect = (view.y[1] - view.y[0]) / (view.x[1] - view.x[0])
+        return int(np.clip(1000 * aspect + 220, 480, most))
     xs = np.concatenate([data.nodes.x, [locus.x for locus in data.loci]])
     ys = np.concatenate([data.nodes.y, [locus.y for locus in data.loci]])
     if len(xs) < 2 or np.ptp(xs) <= 0:

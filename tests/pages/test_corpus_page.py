@@ -58,7 +58,7 @@ def test_domain_and_year_filters(open_app, app_runtime, page_text) -> None:
     with app_runtime.db.connect() as con:
         expected = corpus.count_nodes(con, domain="python", year=overview.years[0])
     assert expected > 0 and f"{counted(expected, 'node')} found" in page_text(at)
-    assert set(at.dataframe[0].value["year"]) == {overview.years[0]}
+    assert set(at.dataframe[0].value["year"]) == {str(overview.years[0])}
 
 
 def test_upload_ingests_with_progress_and_places_new_nodes_on_the_map(
@@ -77,7 +77,7 @@ def test_upload_ingests_with_progress_and_places_new_nodes_on_the_map(
     (job,) = jobs.list_jobs(app_runtime)  # reading is a background job, which the page follows
     assert job.kind == "ingest" and job.params["domain"] == "tea" and Path(job.params["paths"][0]).name == "tea.md"
     after_jobs(at)
-    assert "1 document(s) added" in at.get("progress")[0].proto.text  # the reading's outcome, on its progress bar
+    assert "1 document added" in at.get("progress")[0].proto.text  # the reading's outcome, on its progress bar
     after = corpus_overview(app_runtime)
     assert after.documents == before.documents + 1 and after.by_domain.get("tea", 0) > 0
     status = projection.projection_status(app_runtime)
@@ -101,3 +101,10 @@ def test_pending_reading_steps_are_shown_and_asked_again(open_app, app_runtime, 
     after = corpus_overview(app_runtime)
     assert after.pending == 0 and after.by_type["entity_insight"] == before.by_type["entity_insight"] + 1
     assert "pending: the model could not do them" not in page_text(at)
+
+
+def test_a_cell_with_nothing_known_says_so_not_none(open_app, page_text) -> None:
+    at = open_app("corpus")
+    table = at.dataframe[0].value
+    assert "None" not in set(table["year"]) | set(table["domain"])
+    assert all(isinstance(year, str) for year in table["year"])
