@@ -13,3 +13,24 @@ def counted(count: int, noun: str, plural: str | None = None) -> str:
         counted(2, "locus", "loci")  # '2 loci'
     """
     return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
+# How a walk found the place it went to (a locus's ``strategy``), as people say it.
+WAYS = {
+    "seed": "the seed",
+    "distance_band": "a neighbour at the right distance",
+    "cross_domain": "a bridge to another domain",
+    "analogy": "an analogy",
+    "tension": "a tension",
+    "injected": "a concept a person injected",
+}
+
+
+def way(strategy: str) -> str:
+    """``distance_band`` as "a neighbour at the right distance"; a name not known here as it is."""
+    return WAYS.get(strategy, strategy)
+
+
+def locus_kind(source_type: str) -> str:
+    """A locus's ``source_type`` ("ADJACENT") as a word ("adjacent")."""
+    return source_type.lower()

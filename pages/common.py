@@ -15,6 +15,7 @@ import streamlit as st
 
 from explorer import demo, jobs
 from explorer.errors import ExplorerError, Remedy
+from explorer.jobs.kinds import label_of
 from explorer.providers.embeddings import make_embedder
 from explorer.providers.gateway import OFFLINE_MODEL
 from explorer.records.jobs import Job
@@ -28,8 +29,7 @@ from pages.untrusted import md
 OFFLINE_NOTICE = (
     "**Offline provider.** No language model is configured, so every text the engine writes here comes from "
     f"`{OFFLINE_MODEL}`: keyphrases and sentences of its input chosen by embedding similarity. It is extractive, "
-    "not a language model. Configure `EXPLORER_LOCAL_MODEL` or `EXPLORER_CLOUD_MODEL` for real reflection "
-    "(see Settings)."
+    "not a language model. Configure `EXPLORER_LOCAL_MODEL` or `EXPLORER_CLOUD_MODEL` for real reflection"
 )
 CURRENT = "current_session"
 SESSION_PARAM = "session"  # the URL query parameter naming the chosen session on every page
@@ -93,7 +93,7 @@ def runtime() -> Runtime:
 def offline_notice(rt: Runtime) -> None:
     """Said plainly on every page that shows model output."""
     if rt.settings.offline:
-        st.info(OFFLINE_NOTICE, icon=":material/info:")
+        st.info(OFFLINE_NOTICE + " (see Settings).", icon=":material/info:")
 
 
 def session_label(session: Session) -> str:
@@ -356,7 +356,7 @@ def jobs_panel(rt: Runtime) -> None:
         return
     st.caption("Jobs")
     for job in active:
-        job_progress(job, job.kind)
+        job_progress(job, label_of(job.kind))
         cancel_button(rt, job, key=f"panel_cancel_{job.id}")
     for job in ended:
-        st.caption(md(f"{job.kind}: {job.status.value}" + (f" ({job.error})" if job.error else "")))
+        st.caption(md(f"{label_of(job.kind)}: {job.status.value}" + (f" ({job.error})" if job.error else "")))

@@ -8,6 +8,7 @@ from explorer import projection
 from explorer.figures.map import LAYERS, selected_items, session_map
 from explorer.views import map_data, node_provenance
 from explorer.wander import service as wander
+from explorer.wording import locus_kind, way
 from pages import common, untrusted
 
 MAX_SHOWN = 20  # selected items shown (and named in the URL)
@@ -149,7 +150,8 @@ for kind, item_id in list(dict.fromkeys(selected))[:MAX_SHOWN]:
         elif kind == "locus" and item_id in loci:
             locus = loci[item_id]
             st.markdown(
-                f"**Locus** ({untrusted.md(locus.source_type)}, {untrusted.md(locus.strategy)}) · visits "
+                f"**Locus** ({untrusted.md(locus_kind(locus.source_type))}, "
+                f"found by {untrusted.md(way(locus.strategy))}) · visits "
                 f"{locus.visit_count} · domains {untrusted.md(', '.join(locus.domains) or '—')} · interest "
                 f"{locus.interestingness:.2f} · novelty {locus.novelty_score:.2f}"
             )

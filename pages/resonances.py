@@ -44,8 +44,9 @@ table = pd.DataFrame(
         "themes": [", ".join(r.themes[:6]) for r in resonances],
         "status": [r.status for r in resonances],
         "occurrences": [r.occurrences for r in resonances],
-        "strength now": [round(r.current_strength(), 3) for r in resonances],
-        "stored strength": [round(r.strength, 3) for r in resonances],
+        # two decimals: a strength read minutes after it was stored showed "3.999" beside "4", as if they differed
+        "strength now": [round(r.current_strength(), 2) for r in resonances],
+        "at last reinforcement": [round(r.strength, 2) for r in resonances],
         "last reinforced": [r.last_reinforced_at for r in resonances],
         "scope": ["cross-session" if r.session_id is None else "session" for r in resonances],
         "id": [r.id for r in resonances],

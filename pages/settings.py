@@ -45,7 +45,7 @@ st.title("Settings")
 st.caption("Set with environment variables (`EXPLORER_*`) or `explorer.toml`; restart the app to change them.")
 
 if settings.offline:
-    st.info(common.OFFLINE_NOTICE, icon=":material/info:")
+    st.info(common.OFFLINE_NOTICE + ", as the table below shows.", icon=":material/info:")
 
 st.subheader("Models")
 st.dataframe(

@@ -7,6 +7,7 @@ import streamlit as st
 
 from explorer.figures.charts import scores_by_step
 from explorer.wander import service as wander
+from explorer.wording import counted, way
 from pages import common, untrusted
 
 rt = common.runtime()
@@ -35,7 +36,7 @@ st.plotly_chart(scores_by_step([t.step_number for t in trace], [t.selection_scor
 table = pd.DataFrame(
     {
         "step": [t.step_number for t in trace],
-        "strategy": [t.strategy for t in trace],
+        "found by": [way(t.strategy) for t in trace],
         "from": [concept(t.from_locus_id) for t in trace],
         "to": [concept(t.to_locus_id) for t in trace],
         "score": [t.selection_scores.get("score") for t in trace],
@@ -62,8 +63,8 @@ chosen = next(t for t in trace if t.step_number == number)
 residue = next((r for r in view.residues if r.trace_id == chosen.id), None)
 with st.container(border=True):
     st.markdown(
-        f"**Step {chosen.step_number}** · {untrusted.md(chosen.strategy)} · {chosen.adjacencies_considered} "
-        f"adjacencies considered · model {untrusted.md(chosen.model_used)}"
+        f"**Step {chosen.step_number}** · found by {untrusted.md(way(chosen.strategy))} · "
+        f"{counted(chosen.adjacencies_considered, 'place')} considered · model {untrusted.md(chosen.model_used)}"
     )
     untrusted.text("from", concept(chosen.from_locus_id))
     untrusted.text("to", loci[chosen.to_locus_id].concept if chosen.to_locus_id in loci else "—")

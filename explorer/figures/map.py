@@ -42,6 +42,7 @@ from explorer.figures.palette import (
     hover_text,
 )
 from explorer.records.wander import ResonanceStatus, ReviewState, SourceType
+from explorer.wording import locus_kind
 
 LAYERS: tuple[str, ...] = ("corpus", "dreams", "links", "clusters", "halos", "path", "loci", "crystals")
 DREAM_TYPES: frozenset[str] = frozenset({"rem_dream", "fused", "pattern", "abstraction"})
@@ -716,7 +717,7 @@ def _loci(loci: list[MapLocus], steps: list[MapStep], colours: dict[str, str], s
         reached[step.locus_id].append("start" if step.number == 0 else str(step.number))
     sizes = [min(34.0, (9 + 5 * math.sqrt(max(0, locus.visit_count)))) * scale * 1.2 for locus in loci]
     text = [
-        f"<b>locus</b> ({locus.source_type}) · visits {locus.visit_count} · "
+        f"<b>locus</b> ({locus_kind(locus.source_type)}) · visits {locus.visit_count} · "
         f"{hover_text(locus.domain or UNKNOWN_DOMAIN, 40)}<br>{hover_text(locus.concept, 160)}"
         + (
             f"<br>{'step' if len(reached[locus.id]) == 1 else 'steps'} {', '.join(reached[locus.id])}"

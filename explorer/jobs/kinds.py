@@ -206,6 +206,7 @@ class Kind(Generic[P, R_co]):
     """
 
     name: str
+    label: str  # what people read: "walk", not "wander.run"
     params: type[P]
     call: Callable[[Runtime, P, Progress], R_co]
     check: Callable[[Runtime, P], None] | None = None
@@ -236,9 +237,10 @@ class Kind(Generic[P, R_co]):
         return self.call(runtime, params, progress)
 
 
-WANDER_RUN = Kind("wander.run", WanderRun, _wander_run, _check_wander_run)
+WANDER_RUN = Kind("wander.run", "walk", WanderRun, _wander_run, _check_wander_run)
 DREAM_REM = Kind(
     "dream.rem",
+    "REM dreams",
     Dreaming,
     lambda rt, p, progress: dreaming.run_rem(
         rt, dreams=p.dreams, current_year=p.year, seed=p.seed, progress=progress, budget=p.budget(), as_of=p.moment()
@@ -246,6 +248,7 @@ DREAM_REM = Kind(
 )
 DREAM_EXPLORE = Kind(
     "dream.explore",
+    "exploration",
     Dreaming,
     lambda rt, p, progress: dreaming.run_exploration(
         rt, seed=p.seed, progress=progress, config=p.exploration(), budget=p.budget(), as_of=p.moment()
@@ -253,11 +256,13 @@ DREAM_EXPLORE = Kind(
 )
 DREAM_FUSE = Kind(
     "dream.fuse",
+    "memory fusion",
     Dreaming,
     lambda rt, p, progress: dreaming.run_fusion(rt, progress=progress, budget=p.budget(), as_of=p.moment()),
 )
 DREAM_CYCLE = Kind(
     "dream.cycle",
+    "dream cycle",
     Dreaming,
     lambda rt, p, progress: dreaming.run_cycle(
         rt, dreams=p.dreams, seed=p.seed, progress=progress, budget=p.budget(), as_of=p.moment()
@@ -265,13 +270,16 @@ DREAM_CYCLE = Kind(
 )
 CONSOLIDATE_RUN = Kind(
     "consolidate.run",
+    "consolidation",
     Consolidating,
     lambda rt, p, progress: consolidation.run_consolidation(
         rt, p.source, p.trigger, budget=p.budget(), progress=progress
     ),
 )
-INGEST = Kind("ingest", Ingest, _ingest)
-DEMO_PREPARE = Kind(demo.JOB_KIND, DemoPrepare, lambda rt, p, progress: DemoReport(demo.prepare(rt, progress=progress)))
+INGEST = Kind("ingest", "reading", Ingest, _ingest)
+DEMO_PREPARE = Kind(
+    demo.JOB_KIND, "the demo", DemoPrepare, lambda rt, p, progress: DemoReport(demo.prepare(rt, progress=progress))
+)
 
 KINDS: dict[str, Kind[Any, Report]] = {
     kind.name: kind
@@ -286,3 +294,9 @@ KINDS: dict[str, Kind[Any, Report]] = {
         DEMO_PREPARE,
     )
 }
+
+
+def label_of(name: str) -> str:
+    """What people read for a job's kind: "walk" for ``wander.run`` (the name itself for a kind not ours)."""
+    kind = KINDS.get(name)
+    return kind.label if kind else name

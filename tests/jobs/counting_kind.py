@@ -47,7 +47,7 @@ def count(runtime: Runtime, p: Counting, progress: Progress) -> Counted:
 
 def register() -> None:
     """Make ``test.count`` a kind of job in this process."""
-    KINDS[NAME] = Kind(NAME, Counting, count)
+    KINDS[NAME] = Kind(NAME, "counting", Counting, count)
 
 
 if __name__ == "__main__":

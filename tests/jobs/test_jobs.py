@@ -19,6 +19,7 @@ import pytest
 
 from explorer import jobs
 from explorer.jobs import worker
+from explorer.jobs.kinds import KINDS, label_of
 from explorer.records.jobs import Job, JobStatus
 from explorer.records.wander import Session
 from explorer.runtime import Runtime
@@ -185,3 +186,9 @@ def test_a_worker_started_on_demand_is_reaped_when_it_ends(corpus_runtime: Runti
     while time.monotonic() < deadline and psutil.pid_exists(started.pid):
         time.sleep(0.1)
     assert not psutil.pid_exists(started.pid), started.status()  # never waited on here: psutil's wait would reap it
+
+
+def test_every_kind_of_job_has_a_label_for_people() -> None:
+    assert label_of("wander.run") == "walk" and label_of("demo.prepare") == "the demo"
+    assert all(kind.label and "." not in kind.label for kind in KINDS.values())
+    assert label_of("not.ours") == "not.ours"

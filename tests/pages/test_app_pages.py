@@ -38,6 +38,12 @@ def test_pages_with_model_output_say_plainly_when_it_is_the_offline_provider(ope
     assert "It is extractive, not a language model" in page_text(open_app(name))
 
 
+def test_the_settings_page_does_not_send_people_to_itself(open_app, page_text) -> None:
+    assert "for real reflection (see Settings)" in page_text(open_app("trace"))
+    shown = page_text(open_app("settings"))
+    assert "It is extractive, not a language model" in shown and "see Settings" not in shown
+
+
 def test_with_a_model_configured_the_offline_notice_goes(open_app, page_text, monkeypatch) -> None:
     monkeypatch.setenv("EXPLORER_LOCAL_MODEL", "ollama/llama3.1")
     at = open_app("trace")
