@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pandas as pd
 import streamlit as st
@@ -19,13 +19,24 @@ PAGE_SIZE = 25
 READING = "ingest_job"  # the ingest job this page follows: it goes on if the page is left or reloaded
 ANY = "any"
 
+def stored_name(uploaded: str) -> Path:
+    """Where an upload is kept in its folder: its path inside the folder a person chose (two notes of one name in
+    two subfolders stay two), never outside it (no "..", no root).
+    """
+    parts = [part for part in PurePosixPath(uploaded.replace("\\", "/")).parts if part not in ("", "/", ".", "..")]
+    return Path(*parts) if parts else Path("upload")
+
+
 rt = common.runtime()
 st.title("Corpus")
 overview = corpus_overview(rt)
 
 if overview.nodes == 0:
     st.info(
-        "The knowledge base is empty: add documents below (or run `explorer ingest PATH`).", icon=":material/upload:"
+        "The knowledge base is empty. Two ways in: **add your notes** below, a few files or a whole folder (or "
+        "`explorer ingest PATH`), or **try the demo**, on a database of its own: `explorer demo` (this one stays "
+        "as it is).",
+        icon=":material/waving_hand:",
     )
 else:
     a, b, c, d = st.columns(4)
@@ -59,8 +70,18 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
         "per line with `text` and optional `title`, `year`, `domain`). Each document is read by the READING "
         "cycle: chunked, embedded, related to what is known."
     )
+    whole_folder = (
+        st.segmented_control(
+            "Add", ["Files", "A folder"], default="Files", key="ingest_how", help="A folder: every such file in it."
+        )
+        == "A folder"
+    )
     with st.form("ingest", clear_on_submit=True):
-        files = st.file_uploader("Files", type=["txt", "md", "markdown", "jsonl"], accept_multiple_files=True)
+        files = st.file_uploader(
+            "Folder" if whole_folder else "Files",
+            type=["txt", "md", "markdown", "jsonl"],
+            accept_multiple_files="directory" if whole_folder else True,
+        )
         col1, col2 = st.columns(2)
         domain = col1.text_input(
             "Domain", key="ingest_domain", help="For documents that do not name one (front matter or JSONL field)."
@@ -83,7 +104,8 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
             folder.mkdir(parents=True)
             paths = []
             for upload in files:
-                path = folder / Path(upload.name).name
+                path = folder / stored_name(upload.name)
+                path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(upload.getvalue())
                 paths.append(str(path))
             params = {"paths": paths, "domain": domain.strip() or None, "year": int(year) if year else None}

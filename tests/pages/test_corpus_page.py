@@ -108,3 +108,28 @@ def test_a_cell_with_nothing_known_says_so_not_none(open_app, page_text) -> None
     table = at.dataframe[0].value
     assert "None" not in set(table["year"]) | set(table["domain"])
     assert all(isinstance(year, str) for year in table["year"])
+
+
+def test_a_folder_is_added_whole_and_kept_as_it_was(open_app, app_runtime) -> None:
+    at = open_app("corpus")
+    at.segmented_control(key="ingest_how").set_value("A folder").run()
+    bees = b"Bees keep the hive at 35 degrees through the winter by clustering and shivering their flight muscles."
+    git = b"A commit records a snapshot of the tree, and a branch is a movable name for one commit."
+    at.file_uploader[0].set_value(
+        [("notes/bees/index.md", bees, "text/markdown"), ("notes/git/index.md", git, "text/markdown"),
+         ("../../escape.md", b"Kept inside the upload folder, whatever its name says.", "text/markdown")]
+    )  # fmt: skip
+    at.form_submit_button[0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    (job,) = jobs.list_jobs(app_runtime)
+    paths = [Path(p) for p in job.params["paths"]]
+    assert [p.parts[-3:] for p in paths[:2]] == [("notes", "bees", "index.md"), ("notes", "git", "index.md")]
+    assert [p.read_bytes() for p in paths[:2]] == [bees, git]  # two notes of one name, both kept
+    upload_folder = Path(f"{app_runtime.db.path.resolve()}.uploads")
+    assert all(upload_folder in p.resolve().parents for p in paths)  # none written outside it
+
+
+def test_an_empty_database_offers_both_ways_in(open_app, page_text, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("EXPLORER_DB", str(tmp_path / "empty.duckdb"))
+    shown = page_text(open_app("corpus"))
+    assert "**add your notes** below, a few files or a whole folder" in shown and "`explorer demo`" in shown
