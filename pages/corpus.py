@@ -19,6 +19,7 @@ PAGE_SIZE = 25
 READING = "ingest_job"  # the ingest job this page follows: it goes on if the page is left or reloaded
 ANY = "any"
 
+
 def stored_name(uploaded: str) -> Path:
     """Where an upload is kept in its folder: its path inside the folder a person chose (two notes of one name in
     two subfolders stay two), never outside it (no "..", no root).
