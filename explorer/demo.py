@@ -69,7 +69,9 @@ def prepare(
         name = f"{number + 1}/{len(PHASES)} {PHASES[number]}"
         return lambda done, total, note: progress(done, total, f"{name}: {note}" if note else name)
 
-    report = ingest_paths(runtime, CORPUS, progress=phase(0))
+    if (reading := phase(0)) is not None:  # said at once: loading the embedding model takes a while
+        reading(0, 0, "the embedding model loads")
+    report = ingest_paths(runtime, CORPUS, progress=reading)
     if report.documents_added:
         say(f"ingested {report.documents_added} documents, {report.chunks_added} chunks")
     if (fitting := phase(1)) is not None:

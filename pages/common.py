@@ -273,7 +273,8 @@ def start_job(rt: Runtime, kind: str, params: dict, key: str) -> Job:
 def job_progress(job: Job, label: str) -> None:
     """A job's progress bar: how far it got and the item it is on (plain text: the item may be a model's words)."""
     fraction = 0.0 if job.total <= 0 else min(1.0, job.done / job.total)
-    where = f"{job.done}/{job.total} · {job.current}" if job.total else job.status.value
+    waiting = "waiting for a worker" if job.status == "queued" else "starting"
+    where = f"{job.done}/{job.total} · {job.current}" if job.total else (job.current or waiting)
     st.progress(fraction, text=md(f"{label}: {where}"[:200]))
 
 

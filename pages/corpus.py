@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 import streamlit as st
 
+from explorer import demo, jobs
 from explorer.figures.charts import count_bars, year_bars
 from explorer.records import NODE_TYPES
 from explorer.views import corpus_overview, find_nodes, node_provenance
@@ -32,7 +33,12 @@ rt = common.runtime()
 st.title("Corpus")
 overview = corpus_overview(rt)
 
-if overview.nodes == 0:
+if overview.nodes == 0 and jobs.list_jobs(rt, status="active", kind=demo.JOB_KIND):
+    st.info(
+        "The demo's corpus is on its way: the notice above says how far reading it got.",
+        icon=":material/hourglass_top:",
+    )
+elif overview.nodes == 0:
     st.info(
         "The knowledge base is empty. Two ways in: **add your notes** below, a few files or a whole folder (or "
         "`explorer ingest PATH`), or **try the demo**, on a database of its own: `explorer demo` (this one stays "

@@ -89,7 +89,7 @@ def print_json(value: Any, indent: int | None = 2) -> None:
 def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[Progress]:
     """A ``(done, total, note)`` callback drawing a tqdm bar on stderr, so --json output stays clean.
 
-    The bar is made on the first call, when the engine knows the total.
+    The bar is made on the first call that gives a total, when the engine knows it.
     """
     from tqdm import tqdm
 
@@ -97,15 +97,10 @@ def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[P
 
     def update(done: int, total: int, note: str) -> None:
         if not bars:
+            if total == 0:  # a note before the engine knows how much there is ("the model loads"): no bar yet
+                return
             bars.append(
-                tqdm(
-                    total=total,
-                    desc=label,
-                    unit=unit,
-                    file=sys.stderr,
-                    dynamic_ncols=True,
-                    disable=not enabled or total == 0,
-                )
+                tqdm(total=total, desc=label, unit=unit, file=sys.stderr, dynamic_ncols=True, disable=not enabled)
             )
         bars[0].total = total
         bars[0].n = done

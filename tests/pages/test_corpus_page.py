@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
-from explorer import jobs, projection
+from explorer import demo, jobs, projection
 from explorer.records import PendingReading
+from explorer.runtime import open_runtime
+from explorer.settings import Settings
 from explorer.store import corpus
 from explorer.store import reading as reading_store
 from explorer.views import corpus_overview
@@ -133,3 +136,17 @@ def test_an_empty_database_offers_both_ways_in(open_app, page_text, tmp_path, mo
     monkeypatch.setenv("EXPLORER_DB", str(tmp_path / "empty.duckdb"))
     shown = page_text(open_app("corpus"))
     assert "**add your notes** below, a few files or a whole folder" in shown and "`explorer demo`" in shown
+
+
+def test_while_the_demo_is_prepared_the_corpus_is_said_to_be_on_its_way(
+    open_app, page_text, tmp_path, monkeypatch, embedder
+) -> None:
+    db = tmp_path / "demo.duckdb"
+    monkeypatch.setenv("EXPLORER_DB", str(db))
+    runtime = open_runtime(replace(Settings(), db_path=db, embedding_model=embedder.name), embedder=embedder)
+    jobs.submit(runtime, demo.JOB_KIND, {}, start_worker=False)
+    at = open_app("corpus")
+    shown = page_text(at)
+    assert "The demo's corpus is on its way" in shown and "Two ways in" not in shown
+    bars = [bar.proto.text.replace("\\", "") for bar in at.get("progress")]  # Markdown-escaped
+    assert "demo: waiting for a worker" in bars, bars
