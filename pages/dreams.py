@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from functools import partial
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from explorer import projection
+from explorer import jobs, projection
 from explorer.dreaming import service as dreaming
+from explorer.records.dreaming import CycleReport, ExplorationReport, FusionReport, RemReport
 from explorer.wording import counted
 from pages import common, untrusted
+
+
+def explained(kind: str, result: dict[str, Any]) -> list[str]:
+    """The engine's plain words on why a run did less than it could, read back from its stored report."""
+
+    def report(kind_of: type[Any], values: dict[str, Any]) -> Any:
+        return kind_of(**{f.name: values[f.name] for f in fields(kind_of) if f.name in values})
+
+    if kind == "dream.cycle":
+        parts = [report(k, result[n]) for k, n in ((ExplorationReport, "exploration"), (FusionReport, "fusion"))]
+        return CycleReport(*parts, report(RemReport, result["rem"])).explain()
+    return report(REPORTS[kind], result).explain()
+
+
+REPORTS: dict[str, type[Any]] = {"dream.rem": RemReport, "dream.explore": ExplorationReport, "dream.fuse": FusionReport}
 
 rt = common.runtime()
 st.title("Dreams")
@@ -27,7 +45,18 @@ MECHANISMS = {
 
 with st.form("dream"):
     mechanism = st.radio("Mechanism", list(MECHANISMS), horizontal=True, captions=list(MECHANISMS.values()))
-    dreams = st.number_input("Dreams (REM cycle)", 1, 200, 10, help="How many dreams the REM cycle attempts.")
+    c1, c2, c3 = st.columns(3)
+    dreams = c1.number_input("Dreams (REM cycle)", 1, 200, 10, help="How many dreams the REM cycle attempts.")
+    year = c2.number_input(
+        "Current year (REM cycle)", 1, 2999, value=None, help="One memory of each dream comes from it (default: the "
+        "latest year in the corpus).",
+    )  # fmt: skip
+    seed = c3.number_input("Seed", 0, 2**32 - 1, value=None, help="The same seed dreams the same again.")
+    as_of = c1.date_input(
+        "As of", value=None, help="Dream as on this date: memories fade with the days since they were last read "
+        "(exploration and fusion start from fading ones), so a later date lets today's notes fade.",
+    )  # fmt: skip
+    budget = c2.number_input("Budget (cents)", 0, 100_000, value=None, help="Spend at most this on cloud calls.")
     started = st.form_submit_button("Dream", type="primary", icon=":material/bedtime:")
 
 KINDS = {
@@ -36,9 +65,13 @@ KINDS = {
     "Fusion": "dream.fuse",
     "All (one night)": "dream.cycle",
 }
+MECHANISM_OF = {kind: mechanism for mechanism, kind in KINDS.items()}
 NIGHT = "dream_job"  # the dreaming job this page follows: it goes on if the page is left or reloaded
 if started:
-    params = {"dreams": int(dreams)} if KINDS[mechanism] in ("dream.rem", "dream.cycle") else {}
+    chosen = {"seed": seed, "as_of": as_of and as_of.isoformat(), "budget_cents": budget}
+    if KINDS[mechanism] in ("dream.rem", "dream.cycle"):
+        chosen |= {"dreams": int(dreams), "year": year if KINDS[mechanism] == "dream.rem" else None}
+    params = {name: value for name, value in chosen.items() if value is not None}
     common.start_job(rt, KINDS[mechanism], params, NIGHT)
     st.session_state["dream_job_mechanism"] = mechanism
 dreamt = common.follow_job(rt, NIGHT, st.session_state.get("dream_job_mechanism", "Dreaming"))
@@ -49,10 +82,17 @@ if dreamt is not None:
     if dreamt.result is not None:
         st.session_state["last_dream_report"] = (mechanism, dreamt.result)
 
+if "last_dream_report" not in st.session_state:  # a reload, or another visit: the newest run stands
+    last = next((j for j in jobs.list_jobs(rt, status="succeeded", limit=50) if j.kind in MECHANISM_OF), None)
+    if last is not None and last.result is not None:
+        st.session_state["last_dream_report"] = (MECHANISM_OF[last.kind], last.result)
+
 if "last_dream_report" in st.session_state:
     mechanism, result = st.session_state["last_dream_report"]
     with st.container(border=True):
         st.markdown(f"**Last run: {mechanism}**")
+        for sentence in explained(KINDS[mechanism], result):
+            st.info(sentence, icon=":material/lightbulb:")
         parts = result if "rem" not in result else {k: result[k] for k in ("exploration", "fusion", "rem")}
         flat = {k: v for k, v in parts.items() if isinstance(v, (int, float)) and v is not None}
         # at most six metrics; a report without any still gets its one (empty) column, hence not strict

@@ -15,9 +15,23 @@ from typing import Annotated, Any, Literal
 
 from explorer.records import Node, Relation, Verdict
 from explorer.records.json_form import Computed, JsonForm, JsonRecord
+from explorer.wording import counted
 
 # How often the chronological loop dreams: at the end of each year, or of each month.
 Every = Literal["year", "month"]
+
+
+# Said when a mechanism found no fading memory: it starts from memories whose prominence has decayed (a fresh
+# one is at 1.0), so on a knowledge base read today there is none until time passes, or a run is dated later.
+NOTHING_FADING = (
+    "no memory is fading yet: it starts from memories whose prominence has decayed since they were last read "
+    "(a fresh one is at full prominence); dream as of a later date, or after some days"
+)
+BUDGET = "the budget ran out before the rest could be asked"
+
+
+def _failed(failures: int) -> list[str]:
+    return [f"the model failed on {counted(failures, 'item')} (see the errors)"] if failures else []
 
 
 @dataclass
@@ -45,6 +59,15 @@ class ExplorationReport(JsonReport):
     budget_exhausted: bool = False  # calls were refused: the budget could not cover them
     errors: list[str] = field(default_factory=list)
 
+    def explain(self) -> list[str]:
+        """Why it found nothing, or less than it could, in plain words (empty when there is nothing to say)."""
+        if not self.eligible_memories:
+            return [f"Exploration found no link: {NOTHING_FADING}."]
+        why = _failed(self.failures) + ([BUDGET] if self.budget_exhausted else [])
+        if not self.discoveries and self.candidates_judged:
+            why.insert(0, f"the judge kept none of the {counted(self.candidates_judged, 'candidate')} it weighed")
+        return [f"Exploration found {counted(self.discoveries, 'link')}: " + "; ".join(why) + "."] if why else []
+
 
 @dataclass
 class FusionReport(JsonReport):
@@ -60,6 +83,21 @@ class FusionReport(JsonReport):
     spent_cents: float = 0.0
     budget_exhausted: bool = False  # calls were refused: the budget could not cover them
     errors: list[str] = field(default_factory=list)
+
+    def explain(self) -> list[str]:
+        """Why it fused nothing, or less than it found, in plain words (empty when there is nothing to say)."""
+        if not self.eligible_memories:
+            return [f"Fusion merged nothing: {NOTHING_FADING}."]
+        if not self.clusters_found:
+            fading = counted(self.eligible_memories, "fading memory", "fading memories")
+            return [f"Fusion merged nothing: none of the {fading} is related to another of its category."]
+        why = _failed(self.failures) + ([BUDGET] if self.budget_exhausted else [])
+        if self.clusters_rejected:
+            why.insert(
+                0, f"{counted(self.clusters_rejected, 'summary', 'summaries')} came out no shorter than their sources"
+            )
+        done = f"Fusion merged {self.clusters_fused} of {counted(self.clusters_found, 'cluster')}: "
+        return [done + "; ".join(why) + "."] if why else []
 
 
 @dataclass
@@ -78,6 +116,26 @@ class RemReport(JsonReport):
     budget_exhausted: bool = False  # calls were refused: the budget could not cover them
     errors: list[str] = field(default_factory=list)
 
+    def explain(self) -> list[str]:
+        """Why it stored fewer dreams than asked, in plain words (empty when it stored them all)."""
+        if self.dreams_stored >= self.dreams_requested:
+            return []
+        why = []
+        if self.duplicates:
+            why.append(
+                f"{counted(self.duplicates, 'dream')} repeated what the knowledge base holds already (a night over the "
+                "same memories dreams the same; read new documents, or dream as of another date)"
+            )
+        if self.dreams_dropped > self.duplicates:
+            empty = self.dreams_dropped - self.duplicates
+            why.append(f"{counted(empty, 'dream')} added nothing to {'its' if empty == 1 else 'their'} sources")
+        why += _failed(self.failures) + ([BUDGET] if self.budget_exhausted else [])
+        unaccounted = self.dreams_requested - self.dreams_stored - self.dreams_dropped - self.failures
+        if unaccounted > 0 and not self.budget_exhausted:
+            why.append(f"no further set of distant memories was found for {counted(unaccounted, 'dream')}")
+        asked = f"The REM cycle stored {self.dreams_stored} of {counted(self.dreams_requested, 'dream')} asked: "
+        return [asked + "; ".join(why) + "."]
+
 
 @dataclass
 class CycleReport(JsonRecord):
@@ -86,6 +144,10 @@ class CycleReport(JsonRecord):
     exploration: ExplorationReport
     fusion: FusionReport
     rem: RemReport
+
+    def explain(self) -> list[str]:
+        """Why each mechanism of the night did less than it could, in plain words."""
+        return self.exploration.explain() + self.fusion.explain() + self.rem.explain()
 
     @property
     def model_calls(self) -> int:

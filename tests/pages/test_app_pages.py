@@ -82,6 +82,18 @@ def test_dreaming_from_the_page_reports_and_lists_the_dreams(
     assert metrics["dreams requested"] == "2" and metrics["dreams stored"] == str(len(stored))
     assert int(metrics["dreams stored"]) + int(metrics["dreams dropped"]) <= 2  # the rest failed
     assert [shown(e.label) for e in dream_cards(at)] == [" ".join(d.dream.text.split())[:110].strip() for d in stored]
+    again = open_app("dreams")  # a reload: the last run stands, with why it did less than asked
+    assert "Last run: REM cycle" in page_text(again)
+    if len(stored) < 2:
+        assert "The REM cycle stored" in page_text(again)
+
+
+def test_a_night_with_nothing_fading_says_why_in_plain_words(open_app, page_text, after_jobs) -> None:
+    at = open_app("dreams")
+    at.radio[0].set_value("REM exploration")
+    at.form_submit_button[0].click().run()
+    after_jobs(at)
+    assert "Exploration found no link: no memory is fading yet" in page_text(at)
 
 
 def dream_cards(at: AppTest) -> list:
