@@ -131,8 +131,9 @@ def linked_selectbox(
     What it shows, first rule that applies: ``clicked`` when it is new (a table row picked this run), what the
     URL names when the widget holds something else (a link was followed, a URL edited), the widget's own choice,
     ``default`` (else the first option). A choice a person makes (in the widget or by clicking) is written to the
-    URL; what the page chose by itself is not, since every change of the URL is a step for the back button. A link
-    to something this database does not hold says so.
+    URL; what the page chose by itself is not, since every change of the URL is a step for the back button, and
+    going back to the URL without a choice shows ``default`` again. A link to something this database does not
+    hold says so, and shows ``default``.
     """
 
     def follow() -> None:
@@ -140,7 +141,7 @@ def linked_selectbox(
         if on_change is not None:
             on_change()
 
-    seen = f"{key}__clicked"
+    seen, in_url = f"{key}__clicked", f"{key}__url"
     wanted = st.query_params.get(param)
     if clicked is not None and clicked != st.session_state.get(seen) and clicked in options:
         st.session_state[key] = clicked
@@ -148,12 +149,20 @@ def linked_selectbox(
     elif wanted is not None and wanted != str(st.session_state.get(key)):
         match = linked_option(wanted, options)
         if match is None:
-            st.warning(f"The link names {what} {md(wanted)}, which is not here.", icon=":material/link_off:")
+            shown = "the first" if default is None else str(format_func(default))
+            st.warning(
+                f"The link names {what} {md(wanted)}, which is not here; showing {md(shown)}.",
+                icon=":material/link_off:",
+            )
+            if default in options:
+                st.session_state[key] = default
         else:
             st.session_state[key] = match
+    elif wanted is None and st.session_state.get(in_url) is not None and default in options:
+        st.session_state[key] = default  # back to the entry before any choice (the back button): it showed this
     elif key not in st.session_state and default in options:
         st.session_state[key] = default
-    st.session_state[seen] = clicked
+    st.session_state[seen], st.session_state[in_url] = clicked, wanted
     return st.selectbox(label, options, key=key, format_func=format_func, on_change=follow)
 
 

@@ -158,3 +158,21 @@ def test_trace_lists_every_step_and_shows_its_residue(open_app, app_runtime) -> 
     residue = next(r for r in view.residues if r.trace_id == first.id)
     shown = [t.value for t in at.text]
     assert residue.connection in shown and residue.possibility in shown
+
+
+def test_a_step_not_in_the_session_says_so_and_shows_the_last(open_app, app_runtime, page_text) -> None:
+    (session,) = wander.list_sessions(app_runtime)
+    last = max(t.step_number for t in wander.session_view(app_runtime, session.id).trace)
+    at = open_app("trace?step=99")
+    assert "The link names step 99, which is not here; showing " in page_text(at)
+    assert at.selectbox(key="trace_step").value == last
+
+
+def test_going_back_to_the_page_without_a_step_shows_what_it_showed_first(open_app, app_runtime) -> None:
+    (session,) = wander.list_sessions(app_runtime)
+    last = max(t.step_number for t in wander.session_view(app_runtime, session.id).trace)
+    at = open_app("trace?step=1")
+    assert at.selectbox(key="trace_step").value == 1
+    at.query_params.pop("step")  # the back button, to the address before the choice
+    at.run()
+    assert at.selectbox(key="trace_step").value == last
