@@ -18,11 +18,11 @@ from explorer.errors import ExplorerError, Remedy
 from explorer.jobs.kinds import label_of
 from explorer.providers.embeddings import make_embedder
 from explorer.providers.gateway import OFFLINE_MODEL
+from explorer.records import SHORT_ID_DIGITS
 from explorer.records.jobs import Job
 from explorer.records.wander import Session
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import load_settings
-from explorer.store.ids import SHORT_ID_DIGITS
 from explorer.wander import service as wander
 from pages.untrusted import md
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 from explorer.jobs.foreground import PER_REQUEST, in_one_request
 from explorer.jobs.kinds import Consolidating, Dreaming
+from explorer.records import SHORT_ID_DIGITS
 from explorer.records.wander import (
     CrystalJson,
     FenceAction,
@@ -25,7 +26,6 @@ from explorer.records.wander import (
     SessionStatus,
     StepResult,
 )
-from explorer.store.ids import SHORT_ID_DIGITS
 from explorer.text import NOT_BLANK
 from explorer.wander.config import SESSION_LIMITS, STEPS_PER_RUN
 from explorer.wander.service import SEARCH_TYPES, SearchKind

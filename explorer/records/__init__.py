@@ -38,6 +38,11 @@ def new_id() -> str:
     return str(uuid.uuid4())
 
 
+# The fewest first digits of an id taken as the id (the pages show 8): fewer would name a record by chance. Every
+# lookup by id takes them (explorer/store/ids.py), and so do the app's links.
+SHORT_ID_DIGITS = 4
+
+
 @dataclass(frozen=True)
 class Document:
     """One ingested source; its content hash makes ingestion idempotent."""

@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from explorer.errors import ExplorerError
+from explorer.records import SHORT_ID_DIGITS
 
 # 32 hex digits, hyphenated as usual or not at all, braces allowed: what both DuckDB and PostgreSQL read as a UUID
 _UUID = re.compile(r"[0-9a-f]{8}(-?)[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{12}", re.IGNORECASE)
-SHORT_ID_DIGITS = 4  # the fewest first digits taken as a short id: fewer would name a record by chance
 _SHORT = re.compile(rf"[0-9a-f]{{{SHORT_ID_DIGITS},8}}(-[0-9a-f]{{0,4}}){{0,3}}(-[0-9a-f]{{0,12}})?", re.IGNORECASE)
 _SHOWN = 5  # candidates an ambiguous short id names
 

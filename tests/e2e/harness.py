@@ -53,7 +53,7 @@ def streamlit_server(
     server (and its children).
     """
     env = dict(os.environ, **(env or {}), EXPLORER_DB=str(db), PYTHONUNBUFFERED="1")
-    command = app_command(0, "--server.fileWatcherType", "none")  # any free port: read back once it listens
+    command = app_command(0)  # any free port: read back once it listens
     with contextlib.ExitStack() as files:  # the log stays open as long as the server writes to it
         out = files.enter_context(open(log, "wb")) if log else subprocess.DEVNULL
         process = subprocess.Popen(

@@ -24,9 +24,17 @@ def option(command: list[str], name: str) -> str:
 
 def test_the_app_listens_on_loopback_unless_a_host_is_given() -> None:
     assert option(app_command(8501), "--server.address") == "127.0.0.1"
-    wide = app_command(8502, "--server.fileWatcherType", "none", host="0.0.0.0")
+    wide = app_command(8502, "--server.maxUploadSize", "50", host="0.0.0.0")
     assert option(wide, "--server.address") == "0.0.0.0" and option(wide, "--server.port") == "8502"
-    assert option(wide, "--server.fileWatcherType") == "none"
+    assert option(wide, "--server.maxUploadSize") == "50"
+
+
+def test_the_app_watches_no_files() -> None:
+    """The app is not being edited where people use it: a watcher over a folder that holds a virtualenv overflowed
+    the inotify queue (thousands of warnings an hour under `explorer demo`).
+    """
+    command = app_command(8501)
+    assert option(command, "--server.fileWatcherType") == "none" and option(command, "--server.runOnSave") == "false"
 
 
 def test_explorer_demo_takes_a_host_and_defaults_to_loopback() -> None:
