@@ -67,7 +67,7 @@ from explorer.store.copying import copy_database
 from explorer.store.dialect import dialect
 from explorer.store.postgres import EF_SEARCH
 from explorer.testing.model_server import SERVED_MODEL, ModelServer
-from explorer.testing.postgres_server import PostgresServer
+from explorer.testing.postgres_server import PostgresServer, wait_for_workers
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
 
@@ -157,7 +157,7 @@ def started(workers: Workers, db: Db, model: ModelServer, logs: Path) -> Iterato
             )
     try:
         if workers.backend == "PostgreSQL":
-            registered(db, workers.processes)
+            wait_for_workers(db, workers.processes, START_TIMEOUT_S)
         yield processes
     finally:
         for process in processes:
@@ -168,20 +168,6 @@ def started(workers: Workers, db: Db, model: ModelServer, logs: Path) -> Iterato
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-
-
-def registered(url: str, count: int) -> None:
-    """Wait until ``count`` workers have registered with the queue (a worker takes seconds to start)."""
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while True:
-        with psycopg.connect(url) as con:
-            exists = con.execute("SELECT to_regclass('procrastinate_workers')").fetchone() != (None,)
-            ready = exists and con.execute("SELECT count(*) FROM procrastinate_workers").fetchone() == (count,)
-        if ready:
-            return
-        if time.monotonic() > deadline:
-            raise SystemExit(f"{count} workers never registered with the queue")
-        time.sleep(0.3)
 
 
 # -- walks ---------------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -68,3 +69,21 @@ class PostgresServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def wait_for_workers(url: str, count: int, timeout_s: float) -> None:
+    """Wait until ``count`` workers have registered with the job queue in ``url``'s database (a worker takes
+    seconds to start); :class:`TimeoutError` after ``timeout_s``.
+    """
+    import psycopg
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with psycopg.connect(url) as con:
+            exists = con.execute("SELECT to_regclass('procrastinate_workers')").fetchone() != (None,)
+            ready = exists and con.execute("SELECT count(*) FROM procrastinate_workers").fetchone() == (count,)
+        if ready:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{count} workers never registered with the queue in {timeout_s:.0f} s")
+        time.sleep(0.2)

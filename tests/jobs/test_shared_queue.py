@@ -29,6 +29,7 @@ from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import Settings
 from explorer.store import jobs as jobs_store
+from explorer.testing.postgres_server import wait_for_workers
 from explorer.wander import service
 
 HERE = Path(__file__).resolve().parent
@@ -82,19 +83,6 @@ def queue_rows(url: str, sql: str, *params: object) -> list[tuple[object, ...]]:
         return con.execute(sql, params).fetchall()
 
 
-def workers_ready(url: str, count: int, timeout_s: float = 30) -> None:
-    """Wait until ``count`` workers have registered with the queue (a worker takes seconds to start)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        with psycopg.connect(url) as con:
-            exists = con.execute("SELECT to_regclass('procrastinate_workers')").fetchone() != (None,)
-            ready = exists and con.execute("SELECT count(*) FROM procrastinate_workers").fetchone() == (count,)
-        if ready:
-            return
-        assert time.monotonic() < deadline, f"{count} workers never registered"
-        time.sleep(0.2)
-
-
 def stored(runtime: Runtime, job_id: str) -> Job:
     """The job's row as it stands, read without the readers' check of a worker's process on this machine (which
     would fail a killed worker's job at once): what the queue itself did.
@@ -146,7 +134,7 @@ def test_a_worker_process_carries_out_a_job_queued_on_postgres(pg_runtime: Runti
 
 def test_two_workers_share_the_jobs_and_run_each_once(pg_runtime: Runtime, postgres_url: str, start_worker):
     one, two_at_once = start_worker().pid, start_worker("--concurrency", "2").pid
-    workers_ready(postgres_url, 2)
+    wait_for_workers(postgres_url, 2, timeout_s=30)
     queued = [jobs.submit(pg_runtime, counting_kind.NAME, {"items": 4, "pause_s": 0.25}) for _ in range(8)]
     ended = [wait_for(pg_runtime, job.id, lambda j: j.status.ended) for job in queued]
     assert {job.status for job in ended} == {JobStatus.SUCCEEDED}
@@ -182,7 +170,7 @@ def test_a_worker_killed_mid_job_has_it_ended_by_another_within_the_bound(
     pg_runtime: Runtime, postgres_url: str, start_worker
 ):
     workers = {process.pid: process for process in (start_worker(), start_worker())}
-    workers_ready(postgres_url, 2)
+    wait_for_workers(postgres_url, 2, timeout_s=30)
     job = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 400, "pause_s": 0.1})
     running = wait_for(pg_runtime, job.id, lambda j: j.done >= 2)
     killed = running.worker_pid
@@ -212,7 +200,7 @@ def test_a_walk_whose_worker_is_killed_stays_whole_and_goes_on_with_another(
     session = new_session(pg_runtime)
     model_server(latency_s=0.1)  # a step waits on a model: the walk is under way when its worker is killed
     workers = {process.pid: process for process in (start_worker(), start_worker())}
-    workers_ready(postgres_url, 2)
+    wait_for_workers(postgres_url, 2, timeout_s=30)
     job = jobs.submit(pg_runtime, "wander.run", {"session_id": session.id, "steps": 40})
     running = wait_for(pg_runtime, job.id, lambda j: j.done >= 1)
     os.kill(running.worker_pid or 0, signal.SIGKILL)
