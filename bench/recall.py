@@ -21,9 +21,8 @@ from pathlib import Path
 import numpy as np
 import psycopg
 
+from bench.scale_corpus import chunks_of
 from explorer.providers.embeddings import make_embedder
-from explorer.reading.chunker import chunk_text
-from explorer.reading.loaders import SourceText, expand_paths, load_file
 from explorer.settings import DEFAULT_EMBEDDING_MODEL
 from explorer.testing.postgres_server import PostgresServer
 
@@ -33,17 +32,6 @@ SETS = {
     "bridges set": REPO.parent / "shared" / "benchmarks" / "bridges-dev" / "corpus",
 }
 K = 10
-
-
-def chunks_of(folder: Path) -> list[str]:
-    """Every chunk reading would make of the folder's documents."""
-    texts = []
-    for path in expand_paths([folder]):
-        if isinstance(path, Path):
-            for source in load_file(path):
-                if isinstance(source, SourceText):
-                    texts += chunk_text(source.text)
-    return texts
 
 
 def exact_neighbours(vectors: np.ndarray, queries: np.ndarray) -> list[set[int]]:

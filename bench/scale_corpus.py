@@ -52,14 +52,20 @@ def row_of(node: str) -> int:
     return int(str(node)[:8], 16)
 
 
-def sample_chunks(embedder: Embedder) -> Corpus:
-    """Every chunk reading makes of the sample corpus, embedded."""
+def chunks_of(folder: Path) -> list[str]:
+    """Every chunk reading would make of the folder's documents."""
     texts = []
-    for path in expand_paths([SAMPLE]):
+    for path in expand_paths([folder]):
         if isinstance(path, Path):
             for source in load_file(path):
                 if isinstance(source, SourceText):
                     texts += chunk_text(source.text)
+    return texts
+
+
+def sample_chunks(embedder: Embedder) -> Corpus:
+    """Every chunk reading makes of the sample corpus, embedded."""
+    texts = chunks_of(SAMPLE)
     return Corpus(texts, embedder.embed(texts).astype(np.float32))
 
 
