@@ -63,17 +63,23 @@ def test_a_walk_a_night_and_a_consolidation(pg_runtime: Runtime) -> None:
     assert counts["sessions"] == 1 and counts["nodes_by_type"]["rem_dream"] >= night.rem.dreams_stored
 
 
-def test_reviews_go_through_the_state_machine_and_the_log(pg_runtime: Runtime) -> None:
+def pending_crystal(runtime: Runtime) -> Crystal:
+    """One crystal awaiting review, stored."""
     crystal = Crystal(
         insight="Caches forget what nothing refers to.",
-        embedding=pg_runtime.embedder.embed(["caches forget"])[0],
+        embedding=runtime.embedder.embed(["caches forget"])[0],
         confidence=0.7,
         actionability=0.5,
         domains=["python"],
         validated_by="offline/extractive",
     )
-    with pg_runtime.db.transaction() as con:
+    with runtime.db.transaction() as con:
         wander_store.insert_crystal(con, crystal)
+    return crystal
+
+
+def test_reviews_go_through_the_state_machine_and_the_log(pg_runtime: Runtime) -> None:
+    crystal = pending_crystal(pg_runtime)
     wander.review_crystal(pg_runtime, crystal.id, "approve", reviewer="ana")
     with pytest.raises(SessionStateError):
         wander.review_crystal(pg_runtime, crystal.id, "reject", reviewer="ben")  # overturning needs force
@@ -168,16 +174,7 @@ def test_two_reviewers_at_once_go_through_the_state_machine(pg_runtime: Runtime,
     crystal as decided (overturning needs force) and is refused; the log holds the one decision. A third
     connection holds the crystal's row while both start, so both are surely under way together.
     """
-    crystal = Crystal(
-        insight="Caches forget what nothing refers to.",
-        embedding=pg_runtime.embedder.embed(["caches forget"])[0],
-        confidence=0.7,
-        actionability=0.5,
-        domains=["python"],
-        validated_by="offline/extractive",
-    )
-    with pg_runtime.db.transaction() as con:
-        wander_store.insert_crystal(con, crystal)
+    crystal = pending_crystal(pg_runtime)
     outcomes: dict[str, object] = {}
 
     def decide(reviewer: str, decision: str) -> None:
