@@ -643,10 +643,7 @@ def _path(steps: list[MapStep], scale: float, selected: int | None, extent: floa
         mode="markers",
         name="steps",
         marker=dict(size=max(8, 14 * scale), color=PATH_COLOUR, opacity=0),
-        hovertext=[
-            ("step " if len(numbers) == 1 else "steps ") + ", ".join("start" if n == 0 else str(n) for n in numbers)
-            for numbers in by_place.values()
-        ],
+        hovertext=[_steps_text(numbers) for numbers in by_place.values()],
         hoverinfo="text",
         showlegend=False,
     )
@@ -706,24 +703,25 @@ def _painted_over(traces: list[go.BaseTraceType], compact: bool) -> list[go.Base
     return [*traces, *copies]
 
 
+def _steps_text(numbers: list[int]) -> str:
+    """The steps that reached one place, as its hover says them: "step start", "steps 1, 3, 6"."""
+    return ("step " if len(numbers) == 1 else "steps ") + ", ".join("start" if n == 0 else str(n) for n in numbers)
+
+
 def _loci(loci: list[MapLocus], steps: list[MapStep], colours: dict[str, str], scale: float) -> list[go.BaseTraceType]:
     """The session's loci, sized by visits; each says on hover which steps reached it (the map labels only the
     start, the end and the selected step).
     """
     if not loci:
         return []
-    reached: dict[str, list[str]] = defaultdict(list)
+    reached: dict[str, list[int]] = defaultdict(list)
     for step in steps:
-        reached[step.locus_id].append("start" if step.number == 0 else str(step.number))
+        reached[step.locus_id].append(step.number)
     sizes = [min(34.0, (9 + 5 * math.sqrt(max(0, locus.visit_count)))) * scale * 1.2 for locus in loci]
     text = [
         f"<b>locus</b> ({locus_kind(locus.source_type)}) · visits {locus.visit_count} · "
         f"{hover_text(locus.domain or UNKNOWN_DOMAIN, 40)}<br>{hover_text(locus.concept, 160)}"
-        + (
-            f"<br>{'step' if len(reached[locus.id]) == 1 else 'steps'} {', '.join(reached[locus.id])}"
-            if reached[locus.id]
-            else ""
-        )
+        + (f"<br>{_steps_text(reached[locus.id])}" if reached[locus.id] else "")
         for locus in loci
     ]
     return [
