@@ -53,7 +53,7 @@ def ask_each(
     said under each item's label.
     """
     requests = [(prompt, item) for item in fields]
-    answers = gateway.ask_each(requests, purpose="consolidation", budget=budget, progress=progress)
+    answers = gateway.ask_each(requests, budget=budget, progress=progress)  # logged under each prompt's kind
     asked: Asked[T] = Asked()
     for label, answer in zip(labels, answers, strict=True):
         asked.usage.add(answer)
