@@ -15,7 +15,7 @@ import json
 import re
 import string
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -47,8 +47,11 @@ class Prompt(Generic[T]):
     """A prompt template and the reader of its answer.
 
     ``reader`` turns the answer's text into the typed value, raising :class:`AnswerRejected` with a reason when
-    it cannot. ``max_chars`` caps the answer's length (by default ``max_tokens`` × :data:`CAP_CHARS_PER_TOKEN`;
-    the settings' ``answer_caps`` override it per kind, checked by :func:`check_answer_caps`).
+    it cannot. ``schema``, for a prompt whose answer is JSON, is that JSON's schema, derived from the pydantic
+    model the reader checks it with (:func:`explorer.prompts.answers.answer_schema`): the gateway asks the model
+    for it (:mod:`explorer.providers.structured`); ``None`` for free text. ``max_chars`` caps the answer's length
+    (by default ``max_tokens`` × :data:`CAP_CHARS_PER_TOKEN`; the settings' ``answer_caps`` override it per kind,
+    checked by :func:`check_answer_caps`).
     """
 
     kind: str
@@ -57,13 +60,18 @@ class Prompt(Generic[T]):
     system: str | None = None
     temperature: float = 0.7
     max_tokens: int = 700
-    json_answer: bool = False
+    schema: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     max_chars: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind in REGISTRY:
             raise ValueError(f"prompt kind {self.kind!r} is defined twice")
         REGISTRY[self.kind] = self
+
+    @property
+    def json_answer(self) -> bool:
+        """Whether the answer is JSON (with the shape :attr:`schema` gives) rather than free text."""
+        return self.schema is not None
 
     @property
     def answer_cap(self) -> int:

@@ -193,6 +193,40 @@ class AnswerModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
 
+# -- the shape asked for ----------------------------------------------------------------
+
+_UNSENT = ("title", "description", "default", "$defs")  # words for people, or what the reader fills in itself
+
+
+def answer_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of the answers ``model`` reads, as a model is asked to follow it (the gateway sends it as a
+    ``response_format``, which grammar-constrained servers such as llama.cpp's turn into a grammar).
+
+    Derived from ``model``, never written twice, and kept small and plain: no titles, descriptions, defaults or
+    ``$ref`` (nested models are written in place); every key is required and no other allowed (the prompt asks for
+    all of them, a grammar that makes a key optional lets a small model stop before it, and OpenAI's strict mode
+    wants exactly this); a key the reader merely tolerates, untyped (``Any``), is left out. The reader stays the
+    tolerant one: it still takes an answer the schema would not (a missing key, a number written as a string).
+    """
+    full = model.model_json_schema()
+    return _plain(full, full.get("$defs", {}))
+
+
+def _plain(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    if "$ref" in node:
+        return _plain(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+    plain = {key: value for key, value in node.items() if key not in _UNSENT}
+    if "properties" in plain:
+        properties = {name: _plain(sub, defs) for name, sub in plain["properties"].items()}
+        properties = {name: sub for name, sub in properties.items() if sub}
+        plain.update(properties=properties, required=list(properties), additionalProperties=False)
+    if "items" in plain:
+        plain["items"] = _plain(plain["items"], defs)
+    if "anyOf" in plain:
+        plain["anyOf"] = [_plain(sub, defs) for sub in plain["anyOf"]]
+    return plain
+
+
 # -- reading answers --------------------------------------------------------------------
 
 

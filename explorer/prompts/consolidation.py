@@ -10,7 +10,7 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import BeforeValidator, StrictBool
 
 from explorer.prompts import Prompt
-from explorer.prompts.answers import AnswerModel, Label, check, json_object, phrases, text
+from explorer.prompts.answers import AnswerModel, Label, answer_schema, check, json_object, phrases, text
 
 M = TypeVar("M", bound=AnswerModel)
 
@@ -63,7 +63,7 @@ PATTERN = Prompt[PatternAnswer](
     reader=read_pattern,
     temperature=0.2,
     max_tokens=500,
-    json_answer=True,
+    schema=answer_schema(PatternAnswer),
 )
 
 # -- a rung of the ladder ---------------------------------------------------------------
@@ -88,7 +88,7 @@ ABSTRACTION = Prompt[AbstractionAnswer](
     reader=reads(AbstractionAnswer),
     temperature=0.3,
     max_tokens=250,
-    json_answer=True,
+    schema=answer_schema(AbstractionAnswer),
 )
 
 # -- how two related items relate ----------------------------------------------------------
@@ -113,7 +113,7 @@ RELATION = Prompt[RelationAnswer](
     reader=reads(RelationAnswer),
     temperature=0.0,
     max_tokens=120,
-    json_answer=True,
+    schema=answer_schema(RelationAnswer),
 )
 
 # -- contradiction ------------------------------------------------------------------------
@@ -136,5 +136,5 @@ CONTRADICTION = Prompt[ContradictionAnswer](
     reader=reads(ContradictionAnswer),
     temperature=0.0,
     max_tokens=120,
-    json_answer=True,
+    schema=answer_schema(ContradictionAnswer),
 )

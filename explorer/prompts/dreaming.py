@@ -16,6 +16,7 @@ from explorer.prompts.answers import (
     OptionalCount,
     OptionalScore01,
     Score15,
+    answer_schema,
     check,
     json_object,
     json_value,
@@ -70,6 +71,14 @@ class JudgementAnswer(AnswerModel):
     confidence: OptionalScore01 = None
     reason: Annotated[str, BeforeValidator(text(300))] = ""
     verdict: Any = None
+
+
+class JudgementsAnswer(AnswerModel):
+    """The judge's JSON, whole: the shape the model is asked for (the reader takes each judgement on its own, so
+    one that does not check out leaves its candidate unjudged and the others kept).
+    """
+
+    judgements: list[JudgementAnswer]
 
 
 def _judgement(entry: JudgementAnswer, position: int) -> Judgement:
@@ -155,7 +164,7 @@ REM_JUDGE = Prompt[JudgeAnswer](
     reader=read_judge,
     temperature=0.3,  # slightly creative, for the connection's description
     max_tokens=1400,
-    json_answer=True,
+    schema=answer_schema(JudgementsAnswer),
 )
 
 
@@ -251,5 +260,5 @@ FUSION = Prompt[str](
     reader=read_fusion,
     temperature=0.2,
     max_tokens=500,
-    json_answer=True,
+    schema=answer_schema(FusionAnswer),
 )

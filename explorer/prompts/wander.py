@@ -12,7 +12,17 @@ from typing import Annotated
 from pydantic import BeforeValidator, StrictBool
 
 from explorer.prompts import AnswerRejected, Prompt
-from explorer.prompts.answers import AnswerModel, Label, Labels, Score01, check, json_object, json_value, text
+from explorer.prompts.answers import (
+    AnswerModel,
+    Label,
+    Labels,
+    Score01,
+    answer_schema,
+    check,
+    json_object,
+    json_value,
+    text,
+)
 
 Sentences = Annotated[str, BeforeValidator(text(1000))]  # "1-2 sentences", with room to spare
 
@@ -122,7 +132,7 @@ DWELLING = Prompt[Dwelling](
     reader=read_dwelling,
     temperature=0.7,
     max_tokens=600,
-    json_answer=True,
+    schema=answer_schema(DwellingAnswer),
 )
 
 # -- analogical reasoning ------------------------------------------------------
@@ -143,6 +153,14 @@ class AnalogyAnswer(AnswerModel):
     concept: Annotated[str, BeforeValidator(text(600, 3))]
     domain: Label = ""
     rationale: Sentences = ""
+
+
+class AnalogiesAnswer(AnswerModel):
+    """The analogy prompt's JSON, whole: the shape the model is asked for (the reader takes each analogy on its
+    own, so one that does not check out leaves the others).
+    """
+
+    analogies: list[AnalogyAnswer]
 
 
 def read_analogies(text: str) -> list[Analogy]:
@@ -189,7 +207,7 @@ ANALOGY = Prompt[list[Analogy]](
     reader=read_analogies,
     temperature=0.9,
     max_tokens=500,
-    json_answer=True,
+    schema=answer_schema(AnalogiesAnswer),
 )
 
 # -- crystallization -----------------------------------------------------------
@@ -243,7 +261,7 @@ CRYSTALLIZE = Prompt[CrystalDraft](
     reader=read_crystal,
     temperature=0.4,
     max_tokens=400,
-    json_answer=True,
+    schema=answer_schema(CrystalAnswer),
 )
 
 # -- validation ----------------------------------------------------------------
@@ -292,5 +310,5 @@ VALIDATE = Prompt[Validation](
     reader=read_validation,
     temperature=0.1,
     max_tokens=300,
-    json_answer=True,
+    schema=answer_schema(ValidationAnswer),
 )
