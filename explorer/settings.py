@@ -35,6 +35,8 @@ class Settings:
     million (input, output) tokens for models litellm has no price for; ``concurrency``
     is how many independent model calls are in flight at once. ``nats_url`` (``NATS_URL``) names a NATS server
     every stored event is also published to, under its own subject (unset: events are only stored).
+    ``structured`` says how a JSON answer's schema is sent to a model (:data:`STRUCTURED`; ``auto``: in the
+    strongest form its provider takes, see :mod:`explorer.providers.structured`).
     ``tokens`` names the people of a shared deployment, name → token: the API accepts each token and logs a
     review made with it under its name (kept out of ``repr``, so a printed settings object shows no secret).
     """
@@ -52,6 +54,7 @@ class Settings:
     concurrency: int = 8
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
     answer_caps: dict[str, int] = field(default_factory=dict)  # characters by prompt kind, over the defaults
+    structured: str = "auto"
     seed: int = 0
     nats_url: str | None = None
     tokens: dict[str, str] = field(default_factory=dict, repr=False)
@@ -79,10 +82,14 @@ _ENV = {
     "EXPLORER_CONCURRENCY": ("concurrency", int),
     "EXPLORER_PRICES": ("prices", dict),
     "EXPLORER_ANSWER_CAPS": ("answer_caps", dict),
+    "EXPLORER_STRUCTURED": ("structured", str),
     "EXPLORER_SEED": ("seed", int),
     "NATS_URL": ("nats_url", str),  # the name NATS tools read, so one variable serves them and Dream Explorer
     "EXPLORER_TOKENS": ("tokens", dict),
 }
+# How a JSON answer's schema is sent: chosen per model, forced to the OpenAI form, llama.cpp's JSON mode with the
+# schema, or not sent at all.
+STRUCTURED = ("auto", "json_schema", "json_object", "off")
 _LIMITS = {"concurrency": (1, 64), "retries": (0, 10), "timeout_s": (0.1, 3600.0), "cloud_budget_cents": (0, 10**7)}
 
 
@@ -183,6 +190,8 @@ def _check_limits(values: dict[str, Any]) -> None:
         value = values.get(attr)
         if value is not None and not low <= value <= high:
             raise SettingsError(f"setting {attr}: {value} is outside {low}..{high}")
+    if values.get("structured", "auto") not in STRUCTURED:
+        raise SettingsError(f"setting structured: {values['structured']!r} is not one of {', '.join(STRUCTURED)}")
 
 
 def load_settings(environ: dict[str, str] | None = None, config_file: Path | None = None) -> Settings:

@@ -26,6 +26,16 @@ def test_defaults_run_offline(tmp_path: Path) -> None:
         ("not = [toml", {}, "not valid TOML"),
         ("[explorer]\napi_key = 'sk-...'\n", {}, "unknown setting 'api_key'"),
         ("", {"EXPLORER_RETRIES": "many"}, "cannot read 'many' as int"),
+        (
+            "",
+            {"EXPLORER_STRUCTURED": "grammar"},
+            "structured: 'grammar' is not one of auto, json_schema, json_object, off",
+        ),
+        (
+            "[explorer]\nstructured = 'JSON'\n",
+            {},
+            "structured: 'JSON' is not one of auto, json_schema, json_object, off",
+        ),
     ],
 )
 def test_bad_configuration_is_a_clear_error(tmp_path: Path, content: str, env: dict, message: str) -> None:
@@ -33,6 +43,14 @@ def test_bad_configuration_is_a_clear_error(tmp_path: Path, content: str, env: d
     config.write_text(content)
     with pytest.raises(SettingsError, match=message):
         load_settings(env, config)
+
+
+def test_structured_answers_are_chosen_per_model_unless_a_setting_forces_a_form(tmp_path: Path) -> None:
+    config = tmp_path / "explorer.toml"
+    config.write_text('[explorer]\nstructured = "json_object"\n')
+    assert load_settings({}, tmp_path / "absent.toml").structured == "auto"
+    assert load_settings({}, config).structured == "json_object"
+    assert load_settings({"EXPLORER_STRUCTURED": "off"}, config).structured == "off"
 
 
 def test_a_postgresql_url_is_kept_whole_and_a_path_is_a_file(tmp_path) -> None:
