@@ -23,6 +23,7 @@ from explorer.providers.budget import Budget
 from explorer.providers.client import load_litellm
 from explorer.providers.deadline import CallCancelled, Interrupter
 from explorer.providers.retries import backoff_s, describe, retryable, timed_out
+from explorer.providers.structured import Form, StructuredForms, names_the_form, response_format
 from explorer.records import Progress
 from explorer.records.calls import CallRecord
 from explorer.settings import Settings
@@ -151,6 +152,7 @@ class Gateway:
         self._sleep = sleep or self._requests.pause
         self._listed_prices: dict[str, tuple[float, float] | None] = {}
         self._slots = threading.BoundedSemaphore(self.concurrency)
+        self._forms = StructuredForms(settings.structured, settings.api_base)
 
     def cancel(self) -> None:
         """Cancel the run asking: every call in flight is abandoned (its connection closed) and raises
@@ -336,19 +338,27 @@ class Gateway:
         return Answer(value, text, OFFLINE_MODEL, "offline", attempts=1, error=reason)
 
     def _ask_model(self, call: _Call[T]) -> Answer[T]:
+        """Attempts until one answers, up to the retries, with backoff between them. A request refused for its
+        response format is not one of the retries: it is asked again at once in the next weaker form
+        (:mod:`explorer.providers.structured`), reserved, charged and logged like any attempt.
+        """
         answer: Answer[T] = Answer(None, "", call.model, call.tier, error="no attempt made")
-        for number in range(self.settings.retries + 1):
-            if number:
-                self._sleep(backoff_s(number))
-            attempt = self._attempt(call)
+        retries = 0
+        while True:
+            form = self._forms.form(call.model) if call.prompt.json_answer else "off"
+            attempt = self._attempt(call, form)
             if attempt.cancelled:
                 raise CallCancelled(attempt.error)
             answer = answer.after(attempt)
-            if attempt.outcome in ("ok", "budget") or not attempt.retryable:
-                break
-        return answer
+            if attempt.form_refused:
+                self._forms.refused(call.model, form, attempt.error or "")
+                continue
+            if attempt.outcome in ("ok", "budget") or not attempt.retryable or retries == self.settings.retries:
+                return answer
+            retries += 1
+            self._sleep(backoff_s(retries))
 
-    def _attempt(self, call: _Call[T]) -> _Attempt[T]:
+    def _attempt(self, call: _Call[T], form: Form) -> _Attempt[T]:
         """One request, in one of the :attr:`concurrency` slots: reserved, made, read, costed, settled and
         logged. The reservation is taken in the slot, so calls waiting for one hold none of the budget; the
         charge is at most the reservation, whatever usage the server reports, so no budget is ever exceeded.
@@ -364,15 +374,17 @@ class Gateway:
                     retryable=False,
                 )
             started = time.perf_counter()
-            attempt = self._request(call)
+            attempt = self._request(call, form)
             attempt = replace(attempt, cost_cents=min(attempt.cost_cents, worst))
             if call.budget is not None:
                 call.budget.settle(worst, attempt.cost_cents)
         self._record(call, attempt, started)
         return attempt
 
-    def _request(self, call: _Call[T]) -> _Attempt[T]:
+    def _request(self, call: _Call[T], form: Form) -> _Attempt[T]:
+        """One completion, its JSON answer's schema asked for in ``form``."""
         litellm = load_litellm()
+        structure = response_format(form, call.prompt)
         prices = self.token_prices(call.model)
         # Whether a failed or abandoned request is billed is the provider's business; count its prompt, as it may be.
         prompt_cents = _prompt_tokens(call.prompt, call.fields) * prices[0] * 100 if prices else 0.0
@@ -385,11 +397,7 @@ class Gateway:
                 timeout=self.settings.timeout_s,
                 api_base=self.settings.api_base,
                 max_retries=0,  # one retry layer: ours
-                **(
-                    {"response_format": {"type": "json_object"}}
-                    if call.prompt.json_answer and call.tier == "cloud"
-                    else {}
-                ),
+                **({"response_format": structure} if structure else {}),
                 **self.completion_kwargs,
             )
             response = self._requests.run(request, deadline_s=self.settings.timeout_s)
@@ -406,6 +414,7 @@ class Gateway:
                 error=describe(exc, call.model, self.settings.timeout_s),
                 cost_cents=prompt_cents,
                 retryable=retryable(exc),
+                form_refused=structure is not None and names_the_form(exc),
             )
         usage = getattr(response, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -449,6 +458,7 @@ class _Attempt(Generic[T]):
     cost_cents: float = 0.0
     retryable: bool = True
     cancelled: bool = False  # abandoned because the run was cancelled: logged and settled, then raised
+    form_refused: bool = False  # the server refused the response format: asked again at once in a weaker one
 
 
 def _prompt_tokens(prompt: Prompt[Any], fields: dict[str, Any]) -> int:

@@ -44,6 +44,7 @@ class Reply:
     """What the server does with one request: answer ``content`` (``None``: the offline answer) with
     ``status`` after ``delay_s`` seconds on top of the server's latency, and not before ``release`` is set when
     one is given (a test holds the answer for as long as it looks at what the product does meanwhile).
+    ``error`` is the message a status other than 200 carries (default: "scripted status <status>").
 
     ``trickle_s`` > 0 sends the headers at once, then the body one byte every ``trickle_s`` seconds (a server
     that is never silent long enough for a per-read timeout, yet never done); ``usage_factor`` multiplies the
@@ -58,12 +59,14 @@ class Reply:
     trickle_s: float = 0.0
     usage_factor: float = 1.0
     body: bytes | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True)
 class Request:
     """One request as the server received it: a chat completion's messages and the prompt kind they were
-    recognised as, or (``route`` :data:`EMBEDDINGS`) the texts to embed, in ``inputs``.
+    recognised as, the ``response_format`` it asked for (``None``: none), or (``route`` :data:`EMBEDDINGS`)
+    the texts to embed, in ``inputs``.
     """
 
     model: str
@@ -74,6 +77,12 @@ class Request:
     received_at: float
     route: str = CHAT
     inputs: list[str] = field(default_factory=list)
+    response_format: dict[str, Any] | None = None
+
+    @property
+    def form(self) -> str | None:
+        """The response_format's type (``json_schema``, ``json_object``), ``None`` when none was asked."""
+        return None if self.response_format is None else self.response_format.get("type")
 
     @classmethod
     def read(cls, route: str, body: dict[str, Any]) -> Request:
@@ -84,10 +93,32 @@ class Request:
             return cls(body.get("model", ""), [], None, None, None, time.time(), route, inputs)
         messages = body.get("messages") or []
         kind, fields = recognise(messages)
-        return cls(body.get("model", ""), messages, body.get("max_tokens"), kind, fields, time.time())
+        return cls(
+            body.get("model", ""),
+            messages,
+            body.get("max_tokens"),
+            kind,
+            fields,
+            time.time(),
+            response_format=body.get("response_format"),
+        )
 
 
 Script = Callable[[Request], Reply | None]
+
+# What llama.cpp's server answered (with a 500) to an OpenAI ``json_schema`` response_format before it learnt that
+# form (ggml-org/llama.cpp#9527; forks such as ik_llama.cpp still did in 2025). llama-cpp-python's server, whose
+# request model knows only "text" and "json_object" (with an optional "schema"), says "Input should be 'text' or
+# 'json_object'".
+LLAMA_CPP_REJECTION = 'response_format type must be one of "text" or "json_object", but got: json_schema'
+
+
+def rejecting(*forms: str, status: int = 500, error: str = LLAMA_CPP_REJECTION) -> Script:
+    """A script that refuses every request asking for one of the response_format ``forms`` (types such as
+    ``json_schema``) with ``status`` and ``error``, as llama.cpp's server refuses ``json_schema``, and answers
+    the others by default.
+    """
+    return lambda request: Reply(status=status, error=error) if request.form in forms else None
 
 
 @dataclass
@@ -217,7 +248,7 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                     reply.release.wait()
                 time.sleep(server.latency_s + reply.delay_s)
                 if reply.status != 200:
-                    self._send(reply.status, _error(f"scripted status {reply.status}"))
+                    self._send(reply.status, _error(reply.error or f"scripted status {reply.status}"))
                     return
                 self._send(200, server._answer(request, reply), trickle_s=reply.trickle_s)
             except (BrokenPipeError, ConnectionResetError):
