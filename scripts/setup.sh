@@ -31,6 +31,9 @@ if [ ! -f "$stamp" ]; then
     touch "$stamp"
 fi
 
+# The real local model server of the tests marked real_model: a build of minutes, once (SKIP_LOCAL_MODEL=1 skips).
+[ "${SKIP_LOCAL_MODEL:-0}" = 1 ] || bash scripts/setup_local_model.sh
+
 # In a git checkout, commits go through the project's hooks (scripts/hooks: the commit message's shape).
 if git rev-parse --git-dir >/dev/null 2>&1; then
     git config core.hooksPath scripts/hooks
