@@ -34,3 +34,20 @@ def way(strategy: str) -> str:
 def locus_kind(source_type: str) -> str:
     """A locus's ``source_type`` ("ADJACENT") as a word ("adjacent")."""
     return source_type.lower()
+
+
+# What a node is (its ``type``), as people say it: the Corpus table, provenance and the map's hover.
+NODE_KINDS = {
+    "raw_chunk": "chunk",
+    "synthesis": "synthesis",
+    "entity_insight": "entity insight",
+    "rem_dream": "dream",
+    "fused": "fused memory",
+    "pattern": "pattern",
+    "abstraction": "abstraction",
+}
+
+
+def node_kind(node_type: str) -> str:
+    """``raw_chunk`` as "chunk"; a type not known here as it is."""
+    return NODE_KINDS.get(node_type, node_type)

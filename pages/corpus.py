@@ -13,7 +13,7 @@ from explorer import demo, jobs
 from explorer.figures.charts import count_bars, year_bars
 from explorer.records import NODE_TYPES
 from explorer.views import corpus_overview, find_nodes, node_provenance
-from explorer.wording import counted
+from explorer.wording import counted, node_kind
 from pages import common, untrusted
 
 PAGE_SIZE = 25
@@ -52,7 +52,8 @@ else:
     c.metric("Domains", len(overview.domains))
     d.metric("Years", f"{overview.years[0]}–{overview.years[-1]}" if overview.years else "—")
     left, middle, right = st.columns(3)
-    left.plotly_chart(count_bars(overview.by_type, "Nodes by type"), key="by_type")
+    by_kind = {node_kind(kind): count for kind, count in overview.by_type.items()}
+    left.plotly_chart(count_bars(by_kind, "Nodes by type"), key="by_type")
     middle.plotly_chart(count_bars(overview.by_domain, "Nodes by domain", colour_by_name=True), key="by_domain")
     right.plotly_chart(year_bars(overview.by_year), key="by_year")
 
@@ -117,40 +118,44 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
                 paths.append(str(path))
             params = {"paths": paths, "domain": domain.strip() or None, "year": int(year) if year else None}
             common.start_job(rt, "ingest", {**params, "fit_map": True}, READING)
-    read = common.follow_job(rt, READING, "Reading")
-    if read is not None:
-        report = read.result or {}
-        placed = report.get("map") or {}
-        common.job_outcome(
-            read,
-            f"{counted(report.get('documents_added', 0), 'document')} added, "
-            f"{report.get('documents_skipped', 0)} already present: {counted(report.get('chunks_added', 0), 'chunk')}, "
-            f"{counted(report.get('syntheses_added', 0), 'synthesis', 'syntheses')}, "
-            f"{counted(report.get('entity_insights_added', 0), 'entity insight')}"
-            + (
-                f"; {counted(report.get('items_completed', 0), 'pending step')} completed, "
-                f"{report['items_failed']} failed "
-                "and kept pending"
-                if report.get("items_failed") or report.get("items_completed")
-                else ""
-            )
-            + ". Map: "
-            + (
-                f"fitted to {counted(placed['fitted'], 'node')}."
-                if placed.get("fitted")
-                else f"{counted((placed.get('placed') or {}).get('node', 0), 'node')} placed."
-            ),
+
+# How reading goes, and how it went, below the form: the form folds away once the knowledge base holds something.
+read = common.follow_job(rt, READING, "Reading")
+if read is not None:
+    report = read.result or {}
+    placed = report.get("map") or {}
+    common.job_outcome(
+        read,
+        f"{counted(report.get('documents_added', 0), 'document')} added, "
+        f"{report.get('documents_skipped', 0)} already present: {counted(report.get('chunks_added', 0), 'chunk')}, "
+        f"{counted(report.get('syntheses_added', 0), 'synthesis', 'syntheses')}, "
+        f"{counted(report.get('entity_insights_added', 0), 'entity insight')}"
+        + (
+            f"; {counted(report.get('items_completed', 0), 'pending step')} completed, "
+            f"{report['items_failed']} failed "
+            "and kept pending"
+            if report.get("items_failed") or report.get("items_completed")
+            else ""
         )
-        if report.get("errors"):
-            st.error(f"{counted(len(report['errors']), 'problem')}:")
-            st.dataframe(pd.DataFrame(report["errors"]), hide_index=True)
+        + ". Map: "
+        + (
+            f"fitted to {counted(placed['fitted'], 'node')}."
+            if placed.get("fitted")
+            else f"{counted((placed.get('placed') or {}).get('node', 0), 'node')} placed."
+        ),
+    )
+    if report.get("errors"):
+        st.error(f"{counted(len(report['errors']), 'problem')}:")
+        st.dataframe(pd.DataFrame(report["errors"]), hide_index=True)
+    if report.get("documents_added"):
+        st.page_link("pages/sessions.py", label="Walk through them: start a session", icon=":material/explore:")
 
 # -- the nodes -------------------------------------------------------------------------
 
 st.subheader("Nodes")
 f1, f2, f3, f4 = st.columns([3, 2, 2, 1])
 search = f1.text_input("Search", placeholder="words in the text, source text or entity", key="node_search")
-types = f2.multiselect("Type", list(NODE_TYPES), key="node_types")
+types = f2.multiselect("Type", list(NODE_TYPES), key="node_types", format_func=node_kind)
 domain_filter = f3.selectbox("Domain", [ANY, *overview.domains], key="node_domain")
 year_filter = f4.selectbox("Year", [ANY, *overview.years], key="node_year")
 filters = dict(
@@ -169,7 +174,7 @@ st.caption(f"{counted(total, 'node')} found · page {page_number} of {pages_coun
 if rows:
     table = pd.DataFrame(
         {
-            "type": [n.type for n in rows],
+            "type": [node_kind(n.type) for n in rows],
             "domain": [n.domain or "—" for n in rows],  # a cell says "—" where nothing is known, never "None"
             "year": [str(n.year) if n.year else "—" for n in rows],
             "generation": [n.generation for n in rows],
@@ -197,15 +202,16 @@ if rows:
         param="node",
         what="node",
         clicked=rows[selected_rows[0]].id if selected_rows else None,
-        format_func=lambda i: f"{by_id[i].type} · {' '.join(by_id[i].text.split())[:90]}",
+        format_func=lambda i: f"{node_kind(by_id[i].type)} · {' '.join(by_id[i].text.split())[:90]}",
     )
     found = node_provenance(rt, chosen)
     if found is not None:
         node = found.node
         with st.container(border=True):
             st.markdown(
-                f"**{node.type}** · generation {node.generation} · domain {untrusted.md(node.domain or '—')} · "
-                f"year {node.year or '—'} · importance {node.importance:.2f} · prominence {node.prominence:.2f}"
+                f"**{node_kind(node.type)}** · generation {node.generation} · "
+                f"domain {untrusted.md(node.domain or '—')} · year {node.year or '—'} · "
+                f"importance {node.importance:.2f} · prominence {node.prominence:.2f}"
             )
             if found.document is not None:
                 document = found.document
@@ -222,8 +228,8 @@ if rows:
             with left:
                 st.markdown(f"**Parents** ({len(found.parents)})")
                 for parent in found.parents:
-                    untrusted.text(f"{parent.type} · {parent.id[:8]}", " ".join(parent.text.split())[:400])
+                    untrusted.text(f"{node_kind(parent.type)} · {parent.id[:8]}", " ".join(parent.text.split())[:400])
             with right:
                 st.markdown(f"**Children** ({len(found.children)})")
                 for child in found.children:
-                    untrusted.text(f"{child.type} · {child.id[:8]}", " ".join(child.text.split())[:400])
+                    untrusted.text(f"{node_kind(child.type)} · {child.id[:8]}", " ".join(child.text.split())[:400])

@@ -12,7 +12,7 @@ import streamlit as st
 from explorer import jobs, projection
 from explorer.dreaming import service as dreaming
 from explorer.records.dreaming import CycleReport, ExplorationReport, FusionReport, RemReport
-from explorer.wording import counted
+from explorer.wording import counted, node_kind
 from pages import common, untrusted
 
 
@@ -146,7 +146,7 @@ with left:
             st.markdown(f"**Dreamt from** ({len(view.sources)})")
             for source in view.sources:
                 untrusted.text(
-                    f"{source.type} · {source.domain or '—'} · {source.year or '—'}",
+                    f"{node_kind(source.type)} · {source.domain or '—'} · {source.year or '—'}",
                     " ".join(source.text.split())[:400],
                 )
 with right:

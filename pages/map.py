@@ -8,7 +8,7 @@ from explorer import projection
 from explorer.figures.map import LAYERS, selected_items, session_map
 from explorer.views import map_data, node_provenance
 from explorer.wander import service as wander
-from explorer.wording import locus_kind, way
+from explorer.wording import locus_kind, node_kind, way
 from pages import common, untrusted
 
 MAX_SHOWN = 20  # selected items shown (and named in the URL)
@@ -141,7 +141,8 @@ for kind, item_id in list(dict.fromkeys(selected))[:MAX_SHOWN]:
             if found is None:
                 continue
             st.markdown(
-                f"**{found.node.type}** · {untrusted.md(found.node.domain or '—')} · {found.node.year or '—'}"
+                f"**{node_kind(found.node.type)}** · {untrusted.md(found.node.domain or '—')} · "
+                f"{found.node.year or '—'}"
                 + (f" · from *{untrusted.md(found.document.title)}*" if found.document else "")
             )
             untrusted.text(None, found.node.text)
@@ -172,7 +173,7 @@ for kind, item_id in list(dict.fromkeys(selected))[:MAX_SHOWN]:
                 found = node_provenance(rt, locus.node_id)
                 if found is not None:
                     st.caption(
-                        f"Stands on corpus node {found.node.type}"
+                        f"Stands on a corpus node ({node_kind(found.node.type)})"
                         + (f" from *{untrusted.md(found.document.title)}*" if found.document else "")
                     )
         elif kind == "crystal" and item_id in crystals:

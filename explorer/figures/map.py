@@ -42,7 +42,7 @@ from explorer.figures.palette import (
     hover_text,
 )
 from explorer.records.wander import ResonanceStatus, ReviewState, SourceType
-from explorer.wording import locus_kind
+from explorer.wording import locus_kind, node_kind
 
 LAYERS: tuple[str, ...] = ("corpus", "dreams", "links", "clusters", "halos", "path", "loci", "crystals")
 DREAM_TYPES: frozenset[str] = frozenset({"rem_dream", "fused", "pattern", "abstraction"})
@@ -52,6 +52,7 @@ DETAILED_NODES = 10_000
 # Bytes of a compact map's JSON for the nodes' own hover text (year and first words), over all nodes: 150 each
 # up to 16k nodes, 48 at 50k, 24 at 100k; with the coordinates and rows, 100k nodes make about 4 MB.
 HOVER_BYTES = 2_400_000
+TITLE_MARGIN_PX = 12  # the title's left margin (x=0.01 of the figure) and room on its right
 
 
 @dataclass
@@ -202,16 +203,18 @@ def session_map(
     traces += _selected(data, selected_step, selected_crystal, scale)
     traces += path[2:]  # the start and the step numbers on top of everything, so they stay seen
     figure = go.Figure(traces)
-    title = f"<b>{hover_text(data.title, 90)}</b>"
+    title_px, subtitle_px = max(11, round(20 * scale)), max(9, round(13 * scale))
+    title = f"<b>{hover_text(data.title, min(90, _fitting_chars(width, title_px, bold=True)))}</b>"
     if data.subtitle:
-        title += f"<br><span style='font-size:{max(9, round(13 * scale))}px'>{hover_text(data.subtitle, 220)}</span>"
+        subtitle = hover_text(data.subtitle, min(220, _fitting_chars(width, subtitle_px)))
+        title += f"<br><span style='font-size:{subtitle_px}px'>{subtitle}</span>"
     axis = dict(showgrid=False, zeroline=False, showticklabels=False, title=None, showline=False)
     small = width is not None and width < 700
     if width is None:
         height = _fitting_height(data, height, view)
     figure.update_layout(
         template="plotly_white",
-        title=dict(text=title, x=0.01, xanchor="left", font=dict(size=max(11, round(20 * scale)))),
+        title=dict(text=title, x=0.01, xanchor="left", font=dict(size=title_px)),
         width=width,
         height=height if width is None else (height or width),
         margin=dict(l=10, r=10, t=max(40, round(70 * scale)), b=10),
@@ -317,6 +320,15 @@ def _halos(halos: list[MapHalo], scale: float) -> list[go.BaseTraceType]:
     ]
 
 
+def _fitting_chars(width: int | None, font_px: int, *, bold: bool = False) -> int:
+    """How many characters of a title line fit across a figure ``width`` pixels wide (any number when the page
+    decides the width), at an average glyph of 0.55 em (0.6 bold): the 512 px archive cut its subtitle off.
+    """
+    if width is None:
+        return 10_000
+    return int((width - 2 * TITLE_MARGIN_PX) / (font_px * (0.6 if bold else 0.55)))
+
+
 def _nodes(
     nodes: NodePoints, colours: dict[str, str], scale: float, webgl: bool, *, corpus: bool, dreams: bool
 ) -> list[go.BaseTraceType]:
@@ -360,13 +372,14 @@ def _nodes(
             # what tells the point from its trace's neighbours, and its row in ``nodes`` for a selection
             hover = dict(
                 text=np.array([_compact_hover(nodes.years[i], nodes.texts[i], budget) for i in rows]),
-                hovertemplate=_template(f"<b>{kind}</b> · {hover_text(domain, 40)}") + "<br>%{text}<extra></extra>",
+                hovertemplate=_template(f"<b>{node_kind(kind)}</b> · {hover_text(domain, 40)}")
+                + "<br>%{text}<extra></extra>",
                 customdata=idx.astype(np.int32),
             )
         else:
             hover = dict(
                 hovertext=[
-                    f"<b>{kind}</b> · {hover_text(domain, 40)}"
+                    f"<b>{node_kind(kind)}</b> · {hover_text(domain, 40)}"
                     f"{' · ' + str(nodes.years[i]) if nodes.years[i] else ''}<br>{hover_text(nodes.texts[i], 140)}"
                     for i in rows
                 ],

@@ -20,6 +20,7 @@ from explorer.figures.map import (
 )
 from explorer.figures.palette import APPROVED_LINE, domain_colours
 from explorer.records.wander import ReviewState
+from explorer.wording import node_kind
 
 
 def sample(steps: int = 6) -> MapData:
@@ -204,7 +205,7 @@ def test_a_large_map_is_compact_webgl_and_each_point_still_says_what_it_is() -> 
         rows = trace.customdata
         np.testing.assert_array_equal(trace.x, data.nodes.x[rows].astype(np.float32))
         kind = data.nodes.types[rows[0]]
-        assert trace.hovertemplate.startswith(f"<b>{kind}</b> · ")
+        assert trace.hovertemplate.startswith(f"<b>{node_kind(kind)}</b> · ")
         assert all(data.nodes.types[r] == kind and data.nodes.domains[r] == trace.legendgroup for r in rows)
         year = data.nodes.years[rows[0]]
         assert trace.text[0].startswith(f"{year}: Ünïcode" if year else "Ünïcode")
@@ -248,3 +249,13 @@ def test_a_selection_names_its_items_on_a_small_or_a_compact_map() -> None:
     figure = session_map(small)
     clicked = [{"customdata": list(t.customdata[0])} for t in figure.data if t.customdata is not None]
     assert {kind for kind, _ in selected_items(clicked, small.nodes)} == {"node", "locus", "crystal", "resonance"}
+
+
+def test_an_archive_titles_fit_their_width() -> None:
+    """The 512 px archive cut a long subtitle off at its right edge: each line is shortened to what fits."""
+    data = sample()
+    data.subtitle = "seed: " + "how a colony of bees decides where to live " * 4 + "· 20 steps · 13 loci · active"
+    small, large = (session_map(data, width=size, height=size).layout.title.text for size in (512, 1024))
+    subtitle = {size: text.split("<br>")[1] for size, text in ((512, small), (1024, large))}
+    assert subtitle[512].count("…") == 1 and len(subtitle[512]) < len(subtitle[1024])
+    assert "…" not in session_map(sample(), width=512, height=512).layout.title.text  # a short one stays whole

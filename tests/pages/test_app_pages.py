@@ -18,6 +18,7 @@ from explorer.dreaming import service as dreaming
 from explorer.records import Node, Verdict
 from explorer.store import corpus
 from explorer.store import dreaming as dreaming_store
+from explorer.wording import node_kind
 from pages.common import UNEXPECTED
 
 MODEL_PAGES = ("sessions", "map", "crystals", "resonances", "trace", "dreams", "consolidation")
@@ -147,7 +148,7 @@ def test_the_dreams_page_shows_each_dream_with_its_question_and_what_it_was_drea
         assert f"year {dream.year} · confidence 0.70 · model offline-extractive" in captions
         assert f"**Dreamt from** ({len(parents)})" in [m.value for m in card.markdown]
         assert texts[2:] == [" ".join(p.text.split())[:400].strip() for p in parents]  # st.text trims the cut
-        assert captions[3:] == [f"{p.type} · {p.domain or '—'} · {p.year or '—'}" for p in parents]
+        assert captions[3:] == [f"{node_kind(p.type)} · {p.domain or '—'} · {p.year or '—'}" for p in parents]
 
 
 def test_model_and_corpus_text_is_shown_as_text_never_html(open_app, app_runtime) -> None:
