@@ -28,7 +28,7 @@ import plotly.graph_objects as go
 
 from explorer.errors import ExplorerError
 from explorer.figures.map import session_map
-from explorer.projection import place_new
+from explorer.projection import update_projection
 from explorer.providers.gateway import OFFLINE_MODEL
 from explorer.records.wander import SessionView
 from explorer.runtime import Runtime
@@ -80,8 +80,11 @@ def render_png(figure: go.Figure, width: int, height: int) -> bytes:
 
 
 def map_figure(runtime: Runtime, session_id: str, size: int, view: SessionView | None = None) -> go.Figure:
-    """The session's map for an archive, its newest loci placed first (a view itself never writes)."""
-    place_new(runtime)
+    """The session's map for an archive, its newest loci placed first (a view itself never writes), and the map
+    fitted first if it never was: read from the command line, notes have no map until something fits one, and an
+    archive of an unfitted map drew nothing.
+    """
+    update_projection(runtime)
     data = map_data(runtime, session_id, view=view)
     return session_map(data, webgl=len(data.nodes) > WEBGL_ABOVE, width=size, height=size)
 

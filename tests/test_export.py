@@ -23,11 +23,12 @@ from explorer.export import (
     archive_zip,
     estimate_tokens,
     export_session,
+    map_figure,
     session_record,
     session_summary,
 )
 from explorer.figures.palette import CRYSTAL_FILL, PATH_COLOUR
-from explorer.projection import update_projection
+from explorer.projection import projection_status, update_projection
 from explorer.records.wander import ReviewState
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
@@ -92,6 +93,21 @@ def test_export_writes_two_maps_a_summary_and_the_json(runtime, explored, tmp_pa
     assert all("embedding" not in json.dumps(part) for part in (record["loci"], record["crystals"]))
     assert any(e["subject"] == "wander.step.completed" for e in record["events"])
     assert archive.summary.read_text(encoding="utf-8") == session_summary(view)
+
+
+def test_an_archive_fits_a_map_that_never_was(corpus_template, tmp_path, embedder) -> None:
+    """Notes read from the command line have no map until something fits one: the archive fits it, not draws a
+    blank.
+    """
+    path = tmp_path / "unfitted.duckdb"
+    shutil.copy(corpus_template, path)
+    runtime = open_runtime(replace(Settings(), db_path=path), embedder=embedder)
+    session = wander.create_session(runtime, SessionConfig(seed_concept="text encodings", random_seed=1))
+    wander.run(runtime, session.id, 3)
+    assert not projection_status(runtime).fitted
+    drawn = map_figure(runtime, session.id, 512)
+    assert any(trace.name == "trace (path)" and len(trace.x) >= 2 for trace in drawn.data)
+    assert projection_status(runtime).fitted
 
 
 def section(summary: str, heading: str) -> list[str]:
