@@ -135,13 +135,28 @@ def linked_selectbox(
     going back to the URL without a choice shows ``default`` again. A link to something this database does not
     hold says so, and shows ``default``.
     """
+    seen, in_url, labels = f"{key}__clicked", f"{key}__url", f"{key}__labels"
+
+    def unlabel() -> bool:
+        """Streamlit's browser side keeps the label of its choice, and when that label has changed since (a
+        session's step count after a walk), Streamlit hands the old label over as a new value: put back the option
+        it labelled (True), which nobody chose.
+        """
+        value = st.session_state.get(key)
+        if value not in options and isinstance(value, str) and value in st.session_state.get(labels, {}):
+            st.session_state[key] = st.session_state[labels][value]
+            return True
+        return False
 
     def follow() -> None:
+        if unlabel():
+            return
         set_url_param(param, st.session_state[key])
         if on_change is not None:
             on_change()
 
-    seen, in_url = f"{key}__clicked", f"{key}__url"
+    if not unlabel() and key in st.session_state and st.session_state[key] in options:
+        st.session_state[key] = st.session_state[key]  # sent back to the browser, with its label as it is now
     wanted = st.query_params.get(param)
     if clicked is not None and clicked != st.session_state.get(seen) and clicked in options:
         st.session_state[key] = clicked
@@ -163,6 +178,8 @@ def linked_selectbox(
     elif key not in st.session_state and default in options:
         st.session_state[key] = default
     st.session_state[seen], st.session_state[in_url] = clicked, wanted
+    # every label shown so far: the browser may hold one from several runs back (it keeps its choice's label)
+    st.session_state[labels] = st.session_state.get(labels, {}) | {format_func(o): o for o in options}
     return st.selectbox(label, options, key=key, format_func=format_func, on_change=follow)
 
 
