@@ -93,12 +93,15 @@ def wait_until_healthy(process: subprocess.Popen, url: str, timeout_s: float, hi
 
 
 @contextmanager
-def demo_app(db: Path, *, env: Mapping[str, str] | None = None, timeout_s: float = 90.0) -> Iterator[str]:
-    """``explorer demo`` on ``db`` (which it prepares in a background job); yields the app's URL once it answers and
-    always stops the app and the database's worker, which outlives the command that started it.
+def explorer_app(
+    db: Path, command: str = "app", *, env: Mapping[str, str] | None = None, timeout_s: float = 90.0
+) -> Iterator[str]:
+    """``explorer app`` (or ``explorer demo``, which prepares the demo in a background job) on ``db``; yields the
+    app's URL once it answers and always stops the app and the database's workers, which outlive the command that
+    started them.
     """
     process = subprocess.Popen(  # on any free port, read back from the app it starts
-        [sys.executable, "-m", "explorer", "demo", "--db", str(db), "--port", "0"],
+        [sys.executable, "-m", "explorer", command, "--db", str(db), "--port", "0"],
         cwd=REPO,
         env=dict(os.environ, **(env or {}), PYTHONUNBUFFERED="1"),
         stdout=subprocess.DEVNULL,

@@ -16,7 +16,7 @@ from explorer.settings import Settings
 
 def test_the_app_opens_at_once_while_the_demo_is_prepared_behind_it(tmp_path: Path) -> None:
     db = tmp_path / "demo.duckdb"
-    with harness.demo_app(db, env=harness.TEST_ENV) as url:
+    with harness.explorer_app(db, "demo", env=harness.TEST_ENV) as url:
         runtime = open_runtime(replace(Settings(), db_path=db))
         (job,) = jobs.list_jobs(runtime, kind=demo.JOB_KIND)
         assert not job.status.ended
