@@ -5,9 +5,10 @@ run: setup
 	.venv/bin/explorer demo
 
 # Lint, format, types and the layering contracts first (seconds), then the tests on two workers (one a core),
-# a test file each at a time so a file's module fixtures (a browser, an app server) are made once.
+# a test file each at a time so a file's module fixtures (a browser, an app server) are made once. The slowest
+# twenty are named at the end: CI has 20 minutes, and this is where they go.
 test: setup lint
-	.venv/bin/python -m pytest -n 2 --dist loadfile
+	.venv/bin/python -m pytest -n 2 --dist loadfile --durations=20
 
 lint:
 	.venv/bin/ruff check .
