@@ -9,6 +9,9 @@ what counts is how many calls are in flight at once. For each model-bound phase
 calls per second of each and their ratio (the issue's target: at least 6× at
 concurrency 8 with a 1 s model). Then it times ``explorer dream rem --dreams 60``
 end to end, as a user runs it (target: at most 25 s).
+
+    python -m bench.models --real     # a real small model, end to end: see bench/real_model.py
+    python -m bench.models --context  # each prompt kind's tokens on the demo corpus: the n_ctx a model needs
 """
 
 from __future__ import annotations
@@ -92,12 +95,21 @@ def phases(path: Path, server: ModelServer, concurrency: int, dreams: int) -> di
 
 
 def main() -> None:
-    """Print each phase's calls per second, sequential and concurrent, then time the 60-dream command."""
+    """Print each phase's calls per second, sequential and concurrent, then time the 60-dream command (or run
+    the real-model bench, ``--real`` or ``--context``).
+    """
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds the server takes per answer")
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--dreams", type=int, default=60, help="dreams for the end-to-end command")
+    parser.add_argument("--real", action="store_true", help="a real small model end to end (bench/real_model.py)")
+    parser.add_argument("--context", action="store_true", help="each prompt kind's tokens on the demo corpus")
     args = parser.parse_args()
+    if args.real or args.context:
+        from bench import real_model
+
+        (real_model.real if args.real else real_model.context)()
+        return
     with tempfile.TemporaryDirectory() as folder, ModelServer(latency_s=args.latency, script=quick) as server:
         path = prepared(Path(folder))
         os.environ.update(server.env())  # litellm's OpenAI client wants a key, whatever the server

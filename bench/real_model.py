@@ -1,0 +1,196 @@
+"""A real small model end to end, and the context a local model needs (``python -m bench.models --real|--context``).
+
+``--real``: the run of tests/real_model (:mod:`explorer.testing.full_run`: read two documents, walk, crystallize,
+dream a night, consolidate) against llama.cpp's server with SmolLM2-135M-Instruct (``scripts/setup_local_model.sh``
+installs both), once for each way of asking for structured answers, ``structured="off"`` and ``"auto"``. Per prompt
+kind: the answers accepted of those asked in each, and with ``auto`` the median latency and the median prompt and
+answer tokens the server counted; then the time per step, per dream and per night. One request at a time and no
+retries, so each answer is judged on its own. It is a robustness check, not a quality claim.
+
+``--context``: the same run on the demo corpus (all of sample_data read through the gateway), answered offline,
+every prompt counted in SmolLM2's tokens through its chat template, as llama.cpp's server counts it. A prompt and
+its longest answer (``max_tokens``) must fit the server's context, or llama.cpp shortens the answer silently.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import tempfile
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from explorer.prompts import Prompt, load_prompts
+from explorer.providers.embeddings import HASHING, HashingEmbedder
+from explorer.records.calls import CallRecord
+from explorer.runtime import Runtime, open_runtime
+from explorer.settings import Settings
+from explorer.testing.full_run import FullRun, full_run, read_fortunes
+from explorer.testing.llama_server import N_CTX, SERVED_MODEL, LlamaServer, missing, model_path
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "sample_data"
+DOCUMENTS = sorted((REPO / "tests" / "real_model" / "documents").glob("*.md"))
+EXPERIENCES = REPO / "tests" / "data" / "experiences_sample.jsonl"
+MODES = ("off", "auto")
+REM_KINDS = ("rem_question", "rem_synthesis", "dream_relation")
+
+
+def offline_runtime(path: Path) -> Runtime:
+    return open_runtime(replace(Settings(), db_path=path, embedding_model=HASHING), embedder=HashingEmbedder())
+
+
+def walked_over(folder: Path) -> Path:
+    """A database holding fortunes of every domain and two alike notes, read offline (fast)."""
+    path = folder / "walked-over.duckdb"
+    report = read_fortunes(offline_runtime(path), folder)
+    print(f"read offline: {report.documents_added} documents (fortunes and two alike notes)")
+    return path
+
+
+def real_run(base: Path, server: LlamaServer, structured: str, steps: int, dreams: int) -> FullRun:
+    path = base.with_name(f"run-{structured}.duckdb")
+    shutil.copy(base, path)
+    settings = replace(
+        Settings(),
+        db_path=path,
+        embedding_model=HASHING,
+        local_model=SERVED_MODEL,
+        api_base=server.url,
+        concurrency=1,
+        retries=0,
+        timeout_s=120.0,
+        structured=structured,
+    )
+    return full_run(
+        open_runtime(settings, embedder=HashingEmbedder()), DOCUMENTS, EXPERIENCES, steps=steps, dreams=dreams
+    )
+
+
+def by_kind(calls: Sequence[CallRecord]) -> dict[str, list[CallRecord]]:
+    kinds: dict[str, list[CallRecord]] = defaultdict(list)
+    for call in calls:
+        if call.tier == "local":
+            kinds[call.purpose].append(call)
+    return kinds
+
+
+def accepted(calls: Sequence[CallRecord]) -> str:
+    return f"{sum(c.outcome == 'ok' for c in calls)}/{len(calls)}" if calls else "-"
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def print_real(runs: dict[str, FullRun], dreams: int) -> None:
+    kinds = {mode: by_kind(run.calls) for mode, run in runs.items()}
+    auto = kinds[MODES[-1]]
+    print(f"\n{'prompt kind':<28} {'off':>7} {'auto':>7} {'latency':>9} {'prompt':>7} {'answer':>7}")
+    for kind in load_prompts():
+        calls = auto.get(kind, [])
+        print(f"{kind:<28} {accepted(kinds['off'].get(kind, [])):>7} {accepted(calls):>7} {medians(calls)}")
+    every = {mode: [c for calls in kinds[mode].values() for c in calls] for mode in runs}
+    shares = "  ".join(f"{mode} {accepted(every[mode])} ({share(every[mode]):.0%})" for mode in runs)
+    print(f"{'all':<28} {shares}")
+    for mode, run in runs.items():
+        rem_s = sum(c.latency_ms for kind in REM_KINDS for c in kinds[mode].get(kind, [])) / 1000
+        print(
+            f"{mode}: a step {median(run.step_seconds):.1f} s (median of {len(run.step_seconds)}), "
+            f"a dream {rem_s / dreams:.1f} s, the night {run.night_seconds:.0f} s"
+        )
+
+
+def medians(calls: Sequence[CallRecord]) -> str:
+    """Median latency, prompt and answer tokens, as the table's last three columns ("-" for a kind never asked)."""
+    if not calls:
+        return f"{'-':>9} {'-':>7} {'-':>7}"
+    latency = median([c.latency_ms for c in calls]) / 1000
+    return (
+        f"{latency:>8.1f}s {median([c.prompt_tokens for c in calls]):>7.0f} "
+        f"{median([c.completion_tokens for c in calls]):>7.0f}"
+    )
+
+
+def share(calls: Sequence[CallRecord]) -> float:
+    return sum(c.outcome == "ok" for c in calls) / len(calls) if calls else 0.0
+
+
+def real(steps: int = 10, dreams: int = 1) -> None:
+    """The real-model run with structured answers off, then on (auto); its table."""
+    reason = missing()
+    if reason is not None:
+        raise SystemExit(reason)
+    with tempfile.TemporaryDirectory() as folder, LlamaServer(log=Path(folder) / "server.log") as server:
+        os.environ.update(server.env())
+        base = walked_over(Path(folder))
+        runs = {}
+        for mode in MODES:
+            runs[mode] = real_run(base, server, mode, steps, dreams)
+            print(f"structured={mode}: {len(by_kind(runs[mode].calls))} prompt kinds asked")
+        print_real(runs, dreams)
+
+
+class Recorder:
+    """The offline answerer, recording every prompt it is asked (the ``--context`` count)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.asked = inner, []
+
+    def answer(self, prompt: Prompt[Any], fields: dict[str, Any]) -> str:
+        self.asked.append((prompt, prompt.messages(fields)))
+        return self.inner.answer(prompt, fields)
+
+    def prepare(self, requests: Sequence[tuple[Prompt[Any], dict[str, Any]]]) -> None:
+        self.inner.prepare(requests)
+
+
+def chat_tokens() -> Any:
+    """A function counting a chat's tokens as llama.cpp's server does: SmolLM2's chat template, its tokenizer."""
+    from llama_cpp import Llama
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    vocabulary = Llama(model_path=str(model_path()), vocab_only=True, verbose=False)
+    metadata = vocabulary.metadata
+    template = Jinja2ChatFormatter(
+        metadata["tokenizer.chat_template"],
+        eos_token=vocabulary.detokenize([vocabulary.token_eos()]).decode(),
+        bos_token=vocabulary.detokenize([vocabulary.token_bos()]).decode(),
+    )
+
+    def count(messages: list[dict[str, str]]) -> int:
+        prompt = template(messages=messages).prompt
+        return len(vocabulary.tokenize(prompt.encode(), add_bos=False, special=True))
+
+    return count
+
+
+def context(steps: int = 10, dreams: int = 1) -> None:
+    """Each prompt kind's tokens on the demo corpus, and the context that holds the longest with its answer."""
+    reason = missing()
+    if reason is not None:
+        raise SystemExit(reason)
+    count = chat_tokens()
+    with tempfile.TemporaryDirectory() as folder:
+        runtime = offline_runtime(Path(folder) / "demo.duckdb")
+        recorder = Recorder(runtime.gateway.offline)
+        runtime.gateway.offline = recorder
+        full_run(runtime, [SAMPLE], EXPERIENCES, steps=steps, dreams=dreams)
+    sizes: dict[str, list[int]] = defaultdict(list)
+    for prompt, messages in recorder.asked:
+        sizes[prompt.kind].append(count(messages))
+    print(f"\n{'prompt kind':<28} {'asked':>6} {'median':>7} {'longest':>8} {'answer':>7} {'needs':>6}")
+    needed = 0
+    for kind, prompt in load_prompts().items():
+        counts = sizes.get(kind, [])
+        need = max(counts, default=0) + prompt.max_tokens
+        needed = max(needed, need)
+        print(
+            f"{kind:<28} {len(counts):>6} {median(counts):>7.0f} {max(counts, default=0):>8} "
+            f"{prompt.max_tokens:>7} {need:>6}"
+        )
+    print(f"a local model needs n_ctx >= {needed} (the tests' server runs with {N_CTX})")
