@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import sparse
@@ -150,6 +151,13 @@ class Affinity:
                 break
         return found
 
+    @cached_property
+    def floor(self) -> float | None:
+        """The affinity below which two memories are not related here (:func:`relation_floor` of this knowledge
+        base's random pairs); None when they do not split into the related and the rest.
+        """
+        return relation_floor(self._reference)
+
     def percentile(self, affinity: float) -> float:
         """The share (in %) of random pairs of this knowledge base whose affinity is lower."""
         if not len(self._reference):
@@ -167,17 +175,58 @@ class Affinity:
         return Evidence(round(affinity, 4), round(cosine, 4), round(lexical, 4), self.percentile(affinity), terms)
 
     def _reference_affinities(self, rng: np.random.Generator) -> np.ndarray:
-        n = len(self.ids)
-        if n < 2:
-            return np.zeros(0)
-        count = min(self.config.reference_pairs, n * (n - 1) // 2)
-        left = rng.integers(0, n, size=count)
-        right = (left + rng.integers(1, n, size=count)) % n  # never the same memory
+        left, right = random_pairs(len(self.ids), self.config.reference_pairs, rng)
         cosine = np.einsum("ij,ij->i", self.vectors[left], self.vectors[right])
         lexical = (
             np.asarray(self.terms[left].multiply(self.terms[right]).sum(axis=1)).ravel() if self.terms.shape[1] else 0.0
         )
         return np.sort(cosine + self.config.lexical_weight * lexical)
+
+
+def random_pairs(n: int, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Row pairs of ``n`` memories that a knowledge base's pairs are measured on: every pair once when there are
+    at most ``count`` (a small base's distribution is then exact, not a noisy draw of it), else ``count`` random
+    pairs of two different memories.
+    """
+    if n * (n - 1) // 2 <= count:
+        left, right = np.triu_indices(n, k=1)
+        return left, right
+    left = rng.integers(0, n, size=count)
+    return left, (left + rng.integers(1, n, size=count)) % n  # never the same memory
+
+
+def relation_floor(reference: np.ndarray) -> float | None:
+    """Where a knowledge base's pair strengths (``reference``, sorted) split into the related and the rest, when
+    they do: None when they are not bimodal, or too few to tell.
+
+    A base of a few subjects has two groups of pairs, those within a subject and those across: their strengths
+    are bimodal (Sarle's bimodality coefficient above 5/9, a uniform spread's), and the floor is the split that
+    best separates the groups (Otsu's: the largest variance between them), halfway across the gap. A base of one
+    subject, or of many that blend into one another, has no group of unrelated pairs to set apart, and so no
+    floor: each pair is then as related as the base allows. Under four pairs there is no shape to read.
+    """
+    values = np.asarray(reference, dtype=np.float64)
+    if len(values) < 4 or not _bimodal(values):
+        return None
+    below = np.arange(1, len(values))  # how many pairs fall below each split
+    sums = np.cumsum(values)[:-1]
+    low, high = sums / below, (values.sum() - sums) / (len(values) - below)
+    spread = below * (len(values) - below) * (high - low) ** 2
+    split = int(np.argmax(spread)) + 1
+    return float((values[split - 1] + values[split]) / 2)
+
+
+def _bimodal(values: np.ndarray) -> bool:
+    """Sarle's bimodality coefficient of ``values`` (at least four) above 5/9, the coefficient of a uniform spread."""
+    # Imported here: scipy.stats takes half a second to import, and few surfaces ever ask for a floor.
+    from scipy.stats import kurtosis, skew
+
+    if values[0] == values[-1]:
+        return False
+    n = len(values)
+    skewness, excess = float(skew(values, bias=False)), float(kurtosis(values, bias=False))
+    coefficient = (skewness**2 + 1) / (excess + 3 * (n - 1) ** 2 / ((n - 2) * (n - 3)))
+    return coefficient > 5 / 9
 
 
 def term_vectors(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str]]:

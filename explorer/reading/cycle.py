@@ -2,8 +2,9 @@
 
 For each chunk: embed it, find its 5 nearest *earlier* nodes (never itself),
 link it to the documents it names and the earlier chunks that name its own
-(:mod:`~explorer.reading.mentions`), ask for an implant synthesis (kept unless
-the answer is NOTHING), extract the entities it speaks of, and relate each
+(:mod:`~explorer.reading.mentions`), ask for an implant synthesis among the
+neighbours that are related to it (none related: no synthesis, as if the answer
+were NOTHING; kept unless the answer is NOTHING), extract the entities it speaks of, and relate each
 entity's learning to what was known of that entity. The model calls are made concurrently, in two rounds over several
 documents at once (see :func:`read_documents`). No database access here: the
 caller passes what is known (:class:`KnownNodes`) and writes the returned nodes
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.affinity import random_pairs, relation_floor
 from explorer.prompts import Prompt, format_passages
 from explorer.prompts.reading import ENTITIES, ENTITY_SYNTHESIS, IMPLANT, EntityLearning
 from explorer.providers.budget import Budget
@@ -40,6 +42,7 @@ class ReadingConfig:
     entity_neighbours: int = 3
     max_entities: int = 3
     relate_min_similarity: float = 0.5
+    reference_pairs: int = 20_000  # random pairs of the knowledge base the implant's floor is measured on
     # Documents read together: their model calls are in flight at once, and none builds on another's syntheses.
     # Fixed, not the concurrency setting, so what is read does not depend on how fast it is read.
     documents_together: int = 8
@@ -90,6 +93,17 @@ class KnownNodes:
             self.generation[node.id] = node.generation
             if node.entity:
                 self._entity_rows.setdefault(node.entity.lower(), []).append(start + offset)
+
+    def relation_floor(self, pairs: int) -> float | None:
+        """The similarity below which a known node is not related to a chunk: where the similarities of pairs of
+        the chunks read (``pairs`` of them at most, drawn the same way each time) split into the related and the
+        rest (:func:`~explorer.affinity.relation_floor`); None when they do not split so. Only what was read is
+        measured: a synthesis quotes two notes and an insight a line of one, which would blur the two groups.
+        """
+        rows = np.array([row for row, node in enumerate(self.index.ids) if node in self.chunks], dtype=np.int64)
+        left, right = random_pairs(len(rows), pairs, np.random.default_rng(0))
+        matrix = self.index.matrix
+        return relation_floor(np.sort(np.einsum("ij,ij->i", matrix[rows[left]], matrix[rows[right]])))
 
     def entity_mask(self, entity: str) -> np.ndarray | None:
         """The rows that speak of ``entity`` (None when none do), so its new learning is related only to
@@ -160,7 +174,11 @@ def read_documents(
     """Run the READING cycle over documents read together, a result for each.
 
     Every chunk is placed first, in order, among what ``known`` held and the
-    chunks before it. Then the models are asked in two rounds, each with up to
+    chunks before it; its implant is made among the neighbours above the
+    knowledge base's relation floor (:meth:`KnownNodes.relation_floor`, measured
+    once every chunk is placed), and a chunk with none is not implanted: a note
+    on bees is not synthesised with one on git because git was all there was.
+    Then the models are asked in two rounds, each with up to
     ``gateway.concurrency`` calls in flight: every chunk's implant and entities,
     then every entity's insight; so a chunk's syntheses build on what was known
     and on the chunks before it, not on the syntheses of the documents read with
@@ -184,7 +202,7 @@ def read_documents(
         if d.title:
             _link_mentions(d.document_id, d.title, [chunk for chunk, _ in own], known, results)
     _enrich(
-        placed,
+        related_neighbours(placed, known.relation_floor(config.reference_pairs)),
         placed,
         [],
         known=known,
@@ -314,6 +332,16 @@ def _place_chunks(
         ]
         placed.append((chunk, neighbours))
     return placed
+
+
+def related_neighbours(placed: list[Placed], floor: float | None) -> list[Placed]:
+    """The chunks with the neighbours at or above ``floor`` (all of them when there is no floor yet), leaving out
+    the chunks with none: what the implant synthesis is asked about.
+    """
+    kept = [
+        (chunk, [(n, sim) for n, sim in neighbours if floor is None or sim >= floor]) for chunk, neighbours in placed
+    ]
+    return [(chunk, neighbours) for chunk, neighbours in kept if neighbours]
 
 
 def _link_mentions(
