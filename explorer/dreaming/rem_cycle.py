@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from explorer.affinity import Affinity
-from explorer.dreaming.triads import DEFAULT_TRIADS, TriadConfig, current_period, sample_triads
+from explorer.dreaming.triads import DEFAULT_TRIADS, TriadConfig, binding, current_period, sample_triads
 from explorer.prompts import Prompt, format_passages
 from explorer.prompts.dreaming import DREAM_RELATION, REM_QUESTION, REM_SYNTHESIS
 from explorer.providers.budget import Budget
@@ -164,10 +164,16 @@ def draft_dream(
 
 
 def keep_dream(
-    draft: Draft, known: KnownNodes, embedder: Embedder, config: RemConfig, current_year: int | None, result: RemResult
+    draft: Draft,
+    known: KnownNodes,
+    embedder: Embedder,
+    config: RemConfig,
+    current_year: int | None,
+    result: RemResult,
+    confidence: float,
 ) -> Node | None:
-    """The dream's node, unless it adds nothing or nearly repeats a node already known (this cycle's dreams
-    included); its relations go to ``result``.
+    """The dream's node, as sure as the ``confidence`` measured of its memories' binding, unless it adds nothing
+    or nearly repeats a node already known (this cycle's dreams included); its relations go to ``result``.
     """
     if draft.text == "":
         result.dropped += 1  # judged to add nothing to what is known
@@ -186,6 +192,7 @@ def keep_dream(
         year=current_year,
         generation=1 + max(known.generation.get(p, 0) for p in parents),
         parent_ids=parents,
+        confidence=confidence,
         memory_type="derived",
         learned_from="rem",
         metadata={
@@ -241,16 +248,17 @@ def rem_cycle(
         result.failures += config.dreams - len(triads)
         result.errors.append(
             f"{config.dreams - len(triads)} dreams not dreamt: the knowledge base holds only {len(triads)} distinct "
-            "pairs of memories from different sources to dream over"
+            "pairs of related memories from different sources to dream over"
         )
     drafts = gateway.map(lambda t: draft_dream(t, known, gateway, embedder, config, budget), triads, progress)
-    for number, draft in enumerate(drafts, 1):
+    confidences = [binding(triad, affinity) for triad in triads] if affinity is not None else []
+    for number, (draft, confidence) in enumerate(zip(drafts, confidences, strict=True), 1):
         result.usage.merge(draft.usage)
         if draft.error is not None:
             result.failures += 1
             result.errors.append(f"dream {number}: {draft.error}")
             continue
-        node = keep_dream(draft, known, embedder, config, current_year, result)
+        node = keep_dream(draft, known, embedder, config, current_year, result, confidence)
         if node is not None:
             known.add([node])
             result.nodes.append(node)

@@ -10,13 +10,17 @@ earlier years when it holds fewer anchors than dreams. The (anchor, partner)
 pairs are drawn by strength (a softmax, so strong bridges come first but not
 only they), an anchor's weakening with each dream it already anchors, and no
 pair is dreamt twice: the dreams of a night spread over the knowledge base
-instead of circling one strong pair (docs/dreaming.md#rem-cycle).
+instead of circling one strong pair (docs/dreaming.md#rem-cycle). No memory is
+bound to one it is not related to: a partner or a third below the knowledge
+base's relation floor (:attr:`~explorer.affinity.Affinity.floor`) is left out,
+so two unrelated subjects give no dream between them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 
@@ -68,7 +72,8 @@ def sample_triads(
     """Up to ``count`` triads (anchor, its bridge partner, a memory bearing on both), strongest bridges likeliest.
 
     Only memories ``affinity`` was built over take part; a partner comes from another document (when there are
-    several) and, when the knowledge base has several categories, from another category than the anchor.
+    several) and, when the knowledge base has several categories, from another category than the anchor; it and
+    the third bear on the anchor at least as strongly as the relation floor.
     """
     by_id = {n.id: n for n in pool if n.id in affinity}
     several = several_categories(by_id.values())
@@ -77,7 +82,9 @@ def sample_triads(
     def bridges(a: Node) -> Callable[[str], bool]:
         return bridges_from(a, by_id, other_category=several, other_source=sources)
 
-    bridges_of = {a.id: affinity.partners(a.id, config.partners, bridges(a)) for a in anchors if a.id in by_id}
+    bridges_of = {
+        a.id: related(affinity, affinity.partners(a.id, config.partners, bridges(a))) for a in anchors if a.id in by_id
+    }
     options = {frozenset((a, p)): (a, p, s) for a, found in bridges_of.items() for p, s in found}
     uses: dict[str, int] = {}
     triads: list[list[Node]] = []
@@ -92,9 +99,24 @@ def sample_triads(
     return triads
 
 
+def binding(triad: Sequence[Node], affinity: Affinity) -> float:
+    """How sure it is that a dream's memories bear on each other, as measured: the meaning shared by its weakest
+    pair (the cosine of their embeddings, from 0). Never the certainty of 1, which no two different memories
+    reach and a dream drawn from them cannot claim.
+    """
+    weakest = min(combinations(triad, 2), key=lambda pair: affinity.score(pair[0].id, pair[1].id))
+    return round(max(0.0, affinity.evidence(weakest[0].id, weakest[1].id).cosine), 3)
+
+
+def related(affinity: Affinity, partners: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The partners at or above the relation floor (all of them while the base is too small to have one)."""
+    floor = affinity.floor
+    return [(p, s) for p, s in partners if floor is None or s >= floor]
+
+
 def _third(anchor: Node, partner: Node, by_id: dict[str, Node], affinity: Affinity, config: TriadConfig) -> Node | None:
     """The memory, from a third document, that bears most on both (the higher of its two affinities is not
-    enough: it must bear on the weaker side too).
+    enough: it must bear on the weaker side too, at least as strongly as the relation floor).
     """
     taken = {anchor.document_id, partner.document_id} - {None}
     if len({n.document_id for n in by_id.values()} - taken) == 0:
@@ -103,7 +125,10 @@ def _third(anchor: Node, partner: Node, by_id: dict[str, Node], affinity: Affini
         anchor.id,
         partner.id,
     }
-    options = [by_id[p] for p in pool if p in by_id and by_id[p].document_id not in taken]
-    if not options:
+    options = [p for p in pool if p in by_id and by_id[p].document_id not in taken]
+    bearing = related(
+        affinity, [(p, min(affinity.score(anchor.id, p), affinity.score(partner.id, p))) for p in options]
+    )
+    if not bearing:
         return None
-    return max(options, key=lambda n: (min(affinity.score(anchor.id, n.id), affinity.score(partner.id, n.id)), n.id))
+    return by_id[max(bearing, key=lambda pair: (pair[1], pair[0]))[0]]
