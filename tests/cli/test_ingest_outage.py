@@ -32,18 +32,19 @@ def test_an_outage_exits_3_and_retry_failed_completes_it(model_server, tmp_path:
     out = cli.invoke(app, ["ingest", str(folder), "--json"], env=env)
     assert out.exit_code == 3, out.output
     report = json.loads(out.stdout)
-    assert (report["documents_added"], report["syntheses_added"], report["items_failed"]) == (2, 0, 4)
+    # entities for both notes, an implant for the second only: the first has nothing known to be implanted among
+    assert (report["documents_added"], report["syntheses_added"], report["items_failed"]) == (2, 0, 3)
     assert out.stderr.splitlines()[-1] == (
-        "error: 4 steps of the model failed and are kept pending; `explorer ingest --retry-failed` completes them"
+        "error: 3 steps of the model failed and are kept pending; `explorer ingest --retry-failed` completes them"
     )
     stats = json.loads(cli.invoke(app, ["stats", "--json"], env=env).stdout)
-    assert stats["reading_pending"] == 4
+    assert stats["reading_pending"] == 3
 
     down[0] = False
     out = cli.invoke(app, ["ingest", "--retry-failed", "--json"], env=env)
     assert out.exit_code == 0, out.output
     report = json.loads(out.stdout)
-    assert (report["items_completed"], report["items_failed"], report["documents_added"]) == (4, 0, 0)
+    assert (report["items_completed"], report["items_failed"], report["documents_added"]) == (3, 0, 0)
     assert report["syntheses_added"] + report["entity_insights_added"] > 0
     assert json.loads(cli.invoke(app, ["stats", "--json"], env=env).stdout)["reading_pending"] == 0
 
