@@ -232,7 +232,10 @@ def rem_cycle(
     what was known when the cycle began; and kept in the order they were
     sampled, each checked against the nodes known then and the dreams kept
     before it. So a run is the same for a seed whatever the concurrency.
-    ``current_year`` None means an undated corpus: anchors from anywhere.
+    ``current_year`` None means an undated corpus: anchors from anywhere. When
+    the base holds fewer related pairs across sources than dreams are asked,
+    the rest are not dreamt: no model was asked, so nothing failed (the
+    service's report says no further set of memories was found).
     """
     pool = dreamable(nodes)
     result = RemResult(current_year=current_year)
@@ -244,12 +247,6 @@ def rem_cycle(
         affinity = affinity or Affinity.of_nodes(memories)
         anchors = current_period(memories, current_year, config.dreams)
         triads = sample_triads(anchors, memories, affinity, config.dreams, rng, config.triads)
-    if len(triads) < config.dreams:
-        result.failures += config.dreams - len(triads)
-        result.errors.append(
-            f"{config.dreams - len(triads)} dreams not dreamt: the knowledge base holds only {len(triads)} distinct "
-            "pairs of related memories from different sources to dream over"
-        )
     drafts = gateway.map(lambda t: draft_dream(t, known, gateway, embedder, config, budget), triads, progress)
     confidences = [binding(triad, affinity) for triad in triads] if affinity is not None else []
     for number, (draft, confidence) in enumerate(zip(drafts, confidences, strict=True), 1):
