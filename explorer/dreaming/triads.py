@@ -39,6 +39,7 @@ class TriadConfig:
 
 
 DEFAULT_TRIADS = TriadConfig()
+MOST_SURE = 0.99  # a dream's confidence, however strong its binding: what two decimals can show short of certain
 
 
 def current_period(pool: Sequence[Node], current_year: int | None, at_least: int) -> list[Node]:
@@ -100,12 +101,12 @@ def sample_triads(
 
 
 def binding(triad: Sequence[Node], affinity: Affinity) -> float:
-    """How sure it is that a dream's memories bear on each other, as measured: the meaning shared by its weakest
-    pair (the cosine of their embeddings, from 0). Never the certainty of 1, which no two different memories
-    reach and a dream drawn from them cannot claim.
+    """How sure it is that a dream's memories bear on each other, as measured: the share of this knowledge base's
+    random pairs weaker than its weakest pair, at most :data:`MOST_SURE` (a sample of pairs is evidence, never
+    the certainty of 1 that a dream drawn from two different memories cannot claim).
     """
     weakest = min(combinations(triad, 2), key=lambda pair: affinity.score(pair[0].id, pair[1].id))
-    return round(max(0.0, affinity.evidence(weakest[0].id, weakest[1].id).cosine), 3)
+    return round(min(MOST_SURE, affinity.evidence(weakest[0].id, weakest[1].id).percentile / 100), 3)
 
 
 def related(affinity: Affinity, partners: list[tuple[str, float]]) -> list[tuple[str, float]]:

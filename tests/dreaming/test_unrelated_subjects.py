@@ -36,5 +36,5 @@ def test_a_dream_is_as_sure_as_its_weakest_binding_never_certain(corpus_runtime)
 
     dreams = recent_dreams(corpus_runtime)
     assert dreams
-    assert all(0 <= view.dream.confidence < 1 for view in dreams)
+    assert all(0 <= view.dream.confidence <= 0.99 for view in dreams)  # never shown as 1.00
     assert len({view.dream.confidence for view in dreams}) > 1  # measured for each, not one figure for all
