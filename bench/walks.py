@@ -11,8 +11,8 @@ measures of issue 28, with their aims:
 - **distinct loci** per 100 steps (at least 60);
 - **breaker trips**, over all walks (none);
 - **crystals** per 100 steps (2 to 7), how many are **grounded** (their evidence comes from two documents or more)
-  and how many **name a known pair**: two of their entries where one entry's text names the other's title (a link
-  the notes already make; none should).
+  and how many **name a known pair**: two of their entries where one entry's text, as read, names the other's
+  title (a link the notes already make; none should).
 
 The small corpus is ``walks_small.json`` beside this file: 70 titles of the dev set drawn at random, seeded
 (``--rebuild-small`` draws them again), read from whichever variant is walked.
@@ -65,8 +65,8 @@ def revisits(visited: list[str], recent: int = RECENT) -> int:
 
 
 def named_pairs(entries: list[dict]) -> set[frozenset[str]]:
-    """Pairs of titles where one entry's text names the other's title (in the explicit variant): links the notes
-    already make.
+    """Pairs of titles where one entry's text, as it was read, names the other's title: links the notes already
+    make (the implicit variant has its titles taken out, so a crystal there joining two entries is a discovery).
     """
     titles = {e["title"].lower() for e in entries}
     found = set()
@@ -108,7 +108,7 @@ def measure(
     entries = load_entries(args.data, args.variant)
     kept = {row["title"].lower() for row in rows}
     entries = [e for e in entries if e.title in kept]
-    known = named_pairs([r for r in load_rows(args.data, "explicit") if r["title"].lower() in kept])
+    known = named_pairs(rows)
     total_steps = total_revisits = total_distinct = trips = 0
     crystals = grounded = naming = 0
     starts = seeds_by_domain(entries, args.walks, np.random.default_rng(args.seed))
