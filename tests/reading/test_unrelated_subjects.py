@@ -57,7 +57,8 @@ def test_the_second_bee_note_is_still_synthesised_with_the_first(make_runtime):
         for a, b in reading_links(runtime)
         if a.type == "synthesis" and b.type == "raw_chunk"
     }
-    # swarming.md is read first, the-queen.md second: the queen's synthesis derives from the swarming note
+    # tests/data/notes/bees/swarming.md is read first, then tests/data/notes/bees/the-queen.md: the queen's synthesis
+    # derives from the swarming note
     assert ("The queen and her eggs", "Why colonies swarm") in linked
 
 
