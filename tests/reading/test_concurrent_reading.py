@@ -30,7 +30,8 @@ def test_concurrent_reading_keeps_what_sequential_reading_keeps(make_runtime, mo
         (folder / name).write_text(" ".join((SAMPLE / name).read_text(encoding="utf-8").split(" ")[:600]))
     runs = {}
     for concurrency in (1, 8):
-        # at 8, the first round's eight calls linger, so all of them are seen in flight even on a busy machine
+        # at 8, the first round's calls linger, so all of them are seen in flight even on a busy machine: seven,
+        # as the first chunk read has nothing known to be implanted among (a call of the next round may join them)
         server = model_server(latency_s=0.02, script=[Reply(delay_s=0.5)] * 8 if concurrency > 1 else None)
         runtime = make_runtime(
             db=tmp_path / f"c{concurrency}.duckdb",
@@ -42,7 +43,7 @@ def test_concurrent_reading_keeps_what_sequential_reading_keeps(make_runtime, mo
         assert report.documents_added == 2 and not report.errors, report.errors
         runs[concurrency] = (knowledge(runtime), server.peak_in_flight)
     (sequential, one_at_a_time), (concurrent, in_flight) = runs[1], runs[8]
-    assert one_at_a_time == 1 and in_flight == 8
+    assert one_at_a_time == 1 and in_flight >= 7
     assert concurrent == sequential
     assert {kind for kind, _ in concurrent[0]} == {"raw_chunk", "synthesis", "entity_insight"}
 
