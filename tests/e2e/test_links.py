@@ -14,11 +14,11 @@ import harness
 import pytest
 
 from explorer.dreaming import service as dreaming
-from explorer.records import Node
 from explorer.records.wander import Session
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.store import corpus
+from explorer.testing.dreams import dream_node
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
 
@@ -41,21 +41,10 @@ def linked(e2e_db: Path, real_embedder) -> tuple[Session, str, str]:
     runtime = open_runtime(replace(Settings(), db_path=e2e_db), embedder=real_embedder)
     session = wander.create_session(runtime, SessionConfig(seed_concept="memory and forgetting", random_seed=3))
     wander.run(runtime, session.id, 4)
-    with (
-        runtime.db.connect() as con
-    ):  # a stored dream to link to: what REM would dream here is not these tests' concern
+    with runtime.db.connect() as con:
         parents = corpus.list_nodes(con, types=["raw_chunk"], latest_only=True)[:3]
     text = "What a release gives up and what it keeps are told in the same notes."
-    dream = Node(
-        type="rem_dream",
-        text=text,
-        year=parents[0].year,
-        generation=1,
-        parent_ids=[p.id for p in parents],
-        confidence=0.7,
-        metadata={"question": "What does each release give up?", "model": "offline-extractive"},
-        embedding=runtime.embedder.embed([text])[0],
-    )
+    dream = dream_node(runtime.embedder, text, "What does each release give up?", parents)
     with runtime.db.transaction() as con:
         corpus.insert_nodes(con, [dream])
     assert dreaming.recent_dreams(runtime, limit=1)[0].dream.id == dream.id

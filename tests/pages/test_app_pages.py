@@ -18,6 +18,7 @@ from explorer.dreaming import service as dreaming
 from explorer.records import Node, Verdict
 from explorer.store import corpus
 from explorer.store import dreaming as dreaming_store
+from explorer.testing.dreams import dream_node
 from explorer.wording import node_kind
 from pages.common import UNEXPECTED
 
@@ -120,19 +121,7 @@ def test_the_dreams_page_shows_each_dream_with_its_question_and_what_it_was_drea
             [by_year[-2], by_year[1], by_year[3]],
         ),
     ]
-    dreams = [
-        Node(
-            type="rem_dream",
-            text=text,
-            year=parents[0].year,
-            generation=1,
-            parent_ids=[p.id for p in parents],
-            confidence=0.7,
-            metadata={"question": question, "model": "offline-extractive"},
-            embedding=app_runtime.embedder.embed([text])[0],
-        )
-        for text, question, parents in written
-    ]
+    dreams = [dream_node(app_runtime.embedder, text, question, parents) for text, question, parents in written]
     for dream in dreams:  # one transaction each, so the second is the newer
         with app_runtime.db.transaction() as con:
             corpus.insert_nodes(con, [dream])
