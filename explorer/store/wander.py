@@ -502,6 +502,16 @@ def crystal_pairs(con: Connection) -> set[frozenset[str]]:
     return pairs
 
 
+def naming_pairs(con: Connection) -> set[frozenset[str]]:
+    """The pairs of documents the notes link already: a chunk of one names the other (reading's MENTIONS)."""
+    rows = con.execute(
+        "SELECT DISTINCT a.document_id, b.document_id FROM relations r "
+        "JOIN nodes a ON a.id = r.source_id JOIN nodes b ON b.id = r.target_id "
+        "WHERE r.type = 'MENTIONS' AND a.document_id <> b.document_id"
+    ).fetchall()
+    return {frozenset((str(a), str(b))) for a, b in rows}
+
+
 def crystal_steps(con: Connection, session_id: str) -> list[int]:
     """The steps at which a walk of this session formed a crystal, in order (from the event log)."""
     rows = con.execute(

@@ -6,10 +6,11 @@ most evidence of being related (:func:`bridge`) is the crystal's subject; the
 model states the insight from those two sources and the reflections the
 resonance gathered, a second prompt validates it before it is kept. A crystal is
 refused, before any model is asked, when no encounter joins two sources
-(ungrounded), when its two sources are already connected by a crystal, or when
-the walk formed one fewer than ``crystal_every`` steps ago; after the model
-answers, when its insight is within ``duplicate_crystal`` cosine of any
-crystal (of any session).
+(ungrounded), when every encounter joins two sources a crystal already connects
+or a note already links by name (a crystal is a connection the notes do not
+make yet), or when the walk formed one fewer than ``crystal_every`` steps ago;
+after the model answers, when its insight is within ``duplicate_crystal``
+cosine of any crystal (of any session).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from explorer.wander.guards import Spending
 Embed = Callable[[Sequence[str]], np.ndarray]
 Related = Callable[[str, str], float]  # evidence that two nodes are related, in [0, 1]
 # Reasons a crystal is not formed that are the rules working, not a step failing.
-DECLINED = ("near-duplicate", "ungrounded", "weak bridge")
+DECLINED = ("near-duplicate", "known link", "ungrounded", "weak bridge")
 
 
 @dataclass
@@ -104,11 +105,13 @@ class Bridge:
 @dataclass(frozen=True)
 class KnownCrystals:
     """What a new crystal must not repeat: every crystal's insight vector and the pairs of documents each
-    connects, of every session and in every review state.
+    connects, of every session and in every review state; and the pairs of documents the notes link already
+    (one names the other), which a crystal would only restate.
     """
 
     vectors: np.ndarray
     pairs: frozenset[frozenset[str]] = frozenset()
+    linked: frozenset[frozenset[str]] = frozenset()
 
 
 def _end(evidence: Evidence, locus_id: str | None) -> End | None:
@@ -131,15 +134,24 @@ def _end(evidence: Evidence, locus_id: str | None) -> End | None:
     )
 
 
-def bridge(evidence: Evidence, related: Related, min_relatedness: float = 0.0, across: bool = False) -> Bridge | None:
+def bridge(
+    evidence: Evidence,
+    related: Related,
+    min_relatedness: float = 0.0,
+    across: bool = False,
+    avoid: frozenset[frozenset[str]] = frozenset(),
+) -> Bridge | None:
     """The encounter among the resonance's that joins two different source documents with the most evidence
     of being related (a bridge across domains first, among those related at least ``min_relatedness``; only
-    those with ``across``), or None when none joins two stored sources.
+    those with ``across``), leaving out the pairs of documents in ``avoid``; None when none joins two stored
+    sources.
     """
     best: tuple[tuple[bool, float], Bridge] | None = None
     for residue in evidence.residues:
         a, b = _end(evidence, residue.from_locus_id), _end(evidence, residue.to_locus_id)
         if a is None or b is None or a.document_id == b.document_id:
+            continue
+        if frozenset((a.document_id, b.document_id)) in avoid:
             continue
         crosses = bool(a.domain and b.domain and a.domain != b.domain)
         if across and not crosses:
@@ -238,12 +250,16 @@ def crystallize(
     def rejected(reason: str) -> CrystalAttempt:
         return CrystalAttempt(None, reason, [("wander.crystal.rejected", {**attempt, "reason": reason})])
 
-    chosen = bridge(evidence, related, min_relatedness, tuning.crystal_across_domains)
+    across = tuning.crystal_across_domains
+    chosen = bridge(evidence, related, min_relatedness, across, avoid=existing.pairs | existing.linked)
     if chosen is None:
-        where = " in different domains" if tuning.crystal_across_domains else ""
-        return rejected(f"ungrounded: none of the resonance's encounters joins two stored source documents{where}")
-    if chosen.documents in existing.pairs:
-        return rejected(f"near-duplicate: a crystal already connects {chosen.named()}")
+        known = bridge(evidence, related, min_relatedness, across)
+        if known is None:
+            where = " in different domains" if across else ""
+            return rejected(f"ungrounded: none of the resonance's encounters joins two stored source documents{where}")
+        if known.documents in existing.pairs:
+            return rejected(f"near-duplicate: a crystal already connects {known.named()}")
+        return rejected(f"known link: the notes already link {known.named()}")
     if chosen.relatedness < min_relatedness:
         return rejected(f"weak bridge: {chosen.named()} are too little related (relatedness {chosen.relatedness:.2f})")
     texts = [str(c.get("text") or "") for end in chosen.ends for c in end.chunks[:1]]

@@ -63,5 +63,11 @@ def _source_chunk(candidate: dict[str, Any], node: dict[str, Any]) -> bool:
 
 
 def known_crystals(con: Connection) -> KnownCrystals:
-    """The crystals formed so far, as a new one is checked against them: their vectors and the pairs they join."""
-    return KnownCrystals(wander_store.crystal_vectors(con)[1], frozenset(wander_store.crystal_pairs(con)))
+    """The crystals formed so far, as a new one is checked against them: their vectors and the pairs they join;
+    and the pairs of documents one of which names the other.
+    """
+    return KnownCrystals(
+        wander_store.crystal_vectors(con)[1],
+        frozenset(wander_store.crystal_pairs(con)),
+        frozenset(wander_store.naming_pairs(con)),
+    )

@@ -5,11 +5,13 @@ of relatedness, the breaker catches short cycles, and crystals are few, grounded
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from explorer.reading.ingest import ingest_paths
 from explorer.records import Node
 from explorer.records.wander import Adjacency, Locus, Residue, Session
 from explorer.store import corpus as corpus_store
@@ -17,6 +19,7 @@ from explorer.store import events as events_store
 from explorer.wander import adjacency, caches, selection, service
 from explorer.wander.config import WanderTuning
 from explorer.wander.crystal import Evidence, KnownCrystals, bridge, crystal_allowed, crystallize
+from explorer.wander.evidence import known_crystals
 from explorer.wander.guards import Spending
 from explorer.wander.naming import locus_name
 from explorer.wander.space import CorpusSpace, LociSpace
@@ -322,9 +325,17 @@ def test_a_crystal_bridges_two_sources_and_is_refused_when_it_cannot(runtime) ->
     empty = KnownCrystals(np.zeros((0, 0), np.float32))
     alone = evidence_of([(seed, c), (c, d)], {"c": "d3", "d": "d3"})
     assert attempt(alone, empty).reason.startswith("ungrounded")
-    assert attempt(ev, KnownCrystals(np.zeros((0, 0), np.float32), frozenset({frozenset({"d1", "d2"})}))).reason == (
+    none = np.zeros((0, 0), np.float32)
+    crossing = evidence_of([(seed, a), (a, b)], {"a": "d1", "b": "d2"})
+    assert attempt(crossing, KnownCrystals(none, frozenset({frozenset({"d1", "d2"})}))).reason == (
         "near-duplicate: a crystal already connects note a (os) and note b (hardware)"
     )
+    assert attempt(crossing, KnownCrystals(none, linked=frozenset({frozenset({"d1", "d2"})}))).reason == (
+        "known link: the notes already link note a (os) and note b (hardware)"
+    )
+    # a pair a crystal or a note already connects gives way to the resonance's next encounter
+    avoided = bridge(ev, related, 0.5, avoid=frozenset({frozenset({"d1", "d2"})}))
+    assert avoided is not None and {e.node_id for e in avoided.ends} == {"a", "c"}
     assert attempt(evidence_of([(a, b)], {"a": "d1", "b": "d2"}), empty, 0.75).reason.startswith("weak bridge")
     assert spending.usage.tokens == 0 and not spending.models  # refused before any model was asked
     formed = attempt(ev, empty)
@@ -379,3 +390,18 @@ def test_a_walk_forms_few_grounded_crystals_that_name_what_they_connect(corpus_r
     vectors = np.vstack([c.embedding for c in service.session_view(rt, s.id).crystals])
     sims = np.triu(vectors @ vectors.T, 1)
     assert (sims < TUNING.duplicate_crystal).all()
+
+
+def test_the_pairs_the_notes_link_by_name_are_known_to_crystals(runtime, tmp_path) -> None:
+    records = [
+        {"title": "Kernel", "text": "The kernel schedules every process and hands out memory to each of them."},
+        {"title": "Scheduler", "text": "A scheduler inside the kernel picks which process runs next on a CPU."},
+        {"title": "Lawn", "text": "Grass grows slowly in spring and needs water through the dry summer."},
+    ]
+    path = tmp_path / "notes.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records))
+    ingest_paths(runtime, [path])
+    with runtime.db.connect() as con:
+        document = {d.title: d.id for d in corpus_store.list_documents(con)}
+        known = known_crystals(con)
+    assert known.linked == {frozenset((document["Kernel"], document["Scheduler"]))}
