@@ -1,6 +1,7 @@
 """Do walks keep exploring? Walks of 100 steps over the bridges dev set and over a corpus of 70 of its entries.
 
-    python -m bench.walks [--data DIR] [--variant implicit|explicit] [--walks 8] [--steps 100] [--seed 0] [--json]
+    python -m bench.walks [--data DIR] [--variant implicit|explicit] [--corpus dev|small] [--walks 8] [--steps 100]
+                          [--seed 0] [--keep DIR] [--json]
 
 Each corpus is read into a fresh database (offline by default, the configured models otherwise) and walked from
 ``--walks`` seeds, one entry title from each of the largest domains (as ``bench.bridges`` starts its sessions). A
@@ -12,7 +13,8 @@ measures of issue 28, with their aims:
 - **breaker trips**, over all walks (none);
 - **crystals** per 100 steps (2 to 7), how many are **grounded** (their evidence comes from two documents or more)
   and how many **name a known pair**: two of their entries where one entry's text, as read, names the other's
-  title (a link the notes already make; none should).
+  title (a link the notes already make; none should); and the crystal attempts the rules **declined**, by
+  reason (ungrounded, weak bridge, known link …), which say why a corpus forms few.
 
 The small corpus is ``walks_small.json`` beside this file: 70 titles of the dev set drawn at random, seeded
 (``--rebuild-small`` draws them again), read from whichever variant is walked.
@@ -24,6 +26,7 @@ import argparse
 import json
 import re
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -34,6 +37,7 @@ from bench.bridges import DEV, EntryMap, load_entries, seeds_by_domain
 from explorer.reading.ingest import ingest_paths
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import load_settings
+from explorer.store import events as events_store
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
 
@@ -57,6 +61,7 @@ class WalkFigures:
     crystals: int
     grounded: int
     naming_a_known_pair: int
+    declined: dict[str, int]
 
 
 def revisits(visited: list[str], recent: int = RECENT) -> int:
@@ -111,6 +116,7 @@ def measure(
     known = named_pairs(rows)
     total_steps = total_revisits = total_distinct = trips = 0
     crystals = grounded = naming = 0
+    declined: Counter[str] = Counter()
     starts = seeds_by_domain(entries, args.walks, np.random.default_rng(args.seed))
     for number, start in enumerate(starts):
         say(f"{name}: walk {number + 1} of {len(starts)} from “{start.title}”")
@@ -128,6 +134,11 @@ def measure(
             grounded += len({c.document_id for c in chunks}) >= 2
             titles = set().union(*(graph.of(c.id) for c in chunks)) if chunks else set()
             naming += any(frozenset((a, b)) in known for a in titles for b in titles if a < b)
+        with runtime.db.connect() as con:
+            rejected = events_store.list_events(
+                con, session_id=session_id, subjects=["wander.crystal.rejected"], limit=10_000
+            )
+        declined.update(str(e.payload.get("reason", "")).split(":")[0] for e in rejected)
     per_100 = 100 / total_steps if total_steps else 0.0
     return WalkFigures(
         corpus=name,
@@ -141,6 +152,7 @@ def measure(
         crystals=crystals,
         grounded=grounded,
         naming_a_known_pair=naming,
+        declined=dict(declined.most_common()),
     )
 
 
@@ -168,7 +180,11 @@ def table(figures: list[WalkFigures]) -> str:
         f"{f.crystals} | {f.naming_a_known_pair} |"
         for f in figures
     ]
-    return "\n".join([head, *rows])
+    declined = [
+        f"{f.corpus}: crystals declined: " + (", ".join(f"{n} {why}" for why, n in f.declined.items()) or "none")
+        for f in figures
+    ]
+    return "\n".join([head, *rows, "", *declined])
 
 
 def main() -> None:
@@ -178,6 +194,8 @@ def main() -> None:
     parser.add_argument("--walks", type=int, default=8)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--corpus", choices=("dev", "small"), action="append", help="Only these (both by default).")
+    parser.add_argument("--keep", type=Path, help="Keep the databases in this folder.")
     parser.add_argument("--json", action="store_true", help="One JSON object instead of the table.")
     parser.add_argument("--rebuild-small", action="store_true", help=f"Draw the {SMALL_SIZE} titles again.")
     args = parser.parse_args()
@@ -186,11 +204,11 @@ def main() -> None:
         SMALL.write_text(json.dumps(small_titles(rows), indent=1) + "\n", encoding="utf-8")
     small = set(json.loads(SMALL.read_text(encoding="utf-8")))
     say = (lambda _: None) if args.json else print
-    with tempfile.TemporaryDirectory() as folder:
-        figures = [
-            measure("dev", rows, Path(folder), args, say),
-            measure("small", [r for r in rows if r["title"] in small], Path(folder), args, say),
-        ]
+    corpora = {"dev": rows, "small": [r for r in rows if r["title"] in small]}
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = args.keep or Path(temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        figures = [measure(name, corpora[name], folder, args, say) for name in args.corpus or corpora]
     if args.json:
         print(json.dumps({"variant": args.variant, "seed": args.seed, "corpora": [asdict(f) for f in figures]}))
     else:
