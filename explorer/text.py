@@ -11,6 +11,8 @@ a number as a theme, because readers take them for what the text is about.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import takewhile
 from typing import TYPE_CHECKING
@@ -215,28 +217,79 @@ def is_theme(phrase: str, names: set[str] | frozenset[str] = frozenset()) -> boo
         return False
     if len({w.lower() for w in words}) < len(words) or phrase in _GIVEN_NAMES:  # YAKE's "branch branch"; "Ben"
         return False
-    if not _names_a_subject(words):
+    if not_a_thing(words) is not None:
         return False  # "typically", "held", "procedures quickly", "support virtual": not a thing the text is about
     return not any(_POSSESSIVE.sub("", w) in names for w in words)
 
 
-def _names_a_subject(words: list[str]) -> bool:
-    """Whether one or two words can name a thing: the last one can be a noun (in LemmInflect's English lexicon, or
-    a gerund, or unknown to it: a name, an acronym, jargon) and a first one can modify it (a noun, an adjective, a
-    participle). "Typically", "held", "versions developed", "support virtual" and "enhances IMAP" name nothing.
+# Cardinal numbers in words: a closed class the lexicon tags as nouns or adjectives ("hundred bees").
+_NUMBER_WORDS = _words(
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion dozen "
+    "hundreds thousands millions billions dozens"
+)
+
+
+@lru_cache(maxsize=1)
+def function_words() -> frozenset[str]:
+    """YAKE's English stopwords: the determiners, prepositions, pronouns and auxiliaries no subject starts or ends
+    with ("Inside", "of bees").
+    """
+    from pathlib import Path
+
+    import yake
+
+    path = Path(yake.__file__).parent / "core" / "StopwordsList" / "stopwords_en.txt"
+    return frozenset(w.strip().lower() for w in path.read_text(encoding="utf-8").splitlines() if w.strip())
+
+
+def not_a_thing(words: Sequence[str]) -> str | None:
+    """Why one or two words name no thing, None when they can: the last must be able to be a noun (in
+    LemmInflect's English lexicon, or a gerund, or unknown to it: a name, an acronym, jargon) and a first one
+    modify it (a noun, an adjective, a participle); neither a number nor a function word leads or ends it; a lone
+    word is no verb's past form ("read", "held"). A lone word that can be an adjective or an adverb too ("long",
+    "clear", "binary") is judged in its text by :func:`used_as_noun`.
     """
     *modifiers, head = words
-    head_kinds = _kinds(head)
-    if head_kinds is not None and "NOUN" not in head_kinds and not head.endswith("ing"):
-        return False
-    return all(
-        kinds is None or kinds & {"NOUN", "ADJ"} or word.endswith(("ing", "ed", "en"))
-        for word, kinds in ((w, _kinds(w)) for w in modifiers)
+    if words[0].lower() in _NUMBER_WORDS:
+        return "a number phrase: how many, not what"
+    if words[0].lower() in function_words() or head.lower() in function_words() or head.lower() in _STOPWORDS:
+        return "a fragment led or ended by a function word"
+    kinds = word_kinds(head)
+    if kinds is not None and "NOUN" not in kinds and not (head.endswith("ing") and not kinds & {"ADJ", "ADV"}):
+        if "ADV" in kinds or head.endswith("ly"):
+            return "an adverb: how something is done, not a subject"
+        return "an adjective: a quality, not a thing" if "ADJ" in kinds else "a verb: what is done, not a subject"
+    if modifiers and is_plural(modifiers[-1]) and kinds is not None and "VERB" in kinds:
+        return "a clause, not a name: a plural and its verb"  # "branches change", "years long"
+    if not modifiers and kinds is not None and _is_past_form(head):
+        return "a participle: what was done, not a subject"
+    if any(
+        not (kinds is None or kinds & {"NOUN", "ADJ"} or word.endswith(("ing", "ed", "en")))
+        for word, kinds in ((w, word_kinds(w)) for w in modifiers)
+    ):
+        return "a modifier that modifies nothing"
+    return None
+
+
+def ambiguous(word: str) -> bool:
+    """Whether a word alone could as well be a quality as a thing: an adjective or adverb that is also a noun."""
+    kinds = word_kinds(word)
+    return kinds is not None and bool(kinds & {"ADJ", "ADV"}) and not is_plural(word)
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _is_past_form(word: str) -> bool:
+    from lemminflect import getAllInflections, getAllLemmas
+
+    lemmas = getAllLemmas(word.lower()).get("VERB", ())
+    return any(
+        word.lower() in getAllInflections(lemma, "VERB").get(tag, ()) for lemma in lemmas for tag in ("VBD", "VBN")
     )
 
 
 @lru_cache(maxsize=TEXT_CACHE)
-def _kinds(word: str) -> frozenset[str] | None:
+def word_kinds(word: str) -> frozenset[str] | None:
     """The parts of speech ``word`` can be (None for a word the lexicon does not know, or a name or an acronym:
     "IBM", "iPhone"; a capitalised word is looked up as the word it is at the start of a sentence).
     """
@@ -246,6 +299,80 @@ def _kinds(word: str) -> frozenset[str] | None:
         return None
     kinds = getAllLemmas(word.lower())
     return frozenset(kinds) or None
+
+
+def is_plural(phrase: str) -> bool:
+    """Whether a noun phrase is plural, by its last word: a noun form that is not its own lemma ("years", "bees";
+    not "data", "series", "news"), or an acronym's plural ("APIs").
+    """
+    words = phrase.split()
+    if not words:
+        return False
+    head = words[-1]
+    if len(head) > 2 and head.endswith("s") and head[:-1].isupper():
+        return True
+    from lemminflect import getAllLemmas
+
+    nouns = getAllLemmas(head.lower()).get("NOUN", ())
+    return bool(nouns) and head.lower() not in nouns
+
+
+_DETERMINERS = _words("a an the this that these those its their his her our your my each every no any some")
+
+
+def used_as_noun(word: str, text: str) -> bool:
+    """Whether ``text`` uses ``word`` as a noun somewhere: after a determiner or a singular noun ("the binary",
+    "drone brood") and before no noun it would modify (at a clause's end, or before a function word or a verb).
+    "As long as", "is clear" and "the long run" are not such uses.
+    """
+    tokens = re.findall(r"[\w'’-]+|[^\w\s]", text)
+    for k, token in enumerate(tokens):
+        if token.lower() != word.lower() or k == 0:
+            continue
+        before, after = tokens[k - 1].lower(), tokens[k + 1].lower() if k + 1 < len(tokens) else "."
+        led = before in _DETERMINERS or (
+            before.isalpha()
+            and before not in function_words()
+            and not is_plural(before)
+            and "NOUN" in (word_kinds(before) or ())
+        )
+        if not after[0].isalnum():
+            ends = True
+        elif after in function_words():
+            ends = after not in ("as", "than", "enough")
+        else:
+            ends = word_kinds(after) == frozenset({"VERB"})
+        if led and ends:
+            return True
+    return False
+
+
+def mid_sentence_forms(word: str, text: str) -> Counter[str]:
+    """How ``text`` writes ``word`` where its case is a choice: not at a sentence's or a list item's start."""
+    found: Counter[str] = Counter()
+    for match in re.finditer(rf"(?<![\w'’-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE):  # "Apple's" too
+        if match.start() > 0 and not _OPENS.search(text[max(0, match.start() - 6) : match.start()]):
+            found[match[0]] += 1
+    return found
+
+
+def as_written(phrase: str, text: str) -> str:
+    """``phrase`` cased as ``text`` writes it mid-sentence ("python" → "Python", "Clear" → "clear", "Data Encryption
+    Standard" whole); a phrase the text writes only at a sentence's start loses its capital when its first word is
+    an English word and the rest is in lower case, and keeps it when it is a name ("Apple Computer").
+    """
+    forms = mid_sentence_forms(phrase, text)
+    if forms:
+        return forms.most_common(1)[0][0]
+    first, _, rest = phrase.partition(" ")
+    if first[:1].isupper() and first[1:].islower() and (not rest or rest.islower()) and word_kinds(first) is not None:
+        return " ".join([first.lower(), rest]).strip()
+    return phrase
+
+
+_OPENS = re.compile(
+    r"(?:^|[.!?:;]\s+|\n\s*(?:[-*]\s+)?)[“\"(]?$"
+)  # what precedes a sentence's or a list item's first word
 
 
 def keyphrases(text: str, top: int = 5) -> list[str]:
@@ -268,6 +395,9 @@ def _keyphrases(text: str, top: int) -> tuple[str, ...]:
     for phrase in found:
         if not is_theme(phrase, names) or _cut_off(phrase, clean):
             continue
+        if " " not in phrase and ambiguous(phrase) and not used_as_noun(phrase, clean):
+            continue  # "long", "clear": a quality here, not a thing
+        phrase = as_written(phrase, clean)
         if not any(phrase.lower() in u.lower() or u.lower() in phrase.lower() for u in unique):
             unique.append(phrase)
     return tuple(unique[:top])

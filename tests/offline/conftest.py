@@ -4,7 +4,8 @@ The fields are built as the engine builds them (explorer/reading/cycle.py, explo
 fusion.py, explorer/wander/dwell.py, adjacency.py and crystal.py): each answer of one stage becomes a node or a
 residue the next stage reads, so nested syntheses, code from Markdown and contributor names reach the later
 prompts just as they do in a real run. The inputs are FOLDOC entries (tests/data/foldoc_sample.jsonl), What's New
-chunks with code, links and authors, and attributed quotations.
+chunks with code, links and authors, and attributed quotations,
+and a person's notes on bees and git (tests/data/notes).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class Sample:
     kind: str
     text: str
     sources: list[str] = field(default_factory=list)  # the two (or more) things it connects, when it connects
+    context: str = ""  # every field of the prompt it answered: how its words are cased there
 
 
 @dataclass
@@ -53,6 +55,8 @@ def corpus() -> list[Doc]:
         docs += [Doc(chunk, "python", year) for chunk in chunk_text(body)[:4]]
     quotes = [json.loads(line) for line in (SAMPLE / "fortunes" / "fortunes.jsonl").read_text().splitlines()]
     docs += [Doc(q["text"], q["domain"], None) for q in quotes if "\n-- " in q["text"]][:6]
+    for note in sorted((TESTS / "data" / "notes").glob("*/*.md")):  # a person's own notes, where issue 28 was seen
+        docs.append(Doc(note.read_text(encoding="utf-8").split("---", 2)[2].strip(), note.parent.name, 2024))
     return docs
 
 
@@ -68,6 +72,7 @@ class Run:
         self.years: list[int | None] = []
         self.vectors = np.zeros((0, 0), dtype=np.float32)
         self.samples: list[Sample] = []
+        self.context = ""  # the fields of the last prompt asked
 
     def add(self, text: str, domain: str, year: int | None) -> None:
         vector = self.kit.embed([text])
@@ -91,8 +96,9 @@ class Run:
         text = self.provider.answer(prompt, fields)
         value, reason = prompt.read(text)
         assert reason is None, f"{kind}: {reason}\n{text}"
+        self.context = "\n\n".join(str(v) for v in fields.values())
         if isinstance(value, str) and value:
-            self.samples.append(Sample(kind, value, sources or []))
+            self.samples.append(Sample(kind, value, sources or [], self.context))
         return value
 
 
@@ -107,12 +113,13 @@ def read(run: Run, docs: list[Doc]) -> None:
             [doc.text, *(run.texts[i] for i in known)],
         )
         found = run.ask("entities", {"passage": doc.text, "max_entities": 3})
+        context = run.context
         run.add(doc.text, doc.domain, doc.year)
         if synthesis:
             run.add(synthesis, doc.domain, doc.year)
         for item in found:
-            run.samples.append(Sample("entity", item.entity))
-            run.samples.append(Sample("entity_learning", item.learning))
+            run.samples.append(Sample("entity", item.entity, context=context))
+            run.samples.append(Sample("entity_learning", item.learning, context=context))
             previous = insights.setdefault(item.entity.lower(), [])
             fields = {
                 "entity": item.entity,
@@ -162,8 +169,8 @@ def wander(run: Run, rng: random.Random, steps: int) -> None:
             {"concept": here_text, "domains": here_domain, "elsewhere": run.passages(elsewhere, "domain"), "count": 3},
         )
         for analogy in analogies:
-            run.samples.append(Sample("locus", analogy.concept))
-            run.samples.append(Sample("analogy_rationale", analogy.rationale))
+            run.samples.append(Sample("locus", analogy.concept, context=run.context))
+            run.samples.append(Sample("analogy_rationale", analogy.rationale, context=run.context))
         there = rng.choice(run.nearest(here_text, 8, exclude={here})[3:])
         there_text, there_domain = run.texts[there], run.domains[there]
         if analogies and rng.random() < 0.4:
@@ -183,8 +190,8 @@ def wander(run: Run, rng: random.Random, steps: int) -> None:
         )
         for name in ("connection", "tension", "bridge", "surprise", "possibility"):
             sources = [here_text, there_text] if name == "connection" else []
-            run.samples.append(Sample(f"residue_{name}", getattr(dwelling, name), sources))
-        run.samples += [Sample("theme", theme) for theme in dwelling.themes]
+            run.samples.append(Sample(f"residue_{name}", getattr(dwelling, name), sources, run.context))
+        run.samples += [Sample("theme", theme, context=run.context) for theme in dwelling.themes]
         themes += dwelling.themes
         residues.append((" ".join([dwelling.connection, dwelling.possibility]), there_domain))
         here_text, here_domain = there_text, there_domain
@@ -203,8 +210,8 @@ def wander(run: Run, rng: random.Random, steps: int) -> None:
             [t for t, _ in evidence],
         )
         verdict = run.ask("wander_validate", {"insight": draft.insight, "evidence": block})
-        run.samples.append(Sample("crystal", draft.insight, [t for t, _ in evidence]))
-        run.samples.append(Sample("validation_notes", verdict.notes))
+        run.samples.append(Sample("crystal", draft.insight, [t for t, _ in evidence], run.context))
+        run.samples.append(Sample("validation_notes", verdict.notes, context=run.context))
         if start >= 6:
             break
 
@@ -215,7 +222,7 @@ def generate(embedder: Embedder, seed: int = 0) -> list[Sample]:
     run = Run(embedder)
     docs = corpus()
     rng.shuffle(docs)
-    read(run, docs[:14])
+    read(run, docs[:22])
     dream(run, rng, dreams=6)
     wander(run, rng, steps=8)
     return run.samples

@@ -9,90 +9,18 @@ The checker is shown to flag texts the provider used to write, so a rule that st
 from __future__ import annotations
 
 import re
-from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from explorer.text import split_sentences
-
-MARKUP = re.compile(
-    r"`|<[A-Za-z/][^<>]*>|[{}]|\b(?:https?|ftp)://|\bwww\.|\[[^\]]*\]\(|\*\*|(?:^|\s)#{1,6}\s|\S+@\S+\.\w+"
-)
-NESTED = re.compile(r"“[^”]*“")  # a quotation opened inside another
-ENDED = re.compile(r"[.!?…][”\")]*$")
-WORD = re.compile(r"[\w'’-]+")
+from explorer.testing.prose import ENDED, MARKUP, MAX_WORDS, NESTED, draws_on, label_faults, prose_faults
 
 # Words of the people the sample credits or quotes: never a theme or an entity.
-PEOPLE = {"Hettinger", "Morehouse", "Kuchling", "Zadka", "Hastings", "Schneider-Kamp", "Chesterton", "Seneca", "Brandt"}
-PEOPLE |= {"Wuellen", "Walker", "Skywalker", "Joy", "Metcalfe", "Gauguin", "Raymond", "Emily", "Larry", "Peter"}
-
-# The most words each kind may have: the prompts ask 50-100 words, 1-3 sentences, a question, 150 words...
-MAX_WORDS = {
-    "implant": 110,
-    "entity_synthesis": 80,
-    "entity_learning": 40,
-    "rem_question": 30,
-    "rem_synthesis": 150,
-    "dream_relation": 150,
-    "locus": 40,
-    "analogy_rationale": 30,
-    "residue_connection": 70,
-    "residue_tension": 70,
-    "residue_bridge": 30,
-    "residue_surprise": 50,
-    "residue_possibility": 50,
-    "crystal": 100,
-    "validation_notes": 60,
-}
-LABELS = {"entity", "theme"}  # a name for a thing, not a sentence
-
-
-def prose_faults(text: str, max_words: int = 150) -> list[str]:
-    """What breaks the rules in one text of prose: markup, nesting, repetition, unended sentences, length."""
-    faults = []
-    if MARKUP.search(text):
-        faults.append(f"markup or code: {MARKUP.search(text)[0]!r}")  # type: ignore[index]
-    if NESTED.search(text):
-        faults.append("a quotation nested in a quotation")
-    words = [w.lower() for w in WORD.findall(text)]
-    grams = Counter(tuple(words[i : i + 4]) for i in range(len(words) - 3))
-    repeated = [" ".join(g) for g, n in grams.items() if n > 1]
-    if repeated:
-        faults.append(f"says twice: {repeated[0]!r}")
-    sentences = split_sentences(text)
-    for sentence in sentences:
-        if not ENDED.search(sentence):
-            faults.append(f"unended sentence: {sentence[-40:]!r}")
-    openers = Counter(" ".join(WORD.findall(s)[:2]).lower() for s in sentences if len(WORD.findall(s)) > 2)
-    if any(n > 1 for n in openers.values()):
-        faults.append(f"sentences open alike: {openers.most_common(1)[0][0]!r}")
-    if len(text.split()) > max_words:
-        faults.append(f"{len(text.split())} words, over {max_words}")
-    return faults
-
-
-def label_faults(label: str) -> list[str]:
-    """What keeps a theme or an entity from naming a subject: a person, an address, a link, a number, code."""
-    faults = []
-    if re.search(r"@|://|www\.|[`<>{}()=_/\\]", label):
-        faults.append("address, link or code")
-    if not re.search(r"[A-Za-z]{3}", label) or re.search(r"\d", label):
-        faults.append("a number")
-    if {w.strip("'’s") for w in label.split()} & PEOPLE:
-        faults.append("a person")
-    if re.fullmatch(r"(?:\S+ )?[a-z]+ly", label) and not label.endswith(("family", "supply", "assembly")):
-        faults.append("an adverb: how something is done, not a subject")
-    if re.fullmatch(r"[a-z]+ed", label) and not label.endswith(("eed", "hundred")):
-        faults.append("a participle: what was done, not a subject")
-    return faults
-
-
-def draws_on(text: str, source: str) -> bool:
-    """Whether ``text`` quotes ``source``: four words in a row of it."""
-    ours, theirs = [w.lower() for w in WORD.findall(text)], [w.lower() for w in WORD.findall(source)]
-    grams = {tuple(theirs[i : i + 4]) for i in range(len(theirs) - 3)}
-    return any(tuple(ours[i : i + 4]) in grams for i in range(len(ours) - 3))
+PEOPLE = frozenset(
+    {"Hettinger", "Morehouse", "Kuchling", "Zadka", "Hastings", "Schneider-Kamp", "Chesterton", "Seneca", "Brandt"}
+    | {"Wuellen", "Walker", "Skywalker", "Joy", "Metcalfe", "Gauguin", "Raymond", "Emily", "Larry", "Peter"}
+)
 
 
 # Texts the provider wrote before these rules (from a run over the same sample), one for each rule.
@@ -119,7 +47,50 @@ def test_the_checker_flags_what_the_provider_used_to_write(rule: str) -> None:
 
 @pytest.mark.parametrize("label", OLD_LABELS)
 def test_the_checker_flags_names_addresses_and_numbers_as_themes(label: str) -> None:
-    assert label_faults(label), label
+    assert label_faults(label, people=PEOPLE), label
+
+
+# What issue 28 found the provider writing, over notes on bees and git: the text, the source it was written from,
+# and the fault the checker must name.
+QUEEN = (Path(__file__).parents[1] / "data" / "notes" / "bees" / "the-queen.md").read_text(encoding="utf-8")
+ISSUE_28 = {
+    "number": ("Within Python, years carries over as long.", "", "number: years carries"),
+    "number, singular": ("Honey recur between queen and hive.", "", "number: Honey recur"),
+    "case, lower": ("Within python, years carry over as code.", "Python changes. It is Python.", "case: 'python'"),
+    "case, capital": (
+        "What do these passages say about eggs, Clear and queen?",
+        "The honey is clear.",
+        "case: 'Clear'",
+    ),
+}
+ISSUE_28_LABELS = {
+    "long": "a lone adjective",
+    "Clear": "a lone adjective",
+    "Inside": "a lone adjective",
+    "underlying": "an adjective",
+    "read": "a participle",
+    "hundred bees": "a number phrase",
+    "of bees": "a fragment",
+    "enhances": "a verb",
+}
+
+
+@pytest.mark.parametrize("case", sorted(ISSUE_28))
+def test_the_checker_flags_number_and_case_in_what_the_template_says(case: str) -> None:
+    text, source, fault = ISSUE_28[case]
+    assert any(f.startswith(fault) for f in prose_faults(text, 30, source)), prose_faults(text, 30, source)
+
+
+@pytest.mark.parametrize("label", sorted(ISSUE_28_LABELS))
+def test_the_checker_flags_labels_that_name_no_thing(label: str) -> None:
+    assert any(f.startswith(ISSUE_28_LABELS[label]) for f in label_faults(label, QUEEN)), label_faults(label, QUEEN)
+
+
+def test_agreement_and_case_are_read_outside_quotations_and_lists() -> None:
+    assert prose_faults("Eggs and queen recur between hives: “The bees carries it”.", 30, QUEEN) == []
+    assert prose_faults("Within Python, years carry over as code.", 30, "Python changes. It is Python.") == []
+    assert label_faults("brood", "drone brood in worker cells") == []  # a noun where its text uses it as one
+    assert label_faults("queen", QUEEN) == [] and label_faults("upright eggs", QUEEN) == []
 
 
 def test_the_checker_passes_plain_prose_and_subjects() -> None:
@@ -132,6 +103,7 @@ def test_the_checker_passes_plain_prose_and_subjects() -> None:
     assert label_faults("delay slot") == [] and label_faults("Microsoft SMB") == []
     assert label_faults("power supply") == [] and label_faults("processor family") == []
     assert label_faults("speed") == [] and label_faults("family") == []
+    assert label_faults("years") == [] and label_faults("eggs") == []
 
 
 def _by_kind(samples: list[Any]) -> dict[str, list[Any]]:
@@ -157,7 +129,7 @@ def test_offline_texts_follow_the_rules_of_prose(prose_samples: list[Any], kind:
     faults = [
         f"{fault}\n    in {sample.text}"
         for sample in _by_kind(prose_samples)[kind]
-        for fault in prose_faults(sample.text, MAX_WORDS[kind])
+        for fault in prose_faults(sample.text, MAX_WORDS[kind], sample.context)
     ]
     assert not faults, f"{kind}:\n" + "\n".join(faults[:5])
 
@@ -171,8 +143,12 @@ def test_fusion_keeps_sentences_of_its_memories_and_no_markup(prose_samples: lis
 
 @pytest.mark.parametrize("kind", ["entity", "theme"])
 def test_themes_and_entities_name_subjects(prose_samples: list[Any], kind: str) -> None:
-    faults = [f"{sample.text!r}: {label_faults(sample.text)}" for sample in _by_kind(prose_samples)[kind]]
-    assert not [f for f in faults if not f.endswith("[]")], "\n".join(f for f in faults if not f.endswith("[]"))
+    faults = [
+        f"{sample.text!r}: {found}"
+        for sample in _by_kind(prose_samples)[kind]
+        if (found := label_faults(sample.text, sample.context, PEOPLE))
+    ]
+    assert not faults, "\n".join(faults)
 
 
 @pytest.mark.parametrize("kind", ["implant", "rem_synthesis", "residue_connection", "crystal"])
