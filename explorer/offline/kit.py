@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from explorer.providers.embeddings import Embedder
-from explorer.text import is_prose, keyphrases, plain_text, prose_sentences, shorten, split_sentences
+from explorer.text import is_plural, is_prose, keyphrases, plain_text, prose_sentences, shorten, split_sentences
 
 _QUOTED = re.compile(r"“([^“”]{12,})”")
 QUOTE_WORDS = 30  # a quoted sentence is cut after this many words
@@ -74,6 +74,11 @@ def join(phrases: Sequence[str]) -> str:
     if len(phrases) <= 1:
         return "".join(phrases)
     return ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+def agreeing(subject: str, one: str, many: str) -> str:
+    """The verb form that agrees with ``subject``: ``one`` for "queen", ``many`` for "years" or "eggs"."""
+    return many if is_plural(subject) else one
 
 
 def capitalise(text: str) -> str:

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from explorer.offline import answers
-from explorer.offline.kit import OfflineKit, capitalise, content, excerpt, join, quote, same, topic
+from explorer.offline.kit import OfflineKit, agreeing, capitalise, content, excerpt, join, quote, same, topic
 from explorer.prompts import split_passages
-from explorer.text import keyphrases, shorten
+from explorer.text import as_written, keyphrases, shorten
 
 _LABELLED = re.compile(r"^\[\d+\] \(([^)]*)\) ", re.MULTILINE)
 _ACTION_WORDS = re.compile(
@@ -96,13 +96,22 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
     # Themes: the closest pair first (what links them), then the encountered locus's own salient phrases.
     themes = list(dict.fromkeys(t for t in [b, a, *there_phrases[:2], *here_phrases[:1]] if t))[:5]
     cross = bool(here_domains and there_domains and not set(here_domains) & set(there_domains))
+    texts = f"{here_text}\n\n{there_text}"
+    here_domains, there_domains = (
+        [as_written(d, texts) for d in here_domains],
+        [as_written(d, texts) for d in there_domains],
+    )
     where = (
         f"from {join(here_domains)} to {join(there_domains)}"
         if cross
         else f"within {join(there_domains or here_domains) or 'one domain'}"
     )
     link = a if a.lower() == b.lower() else f"{a} and {b}"
-    carried = f"{a} is common ground" if a.lower() == b.lower() else f"{a} carries over as {b}"
+    carried = (
+        f"{a} {agreeing(a, 'is', 'are')} common ground"
+        if a.lower() == b.lower()
+        else f"{a} {agreeing(a, 'carries', 'carry')} over as {b}"
+    )
     named = {here_name.lower(), there_name.lower()}
     through = join(list(dict.fromkeys(t for t in (a, b) if t.lower() not in named)))
     pool = ours + theirs
@@ -161,7 +170,8 @@ def analogy(fields: dict[str, Any], kit: OfflineKit) -> str:
             {
                 "concept": said,
                 "domain": label,
-                "rationale": f"{capitalise(there_phrases[j])} may play the part that {here_phrases[i]} plays here.",
+                "rationale": f"{capitalise(there_phrases[j])} may play the part that {here_phrases[i]} "
+                f"{agreeing(here_phrases[i], 'plays', 'play')} here.",
             }
         )
     return json.dumps({"analogies": found})
@@ -212,7 +222,7 @@ def _insight(chosen: list[tuple[int, str]], evidence: list[str], themes: list[st
     said = [quote(s, 25) for _, s in chosen]
     if not chosen:
         return shorten(content(locus), 40)
-    verb = "recur" if len(recurring) > 1 else "recurs"
+    verb = "recur" if len(recurring) > 1 else agreeing(join(recurring), "recurs", "recur")
     opener = f"{capitalise(join(recurring))} {verb}" if recurring else "A pattern recurs"
     if len(chosen) < 2:
         return f"{opener} around {subjects[0]}: {said[0]}."

@@ -1,0 +1,83 @@
+"""The offline provider's words read as English (issue 28): themes name things, templates agree in number with
+the themes in them, and every word is cased as its source writes it. Each answer is checked by the checker
+``bench.prose`` uses (explorer/testing/prose.py) on the kind of text the issue found broken.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.offline import OfflineProvider
+from explorer.offline.kit import OfflineKit
+from explorer.prompts import REGISTRY, format_passages, load_prompts
+from explorer.providers.embeddings import Embedder
+from explorer.testing.prose import label_faults, prose_faults
+from explorer.text import keyphrases
+
+NOTES = Path(__file__).parents[1] / "data" / "notes"
+
+
+def _note(path: str) -> str:
+    return (NOTES / path).read_text(encoding="utf-8").split("---", 2)[2].strip()
+
+
+@pytest.fixture(scope="module")
+def provider(embedder: Embedder) -> OfflineProvider:
+    load_prompts()
+    return OfflineProvider(OfflineKit(embedder, seed=0))
+
+
+def test_a_keyphrase_names_a_thing_as_its_text_writes_it() -> None:
+    text = (
+        "Clear the cache before a build. The build takes long when the cache is cold, and it reads as long as "
+        "the index is clear. Inside the index, Python modules are read. The index lists Python modules; "
+        "the cache holds compiled modules for Python, as long as their sources are read only once."
+    )
+    found = keyphrases(text, 8)
+    assert found, text
+    assert not [(p, f) for p in found if (f := label_faults(p, text))], found
+    assert not {"Clear", "clear", "long", "read", "Inside"} & set(found)
+    assert all("python" not in p for p in found) and any("Python" in p for p in found), found
+
+
+def test_a_dwelling_agrees_with_its_themes_and_cases_its_domains_as_the_notes_do(provider: OfflineProvider) -> None:
+    here, there = _note("bees/the-queen.md"), _note("bees/winter-stores.md")
+    fields = {
+        "current_concept": here,
+        "current_domains": "beekeeping",
+        "current_abstraction": "0.5",
+        "next_concept": there + " Colonies that keep Python scripts count their Bees.",
+        "next_domains": "python",
+        "next_abstraction": "0.5",
+        "recent_themes": "(none yet)",
+        "active_resonances": "(none yet)",
+    }
+    answer = json.loads(provider.answer(REGISTRY["wander_dwell"], fields))
+    source = "\n\n".join(fields.values())
+    assert "Python" in answer["bridge"], answer["bridge"]
+    for name in ("connection", "tension", "bridge", "surprise", "possibility"):
+        assert prose_faults(answer[name], 80, source) == [], (
+            name,
+            answer[name],
+            prose_faults(answer[name], 80, source),
+        )
+    assert [(t, f) for t in answer["themes"] if (f := label_faults(t, source))] == []
+
+
+def test_an_analogy_and_a_crystal_agree_with_a_plural_theme(provider: OfflineProvider) -> None:
+    queen, stores, reflog = _note("bees/the-queen.md"), _note("bees/winter-stores.md"), _note("git/reflog.md")
+    fields = {
+        "concept": "Workers raise emergency queens from young larvae. Unfertilised eggs become drones.",
+        "domains": "beekeeping",
+        "elsewhere": format_passages([reflog], ["software"]),
+        "count": 1,
+    }
+    analogies = json.loads(provider.answer(REGISTRY["wander_analogy"], fields))["analogies"]
+    assert analogies and all(prose_faults(a["rationale"], 30) == [] for a in analogies), analogies
+    evidence = format_passages([queen, stores, reflog], ["beekeeping", "beekeeping", "software"])
+    draft = {"themes": "eggs", "locus": queen, "domains": "beekeeping", "evidence": evidence}
+    insight = json.loads(provider.answer(REGISTRY["wander_crystallize"], draft))["insight"]
+    assert "ggs recur" in insight and prose_faults(insight, 100) == [], insight
