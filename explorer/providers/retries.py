@@ -8,9 +8,14 @@ off (``max_retries=0``): they would multiply that bound, unseen.
 
 from __future__ import annotations
 
+import re
+
 from explorer.providers.deadline import DeadlinePassed
 
 _FINAL = ("Authentication", "NotFound", "BadRequest", "PermissionDenied", "ContextWindow")  # asked again, the same
+# A FastAPI server's refusal of a request's shape (llama-cpp-python's) is "1 validation error:" on its first line
+# and what failed on the next, as the repr of pydantic's error: ('body', 'response_format', 'type') and its msg.
+_VALIDATION_PROBLEM = re.compile(r"""'loc': \(([^)]*)\), 'msg': (?:'([^'\n]*)'|"([^"\n]*)")""")
 
 
 def backoff_s(attempt: int) -> float:
@@ -34,5 +39,18 @@ def describe(exc: Exception, model: str, timeout_s: float) -> str:
     """
     if timed_out(exc):
         return f"{model} timed out after {timeout_s:g} s"
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return f"{model} failed: {first_line[:300]}"
+    return f"{model} failed: {gist(str(exc)) or type(exc).__name__}"
+
+
+def gist(message: str) -> str:
+    """A failure's message in one line, at most 300 characters: its first line, and for a server's validation
+    error (whose first line is only "1 validation error:") the field and the problem it names.
+    """
+    lines = message.strip().splitlines()
+    first = lines[0] if lines else ""
+    problem = _VALIDATION_PROBLEM.search(message)
+    if problem is not None:
+        parts = [part.strip(" '\"") for part in problem[1].split(",")]
+        where = ".".join(part for part in parts if part and part != "body")  # the request's body: every field's
+        first = f"{first} {where}: {problem[2] or problem[3]}"
+    return first[:300]

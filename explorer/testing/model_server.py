@@ -111,6 +111,13 @@ Script = Callable[[Request], Reply | None]
 # request model knows only "text" and "json_object" (with an optional "schema"), says "Input should be 'text' or
 # 'json_object'".
 LLAMA_CPP_REJECTION = 'response_format type must be one of "text" or "json_object", but got: json_schema'
+# llama-cpp-python's server's refusal, as it words it (its pydantic error, then where it was raised).
+LLAMA_CPP_PYTHON_REJECTION = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n"
+    '  File "llama_cpp/server/app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions'
+)
 
 
 def rejecting(*forms: str, status: int = 500, error: str = LLAMA_CPP_REJECTION) -> Script:

@@ -15,7 +15,7 @@ from explorer.prompts.reading import IMPLANT
 from explorer.providers.budget import Budget
 from explorer.providers.structured import first_form
 from explorer.store.calls import recent_calls
-from explorer.testing.model_server import SERVED_MODEL, Reply, Request, rejecting
+from explorer.testing.model_server import LLAMA_CPP_PYTHON_REJECTION, SERVED_MODEL, Reply, Request, rejecting
 
 MEMORIES = {"memories": "[1] (fact, 0.4) Cats purr when they are content.\n\n[2] (fact, 0.3) A content cat purrs."}
 IMPLANT_FIELDS = {"new_info": "Cats purr when they are content.", "existing_knowledge": "[1] Dogs wag their tails."}
@@ -97,6 +97,20 @@ def test_a_refused_form_steps_down_at_once_and_is_remembered(make_runtime, model
     (line,) = [record.getMessage() for record in caplog.records]
     assert line.startswith(f"{SERVED_MODEL} refused structured answers as json_schema, asked as json_object_schema")
     assert "\n" not in line
+
+
+def test_a_refusal_worded_as_a_validation_error_is_logged_with_its_field_and_problem(
+    make_runtime, model_server, caplog
+) -> None:
+    """llama-cpp-python's server says "1 validation error:" on its first line and what failed on the next."""
+    server = model_server(script=rejecting("json_schema", error=LLAMA_CPP_PYTHON_REJECTION))
+    runtime = served(make_runtime, server, retries=0)
+    with caplog.at_level(logging.WARNING, logger="explorer.providers.structured"):
+        assert runtime.gateway.ask(FUSION, MEMORIES).ok
+    reason = logged(runtime)[0][2] or ""
+    assert reason.endswith("1 validation error: response_format.type: Input should be 'text' or 'json_object'")
+    (line,) = [record.getMessage() for record in caplog.records]
+    assert line.endswith(reason) and "File" not in line
 
 
 def test_refusals_in_flight_together_step_down_once(make_runtime, model_server, caplog) -> None:
