@@ -14,7 +14,7 @@ import pytest
 
 from explorer import text
 from explorer.offline import consolidation as offline_consolidation
-from explorer.prompts import answers, extract_json, reading, split_passages
+from explorer.prompts import answers, extract_json, split_passages
 
 LINEAR_RATIO = 8  # 4n against n: about 4 when linear, 16 when quadratic
 SLOW_S = 1.0  # n characters taking longer than this is already the fault (and 4n would take minutes)
@@ -54,7 +54,6 @@ CASES: list[tuple[str, Callable[[str], object], str, int]] = [
     ("keyphrases of a word", text.keyphrases, "0123456789abcdef", 10_000),
     ("fenced JSON over blanks", lambda s: extract_json("```" + s), " ", 10_000),
     ("passages over unclosed labels", split_passages, "[1] (\n", 10_000),
-    ("entity line over blanks", lambda s: reading.read_entities("- a: b" + s + "c"), " ", 10_000),
     ("fence line over empty lines", answers._FENCE_LINE.search, "\n", 10_000),
     ("strategies over a name with no count", offline_consolidation._strategies, "a", 5_000),
 ]

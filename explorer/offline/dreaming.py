@@ -19,6 +19,7 @@ from explorer.offline import answers
 from explorer.offline.kit import OfflineKit, capitalise, content, excerpt, join, quote, same, source_sentences, topic
 from explorer.offline.reading import NOTHING_SIMILARITY
 from explorer.prompts import split_passages
+from explorer.prompts.dreaming import FUSION_CHARS
 from explorer.text import keyphrases, shorten
 
 SYNTHESIS_QUOTE_WORDS = 25  # three quotations and their connectives stay well under the 150 words asked
@@ -116,7 +117,7 @@ def fusion(fields: dict[str, Any], kit: OfflineKit) -> str:
     given in the order the memories gave them.
     """
     memories = split_passages(str(fields["memories"]))
-    budget = FUSION_SHARE * sum(len(m) for m in memories)
+    budget = min(FUSION_CHARS, FUSION_SHARE * sum(len(m) for m in memories))  # FUSION_CHARS: what is accepted
     sentences = list(dict.fromkeys(s for m in memories for s in excerpt(m))) or [shorten(m, 20) for m in memories]
     if not sentences:
         return json.dumps({"summary": ""})

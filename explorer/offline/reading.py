@@ -7,6 +7,7 @@ so code, markup and an earlier answer's connectives are never quoted.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from explorer.offline import answers
@@ -69,12 +70,12 @@ def entities(fields: dict[str, Any], kit: OfflineKit) -> str:
     passage = str(fields["passage"])
     limit = int(fields.get("max_entities", 5))
     sentences = source_sentences(passage)
-    lines: list[str] = []
+    found: list[dict[str, str]] = []
     for phrase in keyphrases(passage, limit + 2):
         where = next((s for s in sentences if phrase.lower() in s.lower()), None)
-        if where and len(lines) < limit:
-            lines.append(f"- {phrase}: {shorten(where, ENTITY_WORDS)}")
-    return "\n".join(lines) or "NONE"
+        if where and len(found) < limit:
+            found.append({"entity": phrase, "learning": shorten(where, ENTITY_WORDS)})
+    return json.dumps({"entities": found})
 
 
 @answers("entity_synthesis")

@@ -14,6 +14,11 @@ little" is at most the range's own width beyond it: for a 0–1 score 1.02 or 1.
 (a model overshooting the scale it was given); 7 or 70 is refused, as the model rated on another scale (1–10,
 percent) and no clamp can say what it meant. For a 1–5 score, 0 becomes 1 and 9 becomes 5; 10 or 80 is refused.
 The one rule holds for every score, so no prompt has its own idea of "out of range".
+
+What is asked matches what is accepted. Each field's check is declared with :class:`Checked`, which also puts the
+bounds it enforces into the field's JSON schema (``maxLength``, ``maxItems``, scores as an ``enum`` of steps): a
+server that turns the schema into a grammar (llama.cpp) cannot then write a value the check refuses, nor an answer
+longer than :func:`longest_answer`, which each prompt's ``max_tokens`` is sized to hold.
 """
 
 from __future__ import annotations
@@ -21,11 +26,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Annotated, Any, NoReturn, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationError
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from explorer.prompts import AnswerRejected, clean_text, extract_json
 
@@ -35,7 +42,27 @@ T = TypeVar("T")
 LABEL_MAX_CHARS = 80  # a domain or theme is a name, not a sentence
 
 
-def _refuse(reason: str) -> NoReturn:
+@dataclass(frozen=True)
+class Checked:
+    """A field's check and what a model is asked for, side by side, as ``Annotated`` metadata.
+
+    ``check`` reads the raw value before pydantic's own type check (cleaning it, or refusing it with a reason);
+    ``schema`` holds the JSON-schema keywords that ask for what ``check`` accepts, merged into the field's schema,
+    so the bound is written once, here, for the reader and the grammar alike.
+    """
+
+    check: Callable[[object], Any]
+    schema: Mapping[str, Any] = field(compare=False)  # a dict: typing hashes Annotated's metadata
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_before_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {**handler(schema), **self.schema}
+
+
+def refuse(reason: str) -> NoReturn:
+    """Refuse a field's value, from inside a check: the reason becomes the field's in :func:`summarise`."""
     raise PydanticCustomError("answer", "{reason}", {"reason": reason})
 
 
@@ -54,13 +81,13 @@ def _kind_of(value: object) -> str:
 
 def _number(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        _refuse(f"a number is needed, not {_kind_of(value)}")
+        refuse(f"a number is needed, not {_kind_of(value)}")
     try:
         number = float(value.strip() if isinstance(value, str) else value)
     except ValueError:
-        _refuse(f"a number is needed, not the text {_shown(value)}")
+        refuse(f"a number is needed, not the text {_shown(value)}")
     if not math.isfinite(number):
-        _refuse(f"a finite number is needed, not {_shown(value)}")
+        refuse(f"a finite number is needed, not {_shown(value)}")
     return number
 
 
@@ -71,32 +98,30 @@ def score(low: float, high: float) -> Callable[[object], float]:
     def check(value: object) -> float:
         number = _number(value)
         if number < low - width or number > high + width:
-            _refuse(f"{number:g} is far outside the {low:g}–{high:g} scale (another scale?)")
+            refuse(f"{number:g} is far outside the {low:g}–{high:g} scale (another scale?)")
         return min(high, max(low, number))
 
     return check
 
 
-def optional(validator: Callable[[object], T]) -> Callable[[object], T | None]:
-    """``validator`` for a field that may be absent or null."""
-    return lambda value: None if value is None else validator(value)
-
-
-Score01 = Annotated[float, BeforeValidator(score(0.0, 1.0))]
-Score15 = Annotated[float, BeforeValidator(score(1.0, 5.0))]
-OptionalScore01 = Annotated[float | None, BeforeValidator(optional(score(0.0, 1.0)))]
+# Scores are asked for as steps of their scale: llama.cpp's grammar ignores minimum and maximum, and a small model
+# asked for "a number" rates 0-1 things 7 or 8. The reader still takes any number the scale's rule allows.
+TENTHS = [round(step / 10, 1) for step in range(11)]
+Score01 = Annotated[float, Checked(score(0.0, 1.0), {"enum": TENTHS})]
+Score15 = Annotated[float, Checked(score(1.0, 5.0), {"type": "integer", "enum": [1, 2, 3, 4, 5]})]
+OptionalScore01 = Score01 | None
 
 
 def _count(value: object) -> int:
     """A positive whole number (a candidate's number in the prompt), given as a number or a string."""
     number = _number(value)
     if number != int(number) or number < 1:
-        _refuse(f"a whole number from 1 is needed, not {_shown(value)}")
+        refuse(f"a whole number from 1 is needed, not {_shown(value)}")
     return int(number)
 
 
-Count = Annotated[int, BeforeValidator(_count)]
-OptionalCount = Annotated[int | None, BeforeValidator(optional(_count))]
+Count = Annotated[int, Checked(_count, {"minimum": 1})]
+OptionalCount = Count | None
 
 # -- text and labels ------------------------------------------------------------------
 
@@ -105,23 +130,28 @@ def text(max_chars: int | None, min_chars: int = 0) -> Callable[[object], str]:
     """A validator for a text field: a string (never a number, list or object), cleaned, within length bounds.
 
     An absent or empty text is the empty string when ``min_chars`` is 0; ``max_chars`` ``None`` leaves the
-    length to the answer's cap. In a model:
-    ``notes: Annotated[str, BeforeValidator(text(1500))]``.
+    length to the answer's cap. An answer model's field uses :func:`text_field`, which also asks for the bounds.
     """
 
     def check(value: object) -> str:
         if value is None:
             value = ""
         if not isinstance(value, str):
-            _refuse(f"text is needed, not {_kind_of(value)}")
+            refuse(f"text is needed, not {_kind_of(value)}")
         cleaned = clean_text(value)
         if max_chars is not None and len(cleaned) > max_chars:
-            _refuse(f"{len(cleaned)} characters, over the {max_chars}-character limit")
+            refuse(f"{len(cleaned)} characters, over the {max_chars}-character limit")
         if len(cleaned) < min_chars:
-            _refuse(f"{len(cleaned)} characters, under the {min_chars} needed" if cleaned else "empty")
+            refuse(f"{len(cleaned)} characters, under the {min_chars} needed" if cleaned else "empty")
         return cleaned
 
     return check
+
+
+def text_field(max_chars: int, min_chars: int = 0) -> Checked:
+    """:func:`text`'s check with its bounds asked for: a text field of an answer model, ``Annotated[str, …]``."""
+    bounds = {"maxLength": max_chars} | ({"minLength": min_chars} if min_chars else {})
+    return Checked(text(max_chars, min_chars), bounds)
 
 
 def label(value: object) -> str:
@@ -131,10 +161,10 @@ def label(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        _refuse(f"a short name is needed, not {_kind_of(value)}")
+        refuse(f"a short name is needed, not {_kind_of(value)}")
     name = clean_text(str(value)).strip(".").strip()
     if len(name) > LABEL_MAX_CHARS:
-        _refuse(f"a short name is needed, not {len(name)} characters ({_shown(name)})")
+        refuse(f"a short name is needed, not {len(name)} characters ({_shown(name)})")
     return name
 
 
@@ -147,44 +177,52 @@ def _each(items: list[object], one: Callable[[object], str]) -> tuple[str, ...]:
         try:
             name = one(item)
         except PydanticCustomError as exc:
-            _refuse(f"item {position}: {exc.message()}")
+            refuse(f"item {position}: {exc.message()}")
         if name and name.lower() not in seen:
             seen[name.lower()] = name
     return tuple(seen.values())
 
 
-def labels(value: object) -> tuple[str, ...]:
-    """Short names from a list (or a comma-separated string), blanks and repeats (in any case) dropped."""
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = value.split(",")
-    if not isinstance(value, list):
-        _refuse(f"a list of short names is needed, not {_kind_of(value)}")
-    return _each(value, label)
+LABEL_SCHEMA = {"type": "string", "maxLength": LABEL_MAX_CHARS}
+Label = Annotated[str, Checked(label, {"maxLength": LABEL_MAX_CHARS})]
 
 
-Label = Annotated[str, BeforeValidator(label)]
-Labels = Annotated[tuple[str, ...], BeforeValidator(labels)]
+def labels(max_items: int, min_items: int = 0) -> Checked:
+    """Short names from a list (or a comma-separated string), blanks and repeats (in any case) dropped, the first
+    ``max_items`` kept (a model that names more has still named these). ``min_items`` is asked for only: the
+    prompt's reader says what it needs (a dwelling without themes is refused there, with its reason).
+    """
+
+    def check(value: object) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            value = value.split(",")
+        if not isinstance(value, list):
+            refuse(f"a list of short names is needed, not {_kind_of(value)}")
+        return _each(value, label)[:max_items]
+
+    return Checked(check, {"items": LABEL_SCHEMA, "minItems": min_items, "maxItems": max_items})
 
 
-def phrases(max_items: int, max_chars: int) -> Callable[[object], tuple[str, ...]]:
-    """A validator for a list of short texts (conditions, actions): from one to ``max_items`` strings of at most
-    ``max_chars`` each, cleaned, blanks and repeats dropped; a single string is a list of one.
+def phrases(max_items: int, max_chars: int) -> Checked:
+    """A list of short texts (conditions, actions): from one to ``max_items`` strings of at most ``max_chars``
+    each, cleaned, blanks and repeats dropped; a single string is a list of one.
     """
 
     def check(value: object) -> tuple[str, ...]:
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list):
-            _refuse(f"a list of texts is needed, not {_kind_of(value)}")
+            refuse(f"a list of texts is needed, not {_kind_of(value)}")
         kept = _each(items, text(max_chars))
         if not kept:
-            _refuse("at least one text is needed")
+            refuse("at least one text is needed")
         if len(kept) > max_items:
-            _refuse(f"{len(kept)} items, over the {max_items} allowed")
+            refuse(f"{len(kept)} items, over the {max_items} allowed")
         return kept
 
-    return check
+    items = {"type": "string", "maxLength": max_chars}
+    return Checked(check, {"items": items, "minItems": 1, "maxItems": max_items})
 
 
 class AnswerModel(BaseModel):
@@ -227,6 +265,35 @@ def _plain(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
     return plain
 
 
+# Beside its strings' own length: a number (the grammar's longest, in practice a few digits), true/false/null.
+_SCALAR_CHARS = {"number": 20, "integer": 20, "boolean": 5, "null": 4}
+
+
+def longest_answer(schema: Mapping[str, Any]) -> int | None:
+    """The most characters of JSON an answer following ``schema`` can hold, as a grammar writes it (one blank
+    after each mark at most); ``None`` when the schema leaves it unbounded (a string without ``maxLength``, a list
+    without ``maxItems``). A prompt's ``max_tokens`` must hold it, or the answer is cut mid-JSON.
+    """
+    if "enum" in schema:
+        return max(len(json.dumps(value)) for value in schema["enum"])
+    if "anyOf" in schema:
+        options = [longest_answer(option) for option in schema["anyOf"]]
+        return None if None in options else max(n for n in options if n is not None)
+    kind = str(schema.get("type"))
+    if kind == "object":
+        fields = [longest_answer(sub) for sub in schema["properties"].values()]
+        if None in fields:
+            return None
+        keys = sum(len(json.dumps(name)) + 4 for name in schema["properties"])  # the key, ": " and ", "
+        return 4 + keys + sum(n for n in fields if n is not None)
+    if kind == "array":
+        item, most = longest_answer(schema["items"]), schema.get("maxItems")
+        return None if item is None or most is None else 4 + most * (item + 2)
+    if kind == "string":
+        return None if "maxLength" not in schema else schema["maxLength"] + 3
+    return _SCALAR_CHARS[kind]
+
+
 # -- reading answers --------------------------------------------------------------------
 
 
@@ -262,6 +329,22 @@ def check(model: type[M], data: object) -> M:
         return model.model_validate(lower_keys(data))
     except ValidationError as exc:
         raise AnswerRejected(summarise(exc)) from None
+
+
+def checked_each(model: type[M], items: list[Any], key: str) -> list[tuple[int, M]]:
+    """The items of a list answer that read as ``model``, each with its position. One that does not is left out,
+    as the others are still good; when none does, the answer is refused with the first one's reason (named
+    ``key.position``) and how many more failed.
+    """
+    found, reasons = [], []
+    for position, item in enumerate(items):
+        try:
+            found.append((position, check(model, item)))
+        except AnswerRejected as exc:
+            reasons.append(f"{key}.{position}: {exc.reason}")
+    if reasons and not found:
+        raise AnswerRejected(reasons[0] + (f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""))
+    return found
 
 
 def opening(text: str, limit: int = 40) -> str:

@@ -10,7 +10,7 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import BeforeValidator, StrictBool
 
 from explorer.prompts import Prompt
-from explorer.prompts.answers import AnswerModel, Label, answer_schema, check, json_object, phrases, text
+from explorer.prompts.answers import AnswerModel, Label, answer_schema, check, json_object, phrases, text_field
 
 M = TypeVar("M", bound=AnswerModel)
 
@@ -25,9 +25,9 @@ def _word(value: object) -> object:
     return value.strip().strip(".").lower() if isinstance(value, str) else value
 
 
-Sentence = Annotated[str, BeforeValidator(text(400, 1))]
-Reason = Annotated[str, BeforeValidator(text(300))]
-Phrases = Annotated[tuple[str, ...], BeforeValidator(phrases(5, 200))]
+Sentence = Annotated[str, text_field(300, 1)]
+Reason = Annotated[str, text_field(200)]  # one line
+Phrases = Annotated[tuple[str, ...], phrases(5, 120)]  # an IF or a THEN: a clause, not a paragraph
 
 # -- a cluster's pattern ----------------------------------------------------------------
 
@@ -62,7 +62,7 @@ PATTERN = Prompt[PatternAnswer](
     ),
     reader=read_pattern,
     temperature=0.2,
-    max_tokens=500,
+    max_tokens=600,
     schema=answer_schema(PatternAnswer),
 )
 
@@ -87,7 +87,7 @@ ABSTRACTION = Prompt[AbstractionAnswer](
     ),
     reader=reads(AbstractionAnswer),
     temperature=0.3,
-    max_tokens=250,
+    max_tokens=150,
     schema=answer_schema(AbstractionAnswer),
 )
 
@@ -112,7 +112,7 @@ RELATION = Prompt[RelationAnswer](
     ),
     reader=reads(RelationAnswer),
     temperature=0.0,
-    max_tokens=120,
+    max_tokens=100,
     schema=answer_schema(RelationAnswer),
 )
 
@@ -135,6 +135,6 @@ CONTRADICTION = Prompt[ContradictionAnswer](
     ),
     reader=reads(ContradictionAnswer),
     temperature=0.0,
-    max_tokens=120,
+    max_tokens=100,
     schema=answer_schema(ContradictionAnswer),
 )

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator
+from pydantic import Field
 
 from explorer.prompts import AnswerRejected, Prompt, clean_text
 from explorer.prompts.answers import (
@@ -18,16 +18,19 @@ from explorer.prompts.answers import (
     Score15,
     answer_schema,
     check,
+    checked_each,
     json_object,
     json_value,
     lower_keys,
     opening,
     prose,
-    text,
+    text_field,
 )
 from explorer.prompts.reading import read_paragraph
 
 NO_CONNECTION = "NO_CONNECTION"
+MAX_JUDGEMENTS = 8  # exploration's candidates a seed, by default: one judgement each
+FUSION_CHARS = 1200  # a merged memory: about 200 words
 _NO_CONNECTION = re.compile(r"\W*NO[_ ]CONNECTION\W*", re.IGNORECASE)
 
 
@@ -67,9 +70,9 @@ class JudgementAnswer(AnswerModel):
     novelty: Score15
     plausibility: Score15
     usefulness: Score15
-    connection: Annotated[str, BeforeValidator(text(1000))] = ""
+    connection: Annotated[str, text_field(240)] = ""  # one sentence
     confidence: OptionalScore01 = None
-    reason: Annotated[str, BeforeValidator(text(300))] = ""
+    reason: Annotated[str, text_field(160)] = ""  # one short line
     verdict: Any = None
 
 
@@ -78,7 +81,7 @@ class JudgementsAnswer(AnswerModel):
     one that does not check out leaves its candidate unjudged and the others kept).
     """
 
-    judgements: list[JudgementAnswer]
+    judgements: Annotated[list[JudgementAnswer], Field(max_length=MAX_JUDGEMENTS)]
 
 
 def _judgement(entry: JudgementAnswer, position: int) -> Judgement:
@@ -115,16 +118,10 @@ def read_judge(text: str) -> JudgeAnswer:
         entries = [data]
     else:
         raise AnswerRejected('judgements: a list is needed ({"judgements": [...]})')
-    found, reasons = [], []
-    for position, entry in enumerate(entries, 1):
-        try:
-            found.append(_judgement(check(JudgementAnswer, entry), position))
-        except AnswerRejected as exc:
-            reasons.append(f"judgements.{position - 1}: {exc.reason}")
-    if not found:
-        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
-        raise AnswerRejected(reasons[0] + more if reasons else "judgements: none given")
-    return JudgeAnswer(tuple(found))
+    if not entries:
+        raise AnswerRejected("judgements: none given")
+    found = checked_each(JudgementAnswer, entries, "judgements")
+    return JudgeAnswer(tuple(_judgement(entry, position + 1) for position, entry in found))
 
 
 def parse_judge(text: str) -> JudgeAnswer | None:
@@ -163,7 +160,7 @@ REM_JUDGE = Prompt[JudgeAnswer](
     ),
     reader=read_judge,
     temperature=0.3,  # slightly creative, for the connection's description
-    max_tokens=1400,
+    max_tokens=1500,
     schema=answer_schema(JudgementsAnswer),
 )
 
@@ -233,9 +230,9 @@ DREAM_RELATION = Prompt[str](
 
 
 class FusionAnswer(AnswerModel):
-    """The fusion prompt's JSON: the summary as text (its length is the answer's cap's business)."""
+    """The fusion prompt's JSON: the summary as text, shorter than what it merges."""
 
-    summary: Annotated[str, BeforeValidator(text(None, 1))]
+    summary: Annotated[str, text_field(FUSION_CHARS, 1)]
 
 
 def read_fusion(text: str) -> str:
@@ -259,6 +256,6 @@ FUSION = Prompt[str](
     ),
     reader=read_fusion,
     temperature=0.2,
-    max_tokens=500,
+    max_tokens=450,
     schema=answer_schema(FusionAnswer),
 )

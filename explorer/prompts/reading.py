@@ -4,9 +4,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import Field
 
 from explorer.prompts import AnswerRejected, Prompt, clean_text
-from explorer.prompts.answers import looks_like_json, opening, prose
+from explorer.prompts.answers import (
+    LABEL_MAX_CHARS,
+    AnswerModel,
+    Checked,
+    answer_schema,
+    checked_each,
+    json_value,
+    label,
+    prose,
+    refuse,
+    text_field,
+)
 
 _NOTHING = re.compile(r"\W*NOTHING\W*", re.IGNORECASE)
 _NOTHING_FIRST = re.compile(r"\W*NOTHING\b")  # in capitals, as asked, then why
@@ -69,28 +83,47 @@ class EntityLearning:
     learning: str
 
 
-# The learning runs to the line's end and is stripped after: a lazy learning before "\s*$" tried every blank of a
-# long run as its end, rescanning the rest of the run each time.
-_ENTITY_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*\**(?P<entity>[^:*\n]{1,80}?)\**\s*:\s*(?P<learning>.+)$")
+MAX_ENTITIES = 4  # the most a passage is asked for (the reading cycle's config asks for 3 by default)
+_PLACEHOLDERS = frozenset({"entity", "entity/concept", "concept", "a short name"})  # the example, echoed
+
+
+def entity_name(value: object) -> str:
+    """An entity's name: a short name (:func:`~explorer.prompts.answers.label`), not blank and not the example's
+    placeholder echoed back.
+    """
+    name = label(value)
+    if not name or name.lower() in _PLACEHOLDERS:
+        refuse(f"a name is needed, not {name!r}")
+    return name
+
+
+class EntityAnswer(AnswerModel):
+    """One entity: a short name and what the passage teaches about it, in a sentence."""
+
+    entity: Annotated[str, Checked(entity_name, {"minLength": 1, "maxLength": LABEL_MAX_CHARS})]
+    learning: Annotated[str, text_field(300, 1)]  # a sentence
+
+
+class EntitiesAnswer(AnswerModel):
+    """The entities prompt's JSON, whole: the shape the model is asked for (the reader takes each entity on its
+    own, so one that does not check out leaves the others).
+    """
+
+    entities: Annotated[list[EntityAnswer], Field(max_length=MAX_ENTITIES)]
 
 
 def read_entities(text: str) -> list[EntityLearning]:
-    """``- Entity: what we learn`` lines; an empty list (NONE) is a valid answer."""
-    answer = clean_text(text)
-    if not answer:
-        raise AnswerRejected("empty answer")
-    if looks_like_json(answer):
-        raise AnswerRejected(f'JSON where "- Entity: what we learn" lines were asked (it begins {opening(answer)})')
-    found = []
-    for line in text.splitlines():
-        match = _ENTITY_LINE.match(line)
-        if match:
-            entity = match["entity"].strip().strip("*").strip()
-            if entity and entity.lower() not in {"entity", "entity/concept", "concept"}:
-                found.append(EntityLearning(entity, match["learning"].strip()))
-    if not found and not re.search(r"\bnone\b", text, flags=re.IGNORECASE):
-        raise AnswerRejected(f'no "- Entity: what we learn" lines and no NONE (it begins {opening(answer)})')
-    return found
+    """``{"entities": [{entity, learning}]}`` (or a bare list), the first :data:`MAX_ENTITIES`; an empty list is a
+    valid answer (the passage names nothing). An entity that does not check out is left out; the answer is refused
+    when none of those given does.
+    """
+    data = json_value(text)
+    if isinstance(data, dict):
+        data = {str(k).lower(): v for k, v in data.items()}.get("entities")
+    if not isinstance(data, list):
+        raise AnswerRejected('entities: a list is needed ({"entities": [...]})')
+    found = checked_each(EntityAnswer, data, "entities")
+    return [EntityLearning(answer.entity, answer.learning) for _, answer in found[:MAX_ENTITIES]]
 
 
 def parse_entities(text: str) -> list[EntityLearning] | None:
@@ -102,14 +135,15 @@ ENTITIES = Prompt[list[EntityLearning]](
     kind="entities",
     template=(
         "Passage: {passage}\n\n"
-        "List the entities and abstract concepts this passage refers to (at most {max_entities}).\n"
-        "For each, what do we learn about it?\n\n"
-        "Format:\n- Entity/Concept: What we learn\n\n"
-        "If there are none, answer: NONE"
+        "List the entities and abstract concepts this passage refers to (at most {max_entities}), and for each "
+        "what we learn about it from the passage, in one sentence.\n\n"
+        'Respond in JSON format: {{"entities": [{{"entity": "a short name", "learning": "what we learn"}}]}}\n'
+        'If there are none, answer: {{"entities": []}}'
     ),
     reader=read_entities,
     temperature=0.2,
-    max_tokens=500,
+    max_tokens=600,
+    schema=answer_schema(EntitiesAnswer),
 )
 
 ENTITY_SYNTHESIS = Prompt[str](

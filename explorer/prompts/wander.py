@@ -9,22 +9,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from pydantic import BeforeValidator, StrictBool
+from pydantic import Field, StrictBool
 
 from explorer.prompts import AnswerRejected, Prompt
 from explorer.prompts.answers import (
     AnswerModel,
     Label,
-    Labels,
     Score01,
     answer_schema,
     check,
+    checked_each,
     json_object,
     json_value,
-    text,
+    labels,
+    text_field,
 )
 
-Sentences = Annotated[str, BeforeValidator(text(1000))]  # "1-2 sentences", with room to spare
+Sentences = Annotated[str, text_field(400)]  # "1-2 sentences": two of 30 words fit
+MAX_THEMES = 5  # "3-5 thematic keywords"
+MAX_DOMAINS = 4
+MAX_ANALOGIES = 3  # the walk's default count: each analogy is one more candidate to embed and ground
 
 # -- dwelling ------------------------------------------------------------------
 
@@ -72,7 +76,6 @@ Respond in JSON format:
 }}"""
 
 REFLECTIONS = ("connection", "tension", "bridge", "surprise", "possibility")
-MAX_THEMES = 5
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ class DwellingAnswer(AnswerModel):
     bridge: Sentences = ""
     surprise: Sentences = ""
     possibility: Sentences = ""
-    themes: Labels = ()
+    themes: Annotated[tuple[str, ...], labels(MAX_THEMES, min_items=1)] = ()
     interestingness: Score01
     actionability: Score01
 
@@ -115,7 +118,7 @@ def read_dwelling(text: str) -> Dwelling:
         raise AnswerRejected("themes: none given")
     return Dwelling(
         **reflections,
-        themes=answer.themes[:MAX_THEMES],
+        themes=answer.themes,
         interestingness=answer.interestingness,
         actionability=answer.actionability,
     )
@@ -131,7 +134,7 @@ DWELLING = Prompt[Dwelling](
     template=DWELLING_PROMPT,
     reader=read_dwelling,
     temperature=0.7,
-    max_tokens=600,
+    max_tokens=900,
     schema=answer_schema(DwellingAnswer),
 )
 
@@ -150,7 +153,7 @@ class Analogy:
 class AnalogyAnswer(AnswerModel):
     """One analogy: the concept in a sentence, its domain a short name (or none), the shared structure."""
 
-    concept: Annotated[str, BeforeValidator(text(600, 3))]
+    concept: Annotated[str, text_field(200, 3)]
     domain: Label = ""
     rationale: Sentences = ""
 
@@ -160,7 +163,7 @@ class AnalogiesAnswer(AnswerModel):
     own, so one that does not check out leaves the others).
     """
 
-    analogies: list[AnalogyAnswer]
+    analogies: Annotated[list[AnalogyAnswer], Field(max_length=MAX_ANALOGIES)]
 
 
 def read_analogies(text: str) -> list[Analogy]:
@@ -174,17 +177,8 @@ def read_analogies(text: str) -> list[Analogy]:
         data = {str(k).lower(): v for k, v in data.items()}.get("analogies")
     if not isinstance(data, list):
         raise AnswerRejected('analogies: a list is needed ({"analogies": [...]})')
-    found, reasons = [], []
-    for position, item in enumerate(data):
-        try:
-            analogy = check(AnalogyAnswer, item)
-        except AnswerRejected as exc:
-            reasons.append(f"analogies.{position}: {exc.reason}")
-        else:
-            found.append(Analogy(analogy.concept, analogy.domain or None, analogy.rationale))
-    if reasons and not found:
-        raise AnswerRejected(reasons[0] + (f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""))
-    return found
+    found = checked_each(AnalogyAnswer, data, "analogies")
+    return [Analogy(analogy.concept, analogy.domain or None, analogy.rationale) for _, analogy in found]
 
 
 def parse_analogies(text: str) -> list[Analogy] | None:
@@ -206,7 +200,7 @@ ANALOGY = Prompt[list[Analogy]](
     ),
     reader=read_analogies,
     temperature=0.9,
-    max_tokens=500,
+    max_tokens=750,
     schema=answer_schema(AnalogiesAnswer),
 )
 
@@ -226,10 +220,10 @@ class CrystalDraft:
 class CrystalAnswer(AnswerModel):
     """The crystallization prompt's JSON: an insight of 1-3 sentences, two 0–1 ratings, domains as short names."""
 
-    insight: Annotated[str, BeforeValidator(text(1500, 10))]
+    insight: Annotated[str, text_field(600, 10)]
     confidence: Score01
     actionability: Score01
-    domains: Labels = ()
+    domains: Annotated[tuple[str, ...], labels(MAX_DOMAINS)] = ()
 
 
 def read_crystal(text: str) -> CrystalDraft:
@@ -260,7 +254,7 @@ CRYSTALLIZE = Prompt[CrystalDraft](
     ),
     reader=read_crystal,
     temperature=0.4,
-    max_tokens=400,
+    max_tokens=350,
     schema=answer_schema(CrystalAnswer),
 )
 
@@ -281,7 +275,7 @@ class ValidationAnswer(AnswerModel):
 
     valid: StrictBool
     confidence: Score01 = 0.5
-    notes: Annotated[str, BeforeValidator(text(1500))] = ""
+    notes: Annotated[str, text_field(400)] = ""
 
 
 def read_validation(text: str) -> Validation:
@@ -309,6 +303,6 @@ VALIDATE = Prompt[Validation](
     ),
     reader=read_validation,
     temperature=0.1,
-    max_tokens=300,
+    max_tokens=200,
     schema=answer_schema(ValidationAnswer),
 )

@@ -65,14 +65,14 @@ REFUSED = [
     (DWELLING, dumps(DWELL, themes=[]), "themes: none given"),
     # text: a reflection is a string, of sentences
     (DWELLING, dumps(DWELL, connection={"a": "b"}), "connection: text is needed, not an object"),
-    (DWELLING, dumps(DWELL, connection="x" * 1200), "connection: 1200 characters, over the 1000-character limit"),
+    (DWELLING, dumps(DWELL, connection="x" * 1200), "connection: 1200 characters, over the 400-character limit"),
     (DWELLING, dumps(DWELL, connection="", tension="", bridge=""), "only 2 of the five reflections"),
     # junk where JSON was asked
     (DWELLING, "# Reflection\n\n**Connection**: both manage memory.", "no JSON in the answer (it begins '# Reflection"),
     (DWELLING, "<html><body><p>Both manage memory.</p></body></html>", "no JSON in the answer (it begins '<html>"),
     (DWELLING, "[1, 2]", "a JSON object is needed, not a list"),
     (DWELLING, "", "empty answer"),
-    (DWELLING, HUGE, "answer of 204800 characters is over the 3600-character cap for wander_dwell"),
+    (DWELLING, HUGE, "answer of 204800 characters is over the 5400-character cap for wander_dwell"),
     (DWELLING, "[" * 3000, "no JSON"),  # deeper than Python recurses: still just refused
     # analogies: a list domain is no domain
     (ANALOGY, '{"analogies": [{"concept": "forgetting", "domain": ["a", "b"]}]}', "analogies.0: domain: a short"),
@@ -125,8 +125,12 @@ REFUSED = [
     (REM_QUESTION, "Q " * 400, "over the 600-character cap"),
     (REGISTRY["rem_synthesis"], "<html><body>The passages converge.</body></html>", "HTML where a synthesis"),
     (REGISTRY["dream_relation"], '{"relation": "confirms"}', "JSON where a paragraph was asked"),
-    (ENTITIES, '{"entities": [{"name": "Python"}]}', 'JSON where "- Entity: what we learn" lines were asked'),
-    (ENTITIES, "Python is a language.", 'no "- Entity: what we learn" lines and no NONE'),
+    # entities: JSON, as asked; the example's placeholder echoed is no entity
+    (ENTITIES, "- Python: a readable language", "no JSON in the answer (it begins '- Python: a readable"),
+    (ENTITIES, '{"entities": "Python"}', "entities: a list is needed"),
+    (ENTITIES, '{"entities": [{"entity": "Entity", "learning": "x"}]}', "entities.0: entity: a name is needed"),
+    (ENTITIES, '{"entities": [{"entity": "Python"}]}', "entities.0: learning: missing"),
+    (ENTITIES, json.dumps({"entities": [{"entity": "Python", "learning": "x" * 301}]}), "over the 300-character"),
 ]
 
 
@@ -201,10 +205,18 @@ def test_a_hostile_answer_is_refused_with_its_reason(prompt, text, reason) -> No
         (IMPLANT, "It quotes the docs: “Old: print x ``` New: print(x)” beside the known one.", lambda s: "```" in s),
         (
             ENTITIES,
-            "Here they are:\n- **Python**: a readable language\n1. Guido: created it",
-            lambda e: [x.entity for x in e] == ["Python", "Guido"],
+            'Here:\n```json\n{"Entities": [{"entity": " Python ", "learning": "a readable language"}, '
+            '{"entity": "Guido", "learning": "created it"}, {"entity": "", "learning": "nameless"}]}\n```',
+            lambda e: (
+                [(x.entity, x.learning) for x in e] == [("Python", "a readable language"), ("Guido", "created it")]
+            ),
         ),
-        (ENTITIES, "NONE", lambda e: e == []),
+        (ENTITIES, '{"entities": []}', lambda e: e == []),
+        (
+            ENTITIES,
+            json.dumps([{"entity": f"E{n}", "learning": "named"} for n in range(7)]),
+            lambda e: [x.entity for x in e] == ["E0", "E1", "E2", "E3"],
+        ),
         (
             REM_QUESTION,
             "**Question:** What links memory and forgetting?",

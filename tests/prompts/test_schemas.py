@@ -4,18 +4,30 @@ a grammar-constrained server (llama.cpp) and OpenAI's strict mode alike.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import importlib.util
+import json
+from typing import Annotated, Any, Literal
 
 import pytest
 from jsonschema import Draft202012Validator
 
 from explorer.prompts import load_prompts
-from explorer.prompts.answers import AnswerModel, Labels, Score01, answer_schema
+from explorer.prompts.answers import (
+    TENTHS,
+    AnswerModel,
+    OptionalScore01,
+    Score01,
+    answer_schema,
+    labels,
+    longest_answer,
+    text_field,
+)
 
 
 class Step(AnswerModel):
-    name: str
+    name: Annotated[str, text_field(20, 1)]
     level: Score01 = 0.5
+    doubt: OptionalScore01 = None
 
 
 class Walk(AnswerModel):
@@ -23,16 +35,21 @@ class Walk(AnswerModel):
 
     kind: Literal["near", "far"] = "near"
     steps: list[Step]
-    themes: Labels = ()
+    themes: Annotated[tuple[str, ...], labels(3)] = ()
     guess: int | None = None
     extra: Any = None
 
 
-def test_the_schema_is_the_models_plain_and_whole() -> None:
+def test_the_schema_is_the_models_plain_and_whole_with_the_bounds_its_checks_enforce() -> None:
+    score = {"type": "number", "enum": TENTHS}
     step = {
         "type": "object",
-        "properties": {"name": {"type": "string"}, "level": {"type": "number"}},
-        "required": ["name", "level"],
+        "properties": {
+            "name": {"type": "string", "maxLength": 20, "minLength": 1},
+            "level": score,
+            "doubt": {"anyOf": [score, {"type": "null"}]},
+        },
+        "required": ["name", "level", "doubt"],
         "additionalProperties": False,
     }
     assert answer_schema(Walk) == {
@@ -40,7 +57,7 @@ def test_the_schema_is_the_models_plain_and_whole() -> None:
         "properties": {
             "kind": {"enum": ["near", "far"], "type": "string"},
             "steps": {"type": "array", "items": step},
-            "themes": {"type": "array", "items": {"type": "string"}},
+            "themes": {"type": "array", "items": {"type": "string", "maxLength": 80}, "minItems": 0, "maxItems": 3},
             "guess": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
         },
         "required": ["kind", "steps", "themes", "guess"],
@@ -72,7 +89,7 @@ JSON_KINDS = sorted(kind for kind, prompt in load_prompts().items() if prompt.js
 
 
 def test_every_json_prompt_has_a_schema_and_free_text_has_none() -> None:
-    assert len(JSON_KINDS) == 10
+    assert len(JSON_KINDS) == 11
     assert all(prompt.schema is None for kind, prompt in load_prompts().items() if kind not in JSON_KINDS)
 
 
@@ -83,3 +100,50 @@ def test_each_schema_is_valid_and_plain(kind: str) -> None:
     assert not keywords(schema) & {"$ref", "$defs", "title", "description", "default"}
     for node in objects(schema):
         assert node["required"] == list(node["properties"]) and node["additionalProperties"] is False
+
+
+def maximal(schema: dict[str, Any]) -> Any:
+    """The longest answer ``schema`` admits: every string at its longest (words), every list at its most items,
+    the last of every choice; what a model held to the schema by a grammar can write at worst.
+    """
+    if "enum" in schema:
+        return schema["enum"][-1]
+    if "anyOf" in schema:
+        return maximal(schema["anyOf"][0])
+    kind = schema["type"]
+    if kind == "object":
+        return {name: maximal(sub) for name, sub in schema["properties"].items()}
+    if kind == "array":
+        return [
+            {**item, "entity": f"{n}{item['entity'][1:]}"} if isinstance(item, dict) and "entity" in item else item
+            for n, item in enumerate([maximal(schema["items"])] * schema["maxItems"])
+        ]
+    if kind == "string":
+        return ("word " * schema["maxLength"])[: schema["maxLength"]]
+    return {"integer": 1, "number": 0.5, "boolean": True}[kind]
+
+
+@pytest.mark.parametrize("kind", JSON_KINDS)
+def test_the_longest_answer_a_schema_admits_is_accepted_and_fits_max_tokens(kind: str) -> None:
+    """What a grammar lets through, the reader takes, and the request's max_tokens (at three characters a token,
+    where SmolLM2 writes four in JSON) holds all of it: no answer is cut mid-JSON for being as long as allowed.
+    """
+    prompt = load_prompts()[kind]
+    longest = longest_answer(prompt.schema)
+    assert longest is not None, "every string needs a maxLength and every list a maxItems"
+    assert longest <= prompt.max_tokens * 3
+    answer = json.dumps(maximal(prompt.schema), ensure_ascii=False)
+    assert len(answer) <= longest
+    value, why = prompt.read(answer)
+    assert why is None and value is not None
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+@pytest.mark.parametrize("kind", JSON_KINDS)
+def test_llama_cpp_makes_a_grammar_of_each_schema(kind: str) -> None:
+    """llama-cpp-python's server falls back to any JSON, silently, when it cannot convert a schema."""
+    from llama_cpp.llama_grammar import SchemaConverter
+
+    converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+    converter.visit(converter.resolve_refs(load_prompts()[kind].schema, ""), "")
+    assert "root" in converter.format_grammar()

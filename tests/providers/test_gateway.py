@@ -5,6 +5,7 @@ calls in flight at once.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -34,7 +35,11 @@ def logged(runtime) -> list[tuple]:
 
 
 def test_an_answer_is_parsed_priced_and_logged_with_its_tokens(make_runtime, model_server) -> None:
-    server = model_server(script=[Reply("- Guido van Rossum: created Python\n- Python: readable")])
+    entities = [
+        {"entity": "Guido van Rossum", "learning": "created Python"},
+        {"entity": "Python", "learning": "readable"},
+    ]
+    server = model_server(script=[Reply(json.dumps({"entities": entities}))])
     runtime = served(make_runtime, server, prices=PRICES)
     answer = runtime.gateway.ask(ENTITIES, PASSAGE)
     assert answer.ok and answer.tier == "local" and answer.model == SERVED_MODEL
