@@ -1,13 +1,13 @@
 """Memory fusion (docs/dreaming.md#memory-fusion): fading, related memories merged into one.
 
-Clusters are connected components of the relation graph among current memories
-in the prominence window ``[DORMANT, ACTIVE)`` (static-profile and derived
-memories are left alone: fusing a fusion would compound its losses), split by
-category, at least ``min_cluster_size`` strong, largest first. Each cluster is
-summarised by the model; the summary is kept only if it is shorter than its
-sources together. The fused memory takes the highest importance, the lowest
-confidence and the most common category of its sources; the sources are then
-superseded by it, never deleted.
+Clusters are connected components of the relation graph among current memories in the prominence window
+``[DORMANT, ACTIVE)`` (static-profile and derived memories are left alone: fusing a fusion would compound its
+losses), split by category, at least ``min_cluster_size`` strong, largest first. Each cluster is summarised by the
+model from as many of its most central memories (most relations within it) as fit ``prompt_words`` (a demo
+cluster listed whole made a 48,025-token prompt, which no local model reads); the rest are left as they were, for
+a later night, and counted. The summary is kept only if it is shorter than its sources together. The fused memory
+takes the highest importance, the lowest confidence and the most common category of its sources; the sources are
+then superseded by it, never deleted.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ class FusionConfig:
     max_clusters: int = 5
     min_prominence: float = DORMANT  # inclusive
     max_prominence: float = ACTIVE  # exclusive
+    # The words of memories one fusion prompt holds: about 2,000 tokens, so that with the template and the answer it
+    # fits the 4,096-token context a small local model is run with (README, "A real local model").
+    prompt_words: int = 1500
 
 
 DEFAULT_FUSION = FusionConfig()
@@ -75,6 +78,7 @@ class FusionResult:
     superseded: dict[str, str] = field(default_factory=dict)  # source id → fused id
     rejected: int = 0
     failures: int = 0
+    left_out: int = 0  # memories of the fused clusters their prompts could not hold: left as they were
     usage: Usage = field(default_factory=Usage)
     errors: list[str] = field(default_factory=list)
 
@@ -118,6 +122,22 @@ def find_clusters(
     return clusters[: config.max_clusters]
 
 
+def prompt_share(cluster: Sequence[Node], get_relations: GetRelations, words: int) -> list[Node]:
+    """The memories one fusion prompt holds, in the cluster's order: whole, the most central first (related to
+    the most of the others; ties in the cluster's order), as many as fit ``words`` together, one that would overrun
+    passed over for the next.
+    """
+    members = {m.id for m in cluster}
+    degree = {m.id: sum(other_end(r, m.id) in members for r in get_relations(m.id)) for m in cluster}
+    held, total = set(), 0
+    for memory in sorted(cluster, key=lambda m: -degree[m.id]):
+        size = len(memory.text.split())
+        if total + size <= words:
+            held.add(memory.id)
+            total += size
+    return [m for m in cluster if m.id in held]
+
+
 def fusion_fields(cluster: Sequence[Node]) -> dict[str, str]:
     """The fusion prompt's fields: every memory of the cluster, labelled with its category and importance."""
     return {
@@ -154,8 +174,12 @@ def fuse_cluster(
     )
 
 
-def fused_node(fused: FusedMemory, cluster: Sequence[Node], embedding: np.ndarray) -> tuple[Node, list[Relation]]:
-    """The fused memory as a node, linked to its sources, with their text kept for keyword search."""
+def fused_node(
+    fused: FusedMemory, cluster: Sequence[Node], embedding: np.ndarray, left_out: int = 0
+) -> tuple[Node, list[Relation]]:
+    """The fused memory as a node, linked to its sources, with their text kept for keyword search; its metadata
+    says how many of the cluster's memories its prompt could not hold (``left_out``), when any.
+    """
     domains = Counter(m.domain for m in cluster if m.domain)
     years = [m.year for m in cluster if m.year is not None]
     node = Node(
@@ -172,7 +196,7 @@ def fused_node(fused: FusedMemory, cluster: Sequence[Node], embedding: np.ndarra
         memory_type="derived",
         learned_from="fusion",
         source_text="\n\n".join(m.text for m in cluster),
-        metadata={"model": fused.model, "sources": len(cluster)},
+        metadata={"model": fused.model, "sources": len(cluster)} | ({"left_out": left_out} if left_out else {}),
     )
     return node, [Relation(node.id, m.id, "DERIVES", created_by=CREATED_BY) for m in cluster]
 
@@ -193,14 +217,17 @@ def fuse(
     clusters = find_clusters(memories, get_relations, config)
     result.clusters_found = len(clusters)
 
-    def merge(cluster: Sequence[Node]) -> tuple[FusedMemory | Rejection | Exception, Usage]:
-        usage = Usage()
+    def merge(cluster: Sequence[Node]) -> tuple[list[Node], FusedMemory | Rejection | Exception, Usage]:
+        usage, held = Usage(), prompt_share(cluster, get_relations, config.prompt_words)
+        if len(held) < config.min_cluster_size:
+            words = f"{config.prompt_words} words"
+            return held, Rejection(f"only {len(held)} of its memories fit a prompt of {words}", failure=False), usage
         try:
-            return fuse_cluster(cluster, gateway, usage, budget), usage
+            return held, fuse_cluster(held, gateway, usage, budget), usage
         except Exception as exc:  # one cluster's trouble must not stop the others
-            return exc, usage
+            return held, exc, usage
 
-    for number, (cluster, (outcome, usage)) in enumerate(
+    for number, (cluster, (held, outcome, usage)) in enumerate(
         zip(clusters, gateway.map(merge, clusters, progress), strict=True), 1
     ):
         result.usage.merge(usage)
@@ -212,12 +239,14 @@ def fuse(
                 result.rejected += not outcome.failure
                 result.errors.append(f"cluster {number}: {outcome.reason}")
                 continue
-            node, relations = fused_node(outcome, cluster, embedder.embed([outcome.summary])[0])
+            left_out = len(cluster) - len(held)
+            node, relations = fused_node(outcome, held, embedder.embed([outcome.summary])[0], left_out)
         except Exception as exc:  # one cluster's trouble must not stop the others
             result.failures += 1
             result.errors.append(f"cluster {number}: {type(exc).__name__}: {exc}")
             continue
         result.nodes.append(node)
         result.relations += relations
-        result.superseded.update({m.id: node.id for m in cluster})
+        result.superseded.update({m.id: node.id for m in held})
+        result.left_out += left_out
     return result
