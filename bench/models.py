@@ -17,6 +17,7 @@ end to end, as a user runs it (target: at most 25 s).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -25,6 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from explorer.dreaming import service as dreaming
 from explorer.providers.embeddings import HASHING, HashingEmbedder
@@ -47,16 +49,26 @@ def quick(request: Request) -> Reply:
     words = " ".join(str(next(iter(fields.values()), "the topic")).split()[:12]).strip(".,;:") or "the topic"
     paragraph = f"This passage extends what is known about {words}, and it adds one new and specific detail."
     answers = {
-        "entities": f"- {words.split()[0].strip('[]().,:')}: it is discussed here in some detail",
+        "entities": json.dumps(
+            {"entities": [{"entity": words.split()[0].strip("[]().,:"), "learning": "it is discussed here in detail"}]}
+        ),
         "rem_question": f"What binds {words} to the other passages?",
     }
     return Reply(answers.get(request.kind or "", paragraph))
 
 
+def hashing_runtime(path: Path, **settings: Any) -> Runtime:
+    """A runtime on the database at ``path`` with the hashing embedder (no model to load: the benches measure the
+    model calls) and ``settings`` over the defaults; offline unless they name a model to serve it.
+    """
+    configured = replace(Settings(), db_path=path, embedding_model=HASHING, **settings)
+    return open_runtime(configured, embedder=HashingEmbedder())
+
+
 def prepared(folder: Path) -> Path:
     """A database holding the fortunes, read offline (fast), for the phases to dream and explore over."""
     path = folder / "bench.duckdb"
-    runtime = open_runtime(replace(Settings(), db_path=path, embedding_model=HASHING), embedder=HashingEmbedder())
+    runtime = hashing_runtime(path)
     report = ingest_paths(runtime, [SAMPLE / "fortunes"])
     runtime.flush()
     print(f"prepared: {report.chunks_added} chunks read offline")
@@ -64,16 +76,7 @@ def prepared(folder: Path) -> Path:
 
 
 def served(path: Path, server: ModelServer, concurrency: int) -> Runtime:
-    settings = replace(
-        Settings(),
-        db_path=path,
-        embedding_model=HASHING,
-        local_model=SERVED_MODEL,
-        api_base=server.url,
-        concurrency=concurrency,
-        timeout_s=30.0,
-    )
-    return open_runtime(settings, embedder=HashingEmbedder())
+    return hashing_runtime(path, local_model=SERVED_MODEL, api_base=server.url, concurrency=concurrency, timeout_s=30.0)
 
 
 def throughput(server: ModelServer, run: Callable[[], object]) -> tuple[int, float]:

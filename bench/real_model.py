@@ -4,8 +4,10 @@
 dream a night, consolidate) against llama.cpp's server with SmolLM2-135M-Instruct (``scripts/setup_local_model.sh``
 installs both), once for each way of asking for structured answers, ``structured="off"`` and ``"auto"``. Per prompt
 kind: the answers accepted of those asked in each, and with ``auto`` the median latency and the median prompt and
-answer tokens the server counted; then the time per step, per dream and per night. One request at a time and no
-retries, so each answer is judged on its own. It is a robustness check, not a quality claim.
+answer tokens the server counted; then the time per step, per dream and per night, and why each refused answer was
+refused. One request at a time and no retries, so each answer is judged on its own; the one request a run spends
+learning which form of structured answers the server takes is no answer, and not counted. It is a robustness
+check, not a quality claim.
 
 ``--context``: the same run on the demo corpus (all of sample_data read through the gateway), answered offline,
 every prompt counted in SmolLM2's tokens through its chat template, as llama.cpp's server counts it. A prompt and
@@ -18,17 +20,14 @@ import os
 import shutil
 import statistics
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bench.models import hashing_runtime
 from explorer.prompts import Prompt, load_prompts
-from explorer.providers.embeddings import HASHING, HashingEmbedder
 from explorer.records.calls import CallRecord
-from explorer.runtime import Runtime, open_runtime
-from explorer.settings import Settings
 from explorer.testing.full_run import FullRun, full_run, read_fortunes
 from explorer.testing.llama_server import N_CTX, SERVED_MODEL, LlamaServer, missing, model_path
 
@@ -40,14 +39,10 @@ MODES = ("off", "auto")
 REM_KINDS = ("rem_question", "rem_synthesis", "dream_relation")
 
 
-def offline_runtime(path: Path) -> Runtime:
-    return open_runtime(replace(Settings(), db_path=path, embedding_model=HASHING), embedder=HashingEmbedder())
-
-
 def walked_over(folder: Path) -> Path:
     """A database holding fortunes of every domain and two alike notes, read offline (fast)."""
     path = folder / "walked-over.duckdb"
-    report = read_fortunes(offline_runtime(path), folder)
+    report = read_fortunes(hashing_runtime(path), folder)
     print(f"read offline: {report.documents_added} documents (fortunes and two alike notes)")
     return path
 
@@ -55,10 +50,8 @@ def walked_over(folder: Path) -> Path:
 def real_run(base: Path, server: LlamaServer, structured: str, steps: int, dreams: int) -> FullRun:
     path = base.with_name(f"run-{structured}.duckdb")
     shutil.copy(base, path)
-    settings = replace(
-        Settings(),
-        db_path=path,
-        embedding_model=HASHING,
+    runtime = hashing_runtime(
+        path,
         local_model=SERVED_MODEL,
         api_base=server.url,
         concurrency=1,
@@ -66,15 +59,16 @@ def real_run(base: Path, server: LlamaServer, structured: str, steps: int, dream
         timeout_s=120.0,
         structured=structured,
     )
-    return full_run(
-        open_runtime(settings, embedder=HashingEmbedder()), DOCUMENTS, EXPERIENCES, steps=steps, dreams=dreams
-    )
+    return full_run(runtime, DOCUMENTS, EXPERIENCES, steps=steps, dreams=dreams)
 
 
 def by_kind(calls: Sequence[CallRecord]) -> dict[str, list[CallRecord]]:
+    """The model's answers by prompt kind: local calls, less the request the run spent learning that the server
+    takes another form of structured answers (refused for its ``response_format``: no answer to judge).
+    """
     kinds: dict[str, list[CallRecord]] = defaultdict(list)
     for call in calls:
-        if call.tier == "local":
+        if call.tier == "local" and not (call.outcome == "error" and "response_format" in (call.error or "")):
             kinds[call.purpose].append(call)
     return kinds
 
@@ -97,12 +91,23 @@ def print_real(runs: dict[str, FullRun], dreams: int) -> None:
     every = {mode: [c for calls in kinds[mode].values() for c in calls] for mode in runs}
     shares = "  ".join(f"{mode} {accepted(every[mode])} ({share(every[mode]):.0%})" for mode in runs)
     print(f"{'all':<28} {shares}")
+    for mode in runs:
+        print(f"\nrefused with structured={mode}:")
+        for kind, calls in kinds[mode].items():
+            for reason, times in Counter(refusal(c) for c in calls if c.outcome != "ok").most_common():
+                print(f"  {kind}: {times} x {reason}")
     for mode, run in runs.items():
         rem_s = sum(c.latency_ms for kind in REM_KINDS for c in kinds[mode].get(kind, [])) / 1000
         print(
             f"{mode}: a step {median(run.step_seconds):.1f} s (median of {len(run.step_seconds)}), "
             f"a dream {rem_s / dreams:.1f} s, the night {run.night_seconds:.0f} s"
         )
+
+
+def refusal(call: CallRecord) -> str:
+    """Why an answer was refused, without the model's name the call log begins it with, in at most 160 characters."""
+    reason = (call.error or call.outcome).split(" was refused: ", 1)[-1]
+    return reason if len(reason) <= 160 else reason[:159] + "…"
 
 
 def medians(calls: Sequence[CallRecord]) -> str:
@@ -176,7 +181,7 @@ def context(steps: int = 10, dreams: int = 1) -> None:
         raise SystemExit(reason)
     count = chat_tokens()
     with tempfile.TemporaryDirectory() as folder:
-        runtime = offline_runtime(Path(folder) / "demo.duckdb")
+        runtime = hashing_runtime(Path(folder) / "demo.duckdb")
         recorder = Recorder(runtime.gateway.offline)
         runtime.gateway.offline = recorder
         full_run(runtime, [SAMPLE], EXPERIENCES, steps=steps, dreams=dreams)
