@@ -357,17 +357,25 @@ def mid_sentence_forms(word: str, text: str) -> Counter[str]:
 
 
 def as_written(phrase: str, text: str) -> str:
-    """``phrase`` cased as ``text`` writes it mid-sentence ("python" → "Python", "Clear" → "clear", "Data Encryption
-    Standard" whole); a phrase the text writes only at a sentence's start loses its capital when its first word is
-    an English word and the rest is in lower case, and keeps it when it is a name ("Apple Computer").
+    """``phrase`` cased as ``text`` writes it mid-sentence: whole when it is there ("Data Encryption Standard"),
+    else word by word ("python development" → "Python development"); a first word the text writes only at a
+    sentence's start loses its capital when it is an English word and the rest is in lower case ("Clear" →
+    "clear"), and keeps it in a name ("Apple Computer").
     """
     forms = mid_sentence_forms(phrase, text)
     if forms:
         return forms.most_common(1)[0][0]
-    first, _, rest = phrase.partition(" ")
+    words = [_word_as_written(w, text) for w in phrase.split()]
+    first, rest = words[0], " ".join(words[1:])
     if first[:1].isupper() and first[1:].islower() and (not rest or rest.islower()) and word_kinds(first) is not None:
-        return " ".join([first.lower(), rest]).strip()
-    return phrase
+        first = first.lower() if not mid_sentence_forms(first, text) else first
+    return " ".join([first, rest]).strip()
+
+
+def _word_as_written(word: str, text: str) -> str:
+    """One word as ``text`` mostly writes it mid-sentence ("Python" in "Python's development"), else as given."""
+    forms = mid_sentence_forms(word, text)
+    return forms.most_common(1)[0][0] if forms else word
 
 
 _OPENS = re.compile(

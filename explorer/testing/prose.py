@@ -196,6 +196,5 @@ def label_faults(label: str, source: str = "", people: frozenset[str] = frozense
 
 def draws_on(text: str, source: str) -> bool:
     """Whether ``text`` quotes ``source``: four words in a row of it."""
-    ours, theirs = [w.lower() for w in WORD.findall(text)], [w.lower() for w in WORD.findall(source)]
-    grams = {tuple(theirs[i : i + 4]) for i in range(len(theirs) - 3)}
-    return any(tuple(ours[i : i + 4]) in grams for i in range(len(ours) - 3))
+    theirs = {tuple(g) for g in _grams([w.lower() for w in WORD.findall(source)])}
+    return any(tuple(g) in theirs for g in _grams([w.lower() for w in WORD.findall(text)]))
