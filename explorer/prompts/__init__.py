@@ -152,14 +152,17 @@ _FENCE = re.compile(r"```(?:json)?\s*+(.*?)```", re.DOTALL)
 
 
 def extract_json(text: str) -> Any | None:
-    """The first JSON object or array in a model's answer, tolerating code fences and chatter."""
+    """The first JSON object or array in a model's answer, tolerating code fences and chatter, and line breaks
+    written as they are inside a string (``strict=False``): llama-cpp-python's JSON grammar lets a model write
+    them, and they say what an escaped one would.
+    """
     if not text:
         return None
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     for candidate in candidates:
         candidate = candidate.strip()
         try:
-            return json.loads(candidate)
+            return json.loads(candidate, strict=False)
         except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than Python recurses
             pass
         for opener, closer in ("{}", "[]"):
@@ -167,7 +170,7 @@ def extract_json(text: str) -> Any | None:
             end = candidate.rfind(closer)
             if 0 <= start < end:
                 try:
-                    return json.loads(candidate[start : end + 1])
+                    return json.loads(candidate[start : end + 1], strict=False)
                 except (ValueError, RecursionError):
                     continue
     return None

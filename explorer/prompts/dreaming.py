@@ -30,7 +30,9 @@ from explorer.prompts.reading import read_paragraph
 
 NO_CONNECTION = "NO_CONNECTION"
 MAX_JUDGEMENTS = 8  # exploration's candidates a seed, by default: one judgement each
-FUSION_CHARS = 1200  # a merged memory: about 200 words
+# A merged memory: about 170 words. And a bound llama.cpp's grammar can hold: it refuses a string of 1,200 and
+# llama-cpp-python's server then dies (tests/prompts/test_schemas.py).
+FUSION_CHARS = 1000
 _NO_CONNECTION = re.compile(r"\W*NO[_ ]CONNECTION\W*", re.IGNORECASE)
 
 
@@ -256,6 +258,6 @@ FUSION = Prompt[str](
     ),
     reader=read_fusion,
     temperature=0.2,
-    max_tokens=450,
+    max_tokens=350,
     schema=answer_schema(FusionAnswer),
 )

@@ -199,6 +199,8 @@ def test_a_hostile_answer_is_refused_with_its_reason(prompt, text, reason) -> No
         ),
         (REM_JUDGE, "NO_CONNECTION", lambda j: j.no_connection),
         (FUSION, 'Here is the memory: {"Summary": " Lives in Dublin. "}', lambda s: s == "Lives in Dublin."),
+        # a line break written as it is inside a string, as llama-cpp-python's grammar lets a model write it
+        (FUSION, '{"summary": "Lives in Dublin.\n\tWorks there."}', lambda s: s == "Lives in Dublin.\n\tWorks there."),
         (IMPLANT, PARAGRAPH, lambda s: s == PARAGRAPH),
         (IMPLANT, "[1] and [2] agree: print is a function now.", lambda s: s.startswith("[1]")),
         (IMPLANT, "Nothing in the new passage contradicts what we know.", lambda s: s.startswith("Nothing in")),

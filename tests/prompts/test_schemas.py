@@ -4,7 +4,6 @@ a grammar-constrained server (llama.cpp) and OpenAI's strict mode alike.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from typing import Annotated, Any, Literal
 
@@ -22,6 +21,7 @@ from explorer.prompts.answers import (
     longest_answer,
     text_field,
 )
+from explorer.testing.llama_server import missing, model_path
 
 
 class Step(AnswerModel):
@@ -138,12 +138,29 @@ def test_the_longest_answer_a_schema_admits_is_accepted_and_fits_max_tokens(kind
     assert why is None and value is not None
 
 
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+@pytest.fixture(scope="module")
+def llama_vocabulary() -> Any:
+    """SmolLM2's vocabulary, loaded alone (no weights): what llama.cpp builds a grammar against."""
+    reason = missing()
+    if reason is not None:
+        pytest.skip(reason)
+    from llama_cpp import Llama
+
+    return Llama(model_path=str(model_path()), vocab_only=True, verbose=False)
+
+
 @pytest.mark.parametrize("kind", JSON_KINDS)
-def test_llama_cpp_makes_a_grammar_of_each_schema(kind: str) -> None:
-    """llama-cpp-python's server falls back to any JSON, silently, when it cannot convert a schema."""
+def test_llama_cpp_makes_a_grammar_of_each_schema(kind: str, llama_vocabulary: Any) -> None:
+    """Both halves of llama-cpp-python's server take the schema: its Python converter (which falls back to any JSON,
+    silently, when it cannot convert one) and llama.cpp's grammar parser, which refuses too long a bound (a string of
+    1,200 characters) and leaves the server to crash on the request.
+    """
+    import llama_cpp
     from llama_cpp.llama_grammar import SchemaConverter
 
     converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
     converter.visit(converter.resolve_refs(load_prompts()[kind].schema, ""), "")
-    assert "root" in converter.format_grammar()
+    vocabulary = llama_cpp.llama_model_get_vocab(llama_vocabulary.model)
+    sampler = llama_cpp.llama_sampler_init_grammar(vocabulary, converter.format_grammar().encode(), b"root")
+    assert sampler, "llama.cpp refused the grammar (its reason is on stderr)"
+    llama_cpp.llama_sampler_free(sampler)
