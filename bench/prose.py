@@ -43,7 +43,8 @@ from explorer.text import split_sentences
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
 
-LABELS = {"themes", "entity"}  # fields that name a thing
+LABELS = {"themes", "entity", "name", "conditions"}  # fields that name a thing
+PHRASES = {"actions"}  # fields that say what to do in a phrase, not a sentence
 DATA = {"domain", "domains", "type", "relationship", "candidate", "verdict", "reason", "no_connection"}
 # Length caps for the fields the prose checker knows by another name.
 CAPS = {
@@ -177,7 +178,8 @@ def faults_of(text: Text) -> list[str]:
         if text.label
         else prose_faults(text.text, CAPS.get(text.where, MAX_WORDS.get(text.where, 150)), text.source)
     )
-    return [f.split(":", 1)[0] for f in found]
+    classes = [f.split(":", 1)[0] for f in found]
+    return [c for c in classes if c != "unended sentence"] if text.where.rsplit(".", 1)[-1] in PHRASES else classes
 
 
 def report(runs: dict[str, list[Said]], sample: int, seed: int, shown: int = 0) -> str:

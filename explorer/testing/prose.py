@@ -93,9 +93,10 @@ def prose_faults(text: str, max_words: int = 150, source: str = "") -> list[str]
     if NESTED.search(text):
         faults.append("a quotation nested in a quotation")
     grams = Counter(tuple(g) for g in _grams([w.lower() for w in WORD.findall(text)]))
-    ours = " ".join(w.lower() for w in WORD.findall(template_words(text)))
+    ours = template_words(text, source)
+    said = " ".join(w.lower() for w in WORD.findall(ours))
     # Said twice by the template: two quotations that name the same thing are their sources agreeing.
-    repeated = [" ".join(g) for g, n in grams.items() if n > 1 and " ".join(g) in ours]
+    repeated = [" ".join(g) for g, n in grams.items() if n > 1 and " ".join(g) in said]
     if repeated:
         faults.append(f"says twice: {repeated[0]!r}")
     sentences = split_sentences(text)
@@ -107,7 +108,6 @@ def prose_faults(text: str, max_words: int = 150, source: str = "") -> list[str]
         faults.append(f"sentences open alike: {openers.most_common(1)[0][0]!r}")
     if len(text.split()) > max_words:
         faults.append(f"{len(text.split())} words, over {max_words}")
-    ours = template_words(text, source)
     faults += agreement_faults(ours)
     if source:
         faults += casing_faults(ours, source)
