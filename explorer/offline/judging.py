@@ -21,7 +21,7 @@ from explorer.affinity import Evidence
 from explorer.offline import answers
 from explorer.offline.kit import OfflineKit, join, quote
 from explorer.prompts import split_passages
-from explorer.prompts.dreaming import NO_CONNECTION
+from explorer.prompts.dreaming import NO_CONNECTION, JudgementAnswer
 from explorer.text import keyphrases, prose_sentences
 
 _NUMBERED = re.compile(r"^\[(\d+)\] (.*)$", re.MULTILINE)
@@ -34,6 +34,10 @@ PLAUSIBLE_AT = (98.0, 99.0, 99.5, 99.8)
 USEFUL_AT = (0.08, 0.15, 0.25, 0.35)
 # Meaning above which a link is less novel, from 4 down to 2: near-paraphrases teach little.
 FAMILIAR_AT = (0.55, 0.65)
+# The longest connection the judge's answer may hold, read from its schema so the two never disagree: a longer
+# one is refused, and its candidate left unjudged (a kept link lost).
+CONNECTION_CHARS: int = JudgementAnswer.model_json_schema()["properties"]["connection"]["maxLength"]
+QUOTE_WORDS = (20, 12, 8, 5)  # words quoted from each memory, fewer until the connection fits
 
 
 def measured(block: str) -> dict[int, Evidence]:
@@ -93,7 +97,11 @@ def _connection(seed: str, text: str, evidence: Evidence | None, kit: OfflineKit
     i, j, _ = kit.closest_pair(ours, theirs)
     terms = list(evidence.shared_terms[:2]) if evidence and evidence.shared_terms else _shared_phrases(seed, [text])[:2]
     about = f"Both concern {join(terms)}" if terms else "The two meet"
-    return f"{about}: {quote(ours[i], 20)} and {quote(theirs[j], 20)}."
+    for words in QUOTE_WORDS:
+        connection = f"{about}: {quote(ours[i], words)} and {quote(theirs[j], words)}."
+        if len(connection) <= CONNECTION_CHARS:
+            return connection
+    return f"{about}."
 
 
 @answers("rem_judge")
