@@ -38,7 +38,7 @@ from explorer.prompts import Prompt
 from explorer.reading.ingest import ingest_paths
 from explorer.runtime import Runtime, open_runtime
 from explorer.settings import load_settings
-from explorer.testing.prose import MAX_WORDS, label_faults, prose_faults
+from explorer.testing.prose import MAX_WORDS, fixed_words, label_faults, prose_faults
 from explorer.text import split_sentences
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
@@ -169,14 +169,16 @@ def _walk(kind: str, name: str | None, value: Any, source: str) -> Iterator[Text
             yield from _walk(kind, name, item, source)
 
 
-def faults_of(text: Text) -> list[str]:
-    """The checker's faults, each reduced to its class (what comes before its first colon)."""
+def faults_of(text: Text, fixed: frozenset[str] = frozenset()) -> list[str]:
+    """The checker's faults (``fixed``: the template's own words), each reduced to its class (what comes before
+    its first colon).
+    """
     if text.refused is not None:
         return ["refused by its reader"]
     found = (
         label_faults(text.text, text.source)
         if text.label
-        else prose_faults(text.text, CAPS.get(text.where, MAX_WORDS.get(text.where, 150)), text.source)
+        else prose_faults(text.text, CAPS.get(text.where, MAX_WORDS.get(text.where, 150)), text.source, fixed)
     )
     classes = [f.split(":", 1)[0] for f in found]
     return [c for c in classes if c != "unended sentence"] if text.where.rsplit(".", 1)[-1] in PHRASES else classes
@@ -189,12 +191,17 @@ def report(runs: dict[str, list[Said]], sample: int, seed: int, shown: int = 0) 
     rows: dict[str, list[list[str]]] = {}
     flagged_texts: dict[str, list[str]] = {}
     sentences: list[str] = []
+    by_where: dict[str, list[Text]] = {}
     for said in (s for run in runs.values() for s in run):
         for text in texts_of(said):
-            found = faults_of(text)
-            rows.setdefault(text.where, []).append(found)
+            by_where.setdefault(text.where, []).append(text)
+    for where, texts in by_where.items():
+        fixed = fixed_words([t.text for t in texts if not t.label and t.refused is None])
+        for text in texts:
+            found = faults_of(text, fixed)
+            rows.setdefault(where, []).append(found)
             if found:
-                flagged_texts.setdefault(text.where, []).append(f"{found}: {text.text}")
+                flagged_texts.setdefault(where, []).append(f"{found}: {text.text}")
             if not text.label and text.refused is None:
                 sentences += [s for s in split_sentences(text.text) if len(s.split()) >= 4]
     lines = [

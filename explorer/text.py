@@ -401,7 +401,7 @@ def _keyphrases(text: str, top: int) -> tuple[str, ...]:
     found = _ranked(clean)[: top * 3]
     unique: list[str] = []
     for phrase in found:
-        if not is_theme(phrase, names) or _cut_off(phrase, clean):
+        if not is_theme(phrase, names) or _cut_off(phrase, clean) or _inside_a_name(phrase, clean):
             continue
         if " " not in phrase and ambiguous(phrase) and not used_as_noun(phrase, clean):
             continue  # "long", "clear": a quality here, not a thing
@@ -409,6 +409,28 @@ def _keyphrases(text: str, top: int) -> tuple[str, ...]:
         if not any(phrase.lower() in u.lower() or u.lower() in phrase.lower() for u in unique):
             unique.append(phrase)
     return tuple(unique[:top])
+
+
+_NAME_WORD = re.compile(r"[A-Z][\w-]*")
+
+
+def _inside_a_name(phrase: str, text: str) -> bool:
+    """Whether ``phrase`` is only ever a piece of a longer capitalised name in ``text``: a capitalised word goes on
+    or leads into it wherever it stands ("Task Force" of "Internet Engineering Task Force", "Toasternet Part" of
+    "Toasternet Part I"), so it names nothing alone.
+    """
+    if not any(w[:1].isupper() for w in phrase.split()):
+        return False
+    found = False
+    for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text):
+        found = True
+        after = _NAME_WORD.match(text, match.end() + 1) if text[match.end() : match.end() + 1] == " " else None
+        window = text[max(0, match.start() - 60) : match.start()]  # a word back, never the whole text again
+        before = (window.split() or [""])[-1]
+        led = bool(_NAME_WORD.fullmatch(before)) and before.lower() not in function_words()
+        if not after and not (led and not _OPENS.search(window[-6:])):
+            return False
+    return found
 
 
 _ELLIPSIS = re.compile(r"\s*(?:…|\.\.\.)")

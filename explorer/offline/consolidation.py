@@ -34,8 +34,10 @@ SENTENCE_WORDS = 30
 
 
 def _strategies(block: str) -> list[str]:
-    """The strategies of the prompt's "a ×8; b ×2" line, most used first."""
-    return [name.strip() for name, _ in _STRATEGY.findall(block) if name.strip()]
+    """The strategies of the prompt's "a ×8; b ×2" line, most used first, in words ("distance_band" is the
+    engine's name for the distance band).
+    """
+    return [name.strip().replace("_", " ") for name, _ in _STRATEGY.findall(block) if name.strip()]
 
 
 def _shared(texts: list[str], top: int = 3) -> list[str]:

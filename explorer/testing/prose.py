@@ -39,6 +39,27 @@ ENDED = re.compile(r"[.!?…][”\")]*$")
 WORD = re.compile(r"[\w'’-]+")
 _QUOTATION = re.compile(r"“[^“”]*”")
 _TEMPLATE_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_PREPOSITIONS = frozenset(
+    [
+        "about",
+        "at",
+        "beside",
+        "between",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "over",
+        "through",
+        "to",
+        "under",
+        "with",
+        "within",
+    ]
+)
 _PASSAGE_MARK = re.compile(r"^\[\d+\] (?:\([^()\n]*\) )?", re.MULTILINE)  # format_passages' "[1] (label) "
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*]\s+)?)[“\"(]?$")  # as explorer.text reads a source
 
@@ -83,9 +104,9 @@ def _grams(words: list[str]) -> list[list[str]]:
     return [words[i : i + 4] for i in range(len(words) - 3)]
 
 
-def prose_faults(text: str, max_words: int = 150, source: str = "") -> list[str]:
+def prose_faults(text: str, max_words: int = 150, source: str = "", fixed: frozenset[str] = frozenset()) -> list[str]:
     """What breaks the rules in one text of prose; ``source`` (the texts it was written from) lets the casing of
-    its words be checked.
+    its words be checked, but for the template's own words, ``fixed`` (see :func:`fixed_words`).
     """
     faults = []
     if MARKUP.search(text):
@@ -110,8 +131,18 @@ def prose_faults(text: str, max_words: int = 150, source: str = "") -> list[str]
         faults.append(f"{len(text.split())} words, over {max_words}")
     faults += agreement_faults(ours)
     if source:
-        faults += casing_faults(ours, source)
+        faults += casing_faults(ours, source, fixed=fixed)
     return faults
+
+
+def fixed_words(texts: list[str], share: float = 0.5) -> frozenset[str]:
+    """The template's own words: those at least ``share`` of several texts of one kind all use ("part" in "They
+    part ways where one says …" is the template's, however a source capitalises it).
+    """
+    if len(texts) < 4:
+        return frozenset()
+    counts = Counter(w for t in texts for w in {m.lower() for m in _TEMPLATE_WORD.findall(template_words(t))})
+    return frozenset(w for w, n in counts.items() if n >= share * len(texts))
 
 
 def agreement_faults(text: str) -> list[str]:
@@ -127,6 +158,8 @@ def agreement_faults(text: str) -> list[str]:
                 continue
             form = _verb_form(verb)
             listed = "and" in (t.lower() for t in tokens[: k - 1])
+            if _PREPOSITIONS & {t.lower() for t in tokens[max(0, k - 3) : k - 1]}:
+                continue  # "this passage on keyword arguments restates": the noun is not the subject
             if (form == "VBZ" and is_plural(noun)) or (form == "VBP" and not is_plural(noun) and not listed):
                 faults.append(f"number: {noun} {verb}")
     return faults
@@ -148,7 +181,7 @@ def _verb_form(word: str) -> str | None:
     return "VBZ" if "VBZ" in forms else "VBP" if forms & {"VBP"} and not forms & {"VBD", "VBN"} else None
 
 
-def casing_faults(text: str, source: str, opens: bool = True) -> list[str]:
+def casing_faults(text: str, source: str, opens: bool = True, fixed: frozenset[str] = frozenset()) -> list[str]:
     """Words of ``text`` cased against the source: capitalised mid-sentence where the source writes them in
     lower case only ("eggs, Clear and queen"), or in lower case where the source always capitalises them ("Within
     python" beside "Python"). A label (``opens`` false) is cased as it stands inside a sentence.
@@ -157,7 +190,7 @@ def casing_faults(text: str, source: str, opens: bool = True) -> list[str]:
     source = _PASSAGE_MARK.sub("", source)
     for match in _TEMPLATE_WORD.finditer(text):
         word = match[0]
-        if word.lower() in function_words() or len(word) < 3:
+        if word.lower() in function_words() or len(word) < 3 or word.lower() in fixed:
             continue
         at_start = (opens and match.start() == 0) or bool(
             _SENTENCE_START.search(text[max(0, match.start() - 6) : match.start()])

@@ -14,7 +14,16 @@ from typing import Any
 
 import pytest
 
-from explorer.testing.prose import ENDED, MARKUP, MAX_WORDS, NESTED, draws_on, label_faults, prose_faults
+from explorer.testing.prose import (
+    ENDED,
+    MARKUP,
+    MAX_WORDS,
+    NESTED,
+    draws_on,
+    fixed_words,
+    label_faults,
+    prose_faults,
+)
 
 # Words of the people the sample credits or quotes: never a theme or an entity.
 PEOPLE = frozenset(
@@ -86,6 +95,14 @@ def test_the_checker_flags_labels_that_name_no_thing(label: str) -> None:
     assert any(f.startswith(ISSUE_28_LABELS[label]) for f in label_faults(label, QUEEN)), label_faults(label, QUEEN)
 
 
+def test_the_templates_own_words_and_a_prepositions_object_are_not_judged() -> None:
+    tensions = [f"They part ways where one says “{n} a”, and the other “{n} b”." for n in "WXYZ"]
+    assert fixed_words(tensions) >= {"part", "ways", "where", "one", "says"}
+    source = "Toasternet Part I and II were notes."
+    assert prose_faults(tensions[0], 30, source) and prose_faults(tensions[0], 30, source, fixed_words(tensions)) == []
+    assert prose_faults("This passage on keyword arguments restates an earlier one.", 30) == []
+
+
 def test_agreement_and_case_are_read_outside_quotations_and_lists() -> None:
     assert prose_faults("Eggs and queen recur between hives: “The bees carries it”.", 30, QUEEN) == []
     assert prose_faults("Within Python, years carry over as code.", 30, "Python changes. It is Python.") == []
@@ -126,10 +143,11 @@ def test_every_kind_of_text_is_sampled(prose_samples: list[Any]) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_offline_texts_follow_the_rules_of_prose(prose_samples: list[Any], kind: str) -> None:
+    fixed = fixed_words([sample.text for sample in _by_kind(prose_samples)[kind]])
     faults = [
         f"{fault}\n    in {sample.text}"
         for sample in _by_kind(prose_samples)[kind]
-        for fault in prose_faults(sample.text, MAX_WORDS[kind], sample.context)
+        for fault in prose_faults(sample.text, MAX_WORDS[kind], sample.context, fixed)
     ]
     assert not faults, f"{kind}:\n" + "\n".join(faults[:5])
 
