@@ -81,3 +81,21 @@ def test_an_analogy_and_a_crystal_agree_with_a_plural_theme(provider: OfflinePro
     draft = {"themes": "eggs", "locus": queen, "domains": "beekeeping", "evidence": evidence}
     insight = json.loads(provider.answer(REGISTRY["wander_crystallize"], draft))["insight"]
     assert "ggs recur" in insight and prose_faults(insight, 100) == [], insight
+
+
+def test_a_piece_of_a_longer_name_is_no_keyphrase() -> None:
+    text = (
+        "Microsoft has given CIFS to the Internet Engineering Task Force as a draft. No product uses ACAP yet, "
+        "because the Internet Engineering Task Force has not approved the final specification."
+    )
+    found = keyphrases(text, 6)
+    assert found and not {"Task Force", "Engineering Task", "Internet Engineering"} & set(found), found
+
+
+def test_a_pattern_is_named_in_words(provider: OfflineProvider) -> None:
+    fields = {
+        "experiences": format_passages(["Walked to a far note.", "Walked to a far note again."]),
+        "strategies": "distance_band ×3; semantic_neighbor ×1",
+    }
+    answer = json.loads(provider.answer(REGISTRY["consolidation_pattern"], fields))
+    assert answer["name"] == "Distance band" and answer["actions"][0] == "apply distance band", answer
