@@ -40,6 +40,7 @@ from explorer.settings import load_settings
 from explorer.store import events as events_store
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
+from explorer.wander.crystal import DECLINED
 
 SMALL = Path(__file__).with_name("walks_small.json")
 SMALL_SIZE = 70
@@ -138,7 +139,7 @@ def measure(
             rejected = events_store.list_events(
                 con, session_id=session_id, subjects=["wander.crystal.rejected"], limit=10_000
             )
-        declined.update(str(e.payload.get("reason", "")).split(":")[0] for e in rejected)
+        declined.update(_kind(str(e.payload.get("reason", ""))) for e in rejected)
     per_100 = 100 / total_steps if total_steps else 0.0
     return WalkFigures(
         corpus=name,
@@ -154,6 +155,11 @@ def measure(
         naming_a_known_pair=naming,
         declined=dict(declined.most_common()),
     )
+
+
+def _kind(reason: str) -> str:
+    """A declined crystal's reason without its particulars: the rule that declined it."""
+    return next((rule for rule in DECLINED if reason.startswith(rule)), reason.split(":")[0])
 
 
 def load_rows(data: Path, variant: str) -> list[dict]:

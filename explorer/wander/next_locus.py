@@ -1,7 +1,9 @@
 """Where a step goes (stages 1-4 of docs/wander.md#the-step), and whether that is past the fence.
 
 :func:`choose` takes the locus a person asked for, else the four strategies' adjacencies inside the fence, not
-where the walk just was, scored and drawn by a seeded softmax, else a way back (an unexplored branch, the seed);
+where the walk just was and, while somewhere new is in reach, not where it has ever been, scored and drawn by a
+seeded softmax; when every way on goes back where the walk has been, it jumps to an unexplored branch; with
+nowhere inside the fence to go, it goes back (an unexplored branch, the seed);
 :func:`check_fence` tells whether the choice nears or passes the fence. Pure, like every stage.
 """
 
@@ -66,7 +68,11 @@ def choose(
     if not candidates:
         chosen, reason = _backtrack(inputs, s, fenced_out, tuning)
         return Choice(chosen, reason, [], len(found), fenced_out, events)
-    candidates = _scored(candidates, inputs, s, calls, tuning)
+    fresh = [c for c in candidates if not _visited(c, s)]
+    if not fresh and (jump := _unexplored_branch(inputs, s, tuning)) is not None:
+        reason = f"every way on leads back where the walk has been: a jump to an unexplored branch, {jump.score:.2f}"
+        return Choice(jump, reason, [jump], len(found), fenced_out, events)
+    candidates = _scored(fresh or candidates, inputs, s, calls, tuning)
     pick = selection.softmax_select(
         candidates, session.temperature, step_rng(session.random_seed, inputs.step_number, 3), tuning.score_sharpness
     )
@@ -115,8 +121,8 @@ def _scored(
     tuning: WanderTuning,
 ) -> list[Adjacency]:
     """The candidates scored, the weak bridges to other domains left out; when all of them are weak bridges,
-    the nearest nodes in here's own domain instead (the walk stays home rather than claim a link the corpus
-    does not support), or all of them when home has nothing either.
+    the nearest nodes in here's own domain instead, those the walk has not stood on first (the walk stays home
+    rather than claim a link the corpus does not support), or all of them when home has nothing either.
     """
     session = inputs.session
     selection.score(candidates, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
@@ -125,6 +131,7 @@ def _scored(
     if not strong:
         avoid = {x for locus in inputs.path if (x := _source(inputs.corpus, locus)) is not None}
         home = [c for c in adjacency.nearest_at_home(s, avoid) if scope.rejection(c, session, tuning) is None]
+        home = [c for c in home if not _visited(c, s)] or home
         _fill_concepts(home, calls.node_text)
         selection.score(home, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
         strong = home
@@ -135,8 +142,26 @@ def _backtrack(
     inputs: StepInputs, s: adjacency.Surroundings, fenced_out: int, tuning: WanderTuning
 ) -> tuple[Adjacency, str]:
     """Nowhere inside the fence to go from here: go back to an unexplored locus inside it, or to the seed."""
+    branch = _unexplored_branch(inputs, s, tuning)
+    if branch is not None:
+        return branch, (
+            f"no adjacency inside the fence ({fenced_out} out of scope): "
+            f"back to an unexplored branch, score {branch.score:.2f}"
+        )
+    seed = next((locus for locus in inputs.loci.loci.values() if locus.source_type == "SEED"), inputs.here)
+    return (
+        _as_adjacency(seed, s.here_vector, "seed", "no adjacency inside the fence"),
+        f"no adjacency inside the fence ({fenced_out} out of scope): back to the seed",
+    )
+
+
+def _unexplored_branch(inputs: StepInputs, s: adjacency.Surroundings, tuning: WanderTuning) -> Adjacency | None:
+    """A locus the walk saw and never stood on, inside the fence, drawn by the seeded softmax among the most
+    recently seen (None when there is none): where a walk goes when it cannot go on from here, because the fence
+    is all around it or because every way on leads back where it has been.
+    """
     session, here = inputs.session, inputs.here
-    recent = [  # unexplored loci on stored nodes: a backtrack goes somewhere the knowledge base holds
+    recent = [  # unexplored loci on stored nodes: a jump goes somewhere the knowledge base holds
         locus
         for locus in inputs.loci.loci.values()
         if locus.visit_count == 0 and locus.id != here.id and locus.embedding is not None and locus.node_id
@@ -146,23 +171,13 @@ def _backtrack(
         for locus in recent[-BACKTRACK_POOL:]
     ]
     unexplored = [c for c in unexplored if scope.rejection(c, session, tuning) is None]
-    if unexplored:
-        selection.score(unexplored, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
-        pick = selection.softmax_select(
-            unexplored,
-            session.temperature,
-            step_rng(session.random_seed, inputs.step_number, 4),
-            tuning.score_sharpness,
-        )
-        return unexplored[pick], (
-            f"no adjacency inside the fence ({fenced_out} out of scope): "
-            f"back to an unexplored branch, score {unexplored[pick].score:.2f}"
-        )
-    seed = next((locus for locus in inputs.loci.loci.values() if locus.source_type == "SEED"), here)
-    return (
-        _as_adjacency(seed, s.here_vector, "seed", "no adjacency inside the fence"),
-        f"no adjacency inside the fence ({fenced_out} out of scope): back to the seed",
+    if not unexplored:
+        return None
+    selection.score(unexplored, s, session, inputs.visited_domains, inputs.failed_paths, tuning)
+    pick = selection.softmax_select(
+        unexplored, session.temperature, step_rng(session.random_seed, inputs.step_number, 4), tuning.score_sharpness
     )
+    return unexplored[pick]
 
 
 def check_fence(inputs: StepInputs, choice: Choice, tuning: WanderTuning) -> FenceCheck:
@@ -212,6 +227,12 @@ def _not_recent(candidates: list[Adjacency], path: list[Locus], corpus: CorpusSp
     notes = {source for locus in path if (source := _source(corpus, locus)) is not None}
     fresh = [c for c in candidates if not (c.locus_id in loci or _source(corpus, c) in notes)]
     return fresh or candidates
+
+
+def _visited(candidate: Adjacency, s: adjacency.Surroundings) -> bool:
+    """Whether the walk has stood on the candidate's locus before (any step, not only the last few)."""
+    known = s.loci.loci.get(candidate.locus_id) if candidate.locus_id else None
+    return known is not None and known.visit_count > 0
 
 
 def _source(corpus: CorpusSpace, locus: Locus | Adjacency) -> int | None:

@@ -405,3 +405,15 @@ def test_the_pairs_the_notes_link_by_name_are_known_to_crystals(runtime, tmp_pat
         document = {d.title: d.id for d in corpus_store.list_documents(con)}
         known = known_crystals(con)
     assert known.linked == {frozenset((document["Kernel"], document["Scheduler"]))}
+
+
+def test_a_walk_goes_somewhere_new_while_it_can(corpus_runtime) -> None:
+    """A walk does not step back onto a locus it stood on while somewhere new is in reach: when every way on
+    leads back, it jumps to a branch it saw and never took.
+    """
+    s = new_session(corpus_runtime)
+    service.run(corpus_runtime, s.id, 40)
+    trace = sorted(service.session_view(corpus_runtime, s.id).trace, key=lambda t: t.step_number)
+    targets = [t.to_locus_id for t in trace]
+    again = [t for i, t in enumerate(trace) if t.to_locus_id in targets[:i]]
+    assert len(trace) == 40 and not again, [t.selection_reason for t in again]
