@@ -1,9 +1,11 @@
 """Do the product's connections agree with the ones people wrote? The bridges benchmark.
 
-    python -m bench.bridges [--variant explicit|implicit] [--data DIR] [--json] [--keep DB]
+    python -m bench.bridges [--variant explicit|implicit] [--data DIR] [--half SEED] [--json] [--keep DB]
 
 A fresh database reads a set of FOLDOC entries (``--data``: a folder laid out as
-``../shared/benchmarks/bridges-dev/``, see its README), then dreams as of a later
+``../shared/benchmarks/bridges-dev/``, see its README; with ``--half``, a seeded
+half of them, the truth kept to pairs within it: a smaller corpus of the same
+kind, on which a mechanism tuned to the whole should hold), then dreams as of a later
 date (when the freshly read memories have faded into exploration's window):
 REM exploration, a REM cycle of 60 dreams, and one wander session of 40 steps
 from one entry title in each of the 8 largest domains. Every connection the
@@ -76,16 +78,34 @@ class Score:
     lift: float | None
 
 
+def load_rows(data: Path, variant: str) -> list[dict]:
+    """The entries of one variant as their JSON lines hold them, in file order."""
+    folder = data / ("corpus" if variant == "explicit" else "corpus-implicit")
+    return [json.loads(line) for path in sorted(folder.glob("*.jsonl")) for line in path.open() if line.strip()]
+
+
 def load_entries(data: Path, variant: str) -> list[Entry]:
     """The entries of one variant, in file order."""
-    folder = data / ("corpus" if variant == "explicit" else "corpus-implicit")
-    rows = [json.loads(line) for path in sorted(folder.glob("*.jsonl")) for line in path.open() if line.strip()]
-    return [Entry(r["title"].lower(), r["domain"], r["text"]) for r in rows]
+    return [Entry(r["title"].lower(), r["domain"], r["text"]) for r in load_rows(data, variant)]
+
+
+def half_of(rows: list[dict], seed: int) -> list[dict]:
+    """A seeded half of the entries (every title drawn with the same chance), in file order: the same half for
+    both variants, which hold the same titles.
+    """
+    chosen = np.random.default_rng(seed).choice(len(rows), size=len(rows) // 2, replace=False)
+    return [rows[i] for i in sorted(chosen)]
 
 
 def load_truth(data: Path) -> set[Pair]:
     """The human cross-domain references, undirected."""
     return {frozenset(pair) for pair in json.loads((data / "truth.json").read_text())}
+
+
+def within(truth: set[Pair], entries: list[Entry]) -> set[Pair]:
+    """The pairs of ``truth`` between two of ``entries``."""
+    titles = {e.title for e in entries}
+    return {pair for pair in truth if pair <= titles}
 
 
 def knn_ranking(entries: list[Entry]) -> list[Pair]:
@@ -170,14 +190,19 @@ def seeds_by_domain(entries: list[Entry], domains: int, rng: np.random.Generator
 
 def run(args: argparse.Namespace, folder: Path) -> dict:
     """Build the knowledge base, dream and wander over it, and score every mechanism."""
-    entries = load_entries(args.data, args.variant)
-    truth = load_truth(args.data)
+    rows = load_rows(args.data, args.variant)
+    if args.half is not None:
+        rows = half_of(rows, args.half)
+    entries = [Entry(r["title"].lower(), r["domain"], r["text"]) for r in rows]
+    truth = within(load_truth(args.data), entries)
     anchor = knn_ranking(entries)
+    folder_in = folder / "corpus"
+    folder_in.mkdir()
+    (folder_in / "entries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     settings = load_settings().with_db(args.keep or folder / "bridges.duckdb")
     runtime = open_runtime(replace(settings, seed=args.seed))
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    folder_in = args.data / ("corpus" if args.variant == "explicit" else "corpus-implicit")
     ingest = ingest_paths(runtime, [folder_in])
     timings["ingest_s"] = time.perf_counter() - started
     as_of = datetime.now(UTC) + FADED_AFTER
@@ -243,6 +268,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict:
     ]
     return {
         "variant": args.variant,
+        "half": args.half,
         "entries": len(entries),
         "truth_pairs": len(truth),
         "model": "offline"
@@ -278,8 +304,9 @@ def _duplicates(vectors: list[np.ndarray]) -> int:
 
 def table(result: dict) -> str:
     """The scores as the Markdown table the README keeps."""
+    half = "" if result["half"] is None else f", half {result['half']}"
     lines = [
-        f"{result['variant']} ({result['entries']} entries, {result['truth_pairs']} truth pairs, "
+        f"{result['variant']}{half} ({result['entries']} entries, {result['truth_pairs']} truth pairs, "
         f"model {result['model']})",
         "",
         "| mechanism | pairs | hits | precision | recall | kNN precision at equal count | lift |",
@@ -312,6 +339,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=40, help="steps of each wander session")
     parser.add_argument("--domains", type=int, default=8, help="wander sessions, one from each largest domain")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--half", type=int, metavar="SEED", help="read a half of the entries drawn with this seed")
     parser.add_argument("--keep", type=Path, help="build the database here (kept) instead of a temporary file")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
