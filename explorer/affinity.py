@@ -158,6 +158,11 @@ class Affinity:
         """
         return relation_floor(self._reference)
 
+    @property
+    def pairs(self) -> int:
+        """How many pairs of this knowledge base its percentiles are measured against."""
+        return len(self._reference)
+
     def percentile(self, affinity: float) -> float:
         """The share (in %) of random pairs of this knowledge base whose affinity is lower."""
         if not len(self._reference):
