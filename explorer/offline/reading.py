@@ -13,7 +13,7 @@ from typing import Any
 from explorer.offline import answers
 from explorer.offline.kit import OfflineKit, capitalise, excerpt, join, quote, same, source_sentences, topic
 from explorer.prompts import split_passages
-from explorer.text import keyphrases, shorten
+from explorer.text import as_written, keyphrases, shorten
 
 NOTHING_SIMILARITY = 0.92  # a passage this close to something known adds nothing
 IMPLANT_WORDS = 25  # three quotations of this length keep an implant near the 50-100 words asked
@@ -83,7 +83,8 @@ def entity_synthesis(fields: dict[str, Any], kit: OfflineKit) -> str:
     """What is learnt about an entity; after an earlier note on it, whether the two agree, extend or differ,
     quoting the closest sentence of the earlier notes (never their connectives).
     """
-    entity, learning = str(fields["entity"]), str(fields["learning"])
+    learning = str(fields["learning"])
+    entity = as_written(str(fields["entity"]), f"{learning}\n\n{fields['previous']}")  # "god" → "God"
     said = (excerpt(learning) or [learning.strip()])[0]
     earlier = [s for p in split_passages(str(fields["previous"])) for s in source_sentences(p)]
     earlier = [s for s in earlier if not same(s, said)]

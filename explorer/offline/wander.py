@@ -96,7 +96,7 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
     # Themes: the closest pair first (what links them), then the encountered locus's own salient phrases.
     themes = list(dict.fromkeys(t for t in [b, a, *there_phrases[:2], *here_phrases[:1]] if t))[:5]
     cross = bool(here_domains and there_domains and not set(here_domains) & set(there_domains))
-    texts = f"{here_text}\n\n{there_text}"
+    texts = "\n\n".join(str(v) for v in fields.values())  # the loci, and the themes and resonances of the walk
     here_domains, there_domains = (
         [as_written(d, texts) for d in here_domains],
         [as_written(d, texts) for d in there_domains],

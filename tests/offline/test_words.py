@@ -99,3 +99,13 @@ def test_a_pattern_is_named_in_words(provider: OfflineProvider) -> None:
     }
     answer = json.loads(provider.answer(REGISTRY["consolidation_pattern"], fields))
     assert answer["name"] == "Distance band" and answer["actions"][0] == "apply distance band", answer
+
+
+def test_an_entity_is_cased_as_its_notes_write_it(provider: OfflineProvider) -> None:
+    fields = {
+        "entity": "god",
+        "learning": "Every man thinks that God is on his side.",
+        "previous": format_passages(["The alarm clock that is louder than God's own belongs to the roommate."]),
+    }
+    answer = provider.answer(REGISTRY["entity_synthesis"], fields)
+    assert answer.startswith("On God, ") and prose_faults(answer, 80, "\n\n".join(fields.values())) == [], answer
