@@ -137,8 +137,8 @@ ENTITIES = Prompt[list[EntityLearning]](
         "Passage: {passage}\n\n"
         "List the entities and abstract concepts this passage refers to (at most {max_entities}), and for each "
         "what we learn about it from the passage, in one sentence.\n\n"
-        'Respond in JSON format: {{"entities": [{{"entity": "a short name", "learning": "what we learn"}}]}}\n'
-        'If there are none, answer: {{"entities": []}}'
+        'Respond in JSON format: an object whose "entities" is a list of objects, each with "entity" (its name, '
+        'as the passage writes it) and "learning" (what we learn about it). If there are none, the list is empty.'
     ),
     reader=read_entities,
     temperature=0.2,
