@@ -55,9 +55,13 @@ def implant(fields: dict[str, Any], kit: OfflineKit) -> str:
     known_topic = topic(known_sentences[j], avoid=[new_topic]) or topic(source, avoid=[new_topic]) or "another subject"
     shared = [p for p in keyphrases(new_info, 6) if p.lower() in source.lower() and p not in (new_topic, known_topic)]
     through = f" through {join(shared[:2])}" if shared else ""
+    said = (
+        f"both say {quote(new_sentences[i], IMPLANT_WORDS)}"  # two notes with one sentence: quoted once
+        if same(new_sentences[i], known_sentences[j])
+        else f"{quote(new_sentences[i], IMPLANT_WORDS)} beside {quote(known_sentences[j], IMPLANT_WORDS)}"
+    )
     text = (
-        f"This passage on {new_topic} {_relation(float(sims[i, j]))} an earlier one on {known_topic}{through}: "
-        f"{quote(new_sentences[i], IMPLANT_WORDS)} beside {quote(known_sentences[j], IMPLANT_WORDS)}."
+        f"This passage on {new_topic} {_relation(float(sims[i, j]))} an earlier one on {known_topic}{through}: {said}."
     )
     if not same(novel, new_sentences[i]) and not same(novel, known_sentences[j]):
         text += f" It adds {quote(novel, IMPLANT_WORDS)}."

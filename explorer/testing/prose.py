@@ -113,6 +113,9 @@ def prose_faults(text: str, max_words: int = 150, source: str = "", fixed: froze
         faults.append(f"markup or code: {MARKUP.search(text)[0]!r}")  # type: ignore[index]
     if NESTED.search(text):
         faults.append("a quotation nested in a quotation")
+    quotations = [" ".join(WORD.findall(q.lower())) for q in _QUOTATION.findall(text)]
+    if len(set(quotations)) < len(quotations):
+        faults.append("quotes the same words twice")
     grams = Counter(tuple(g) for g in _grams([w.lower() for w in WORD.findall(text)]))
     ours = template_words(text, source)
     said = " ".join(w.lower() for w in WORD.findall(ours))

@@ -63,6 +63,12 @@ def test_the_checker_flags_names_addresses_and_numbers_as_themes(label: str) -> 
 # and the fault the checker must name.
 QUEEN = (Path(__file__).parents[1] / "data" / "notes" / "bees" / "the-queen.md").read_text(encoding="utf-8")
 ISSUE_28 = {
+    "quoted twice": (
+        "This passage on PEP restates an earlier one on full details: “For full details, see the changelog” beside "
+        "“For full details, see the changelog”.",
+        "",
+        "quotes the same words twice",
+    ),
     "number": ("Within Python, years carries over as long.", "", "number: years carries"),
     "number, singular": ("Honey recur between queen and hive.", "", "number: Honey recur"),
     "case, lower": ("Within python, years carry over as code.", "Python changes. It is Python.", "case: 'python'"),

@@ -109,3 +109,12 @@ def test_an_entity_is_cased_as_its_notes_write_it(provider: OfflineProvider) -> 
     }
     answer = provider.answer(REGISTRY["entity_synthesis"], fields)
     assert answer.startswith("On God, ") and prose_faults(answer, 80, "\n\n".join(fields.values())) == [], answer
+
+
+def test_two_notes_saying_one_sentence_are_quoted_once(provider: OfflineProvider) -> None:
+    fields = {
+        "new_info": "For full details, see the changelog. Python 3.9 adds a new parser.",
+        "existing_knowledge": format_passages(["For full details, see the changelog. Python 3.8 adds assignment."]),
+    }
+    answer = provider.answer(REGISTRY["implant"], fields)
+    assert "both say “For full details, see the changelog”" in answer and prose_faults(answer, 110) == [], answer
