@@ -191,7 +191,8 @@ def bridge_strengths(
     config: ExplorationConfig,
 ) -> dict[str, float]:
     """The affinity of each memory's best bridge not yet in the graph, for the ``seed_pool`` heaviest
-    (importance × prominence) memories ``affinity`` knows: what makes a memory worth exploring from.
+    (importance × prominence) memories ``affinity`` knows: what makes a memory worth exploring from. Only those
+    whose best bridge reaches the :func:`candidate_bar`, when any does: they have candidates to put before a judge.
     """
     several = several_categories(by_id.values())
     pool = sorted((m for m in memories if m.id in affinity), key=lambda m: (-m.importance * m.prominence, m.id))
@@ -200,7 +201,9 @@ def bridge_strengths(
         best = affinity.partners(memory.id, 1, bridge_filter(memory, by_id, get_relations, several))
         if best:
             strengths[memory.id] = best[0][1]
-    return strengths
+    bar = candidate_bar(affinity, config)
+    standing_out = {m: s for m, s in strengths.items() if affinity.percentile(s) >= bar}
+    return standing_out or strengths
 
 
 def directly_related(a: str, b: str, get_relations: GetRelations) -> bool:
@@ -335,8 +338,9 @@ def candidates_for(
     """Memories the noisy activation reaches from ``seed`` that are current and not yet linked to it; with an
     ``affinity``, joined by the seed's strongest unlinked bridges and ranked by affinity (a path in the graph
     adding ``path_bonus``), other sources and categories only, those whose affinity reaches the
-    :func:`candidate_bar` only (none when nothing stands out). Memories in ``judged`` (already put before a judge
-    with this seed tonight, as seeds themselves) are left out, so the next ones take their places.
+    :func:`candidate_bar` only: the first alone when none does, as a seed was drawn for its best bridge, and a
+    judge that reads meaning may see more in it than the numbers. Memories in ``judged`` (already put before a
+    judge with this seed tonight, as seeds themselves) are left out, so the next ones take their places.
     """
     scores = spread_activation(seed.id, get_relations, config.activation, rng)
     if affinity is None or seed.id not in affinity:
@@ -359,13 +363,13 @@ def candidates_for(
 
     reached = {node_id for node_id in scores if node_id in affinity and allowed(node_id)}
     bridges = {p for p, _ in affinity.partners(seed.id, config.max_candidates_per_seed, allowed)}
-    bar = candidate_bar(affinity, config)
-    standing_out = [c for c in reached | bridges if affinity.percentile(affinity.score(seed.id, c)) >= bar]
     ranked = sorted(
-        standing_out,
+        reached | bridges,
         key=lambda c: (-(affinity.score(seed.id, c) + (config.path_bonus if c in reached else 0.0)), c),
     )
-    return [memories[c] for c in ranked[: config.max_candidates_per_seed]]
+    bar = candidate_bar(affinity, config)
+    standing_out = [c for c in ranked if affinity.percentile(affinity.score(seed.id, c)) >= bar] or ranked[:1]
+    return [memories[c] for c in standing_out[: config.max_candidates_per_seed]]
 
 
 def explore(
