@@ -125,8 +125,8 @@ class WanderTuning:
     entities_for_full: float = 2.0  # shared entities that count fully
     relatedness_share: float = 0.7  # of interestingness; the rest is the node's importance (or a visit's rating)
     seen_domain_bridge: float = 0.8  # a bridge to a domain the walk has seen counts this much of a new one
-    bridge_quantile: float = 0.997  # a step to another domain needs the relatedness of this quantile of the
-    # corpus's cross-domain pairs (see selection.strong_bridge_line), else it is dropped
+    strong_bridges_per_note: float = 0.42  # a step to another domain needs the relatedness of the corpus's
+    # strongest cross-domain pairs, this many per note (see selection.strong_bridge_line), else it is dropped
     score_sharpness: float = 8.0  # softmax over sharpness·score/temperature (see selection.softmax_select)
     w_interestingness: float = 0.3
     w_novelty: float = 0.3

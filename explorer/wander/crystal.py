@@ -16,7 +16,7 @@ cosine of any crystal (of any session).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -180,19 +180,20 @@ class CrystalAttempt:
     crystal: Crystal | None
     reason: str
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    asked_model: bool = False  # declined before any model was asked, the step may try another resonance
 
 
-def pick_resonance(
+def ready_resonances(
     touched: Sequence[Resonance],
     locus_interest: float | None,
     last_attempt: Callable[[str], int | None],
     tuning: WanderTuning,
-) -> Resonance | None:
-    """The strongest confirmed resonance this step touched, if the locus is interesting enough and the
-    resonance recurred ``crystal_new_support`` more times since it last crystallized (or tried to).
+) -> list[Resonance]:
+    """The confirmed resonances this step touched, strongest first, if the locus is interesting enough: those that
+    recurred ``crystal_new_support`` more times since they last crystallized (or tried to).
     """
     if locus_interest is None or locus_interest < tuning.crystal_min_interest:
-        return None
+        return []
 
     def ready(r: Resonance) -> bool:
         if r.status != "confirmed":
@@ -200,7 +201,25 @@ def pick_resonance(
         last = last_attempt(r.id)
         return last is None or r.occurrences - last >= tuning.crystal_new_support
 
-    return max((r for r in touched if ready(r)), key=lambda r: r.strength, default=None)
+    return sorted((r for r in touched if ready(r)), key=lambda r: -r.strength)
+
+
+def first_crystal(
+    resonances: Sequence[Resonance], attempt: Callable[[Resonance], CrystalAttempt]
+) -> CrystalAttempt | None:
+    """Try the resonances in order until one forms a crystal or asks a model (one model-backed attempt a step):
+    a resonance the rules decline before any model is asked (its encounters are ungrounded or known pairs) gives
+    way to the next, so one that keeps recurring without a new pair does not starve the others. The attempt
+    returned carries the events of every try; None when there was no resonance to try.
+    """
+    events: list[tuple[str, dict[str, Any]]] = []
+    last = None
+    for resonance in resonances:
+        last = attempt(resonance)
+        events += last.events
+        if last.crystal is not None or last.asked_model:
+            break
+    return None if last is None else replace(last, events=events)
 
 
 def _supporting(chosen: Bridge) -> list[dict[str, Any]]:
@@ -247,8 +266,8 @@ def crystallize(
     """
     attempt = {"resonance_id": resonance.id, "occurrences": resonance.occurrences, "locus_id": locus.id}
 
-    def rejected(reason: str) -> CrystalAttempt:
-        return CrystalAttempt(None, reason, [("wander.crystal.rejected", {**attempt, "reason": reason})])
+    def rejected(reason: str, asked_model: bool = False) -> CrystalAttempt:
+        return CrystalAttempt(None, reason, [("wander.crystal.rejected", {**attempt, "reason": reason})], asked_model)
 
     across = tuning.crystal_across_domains
     chosen = bridge(evidence, related, min_relatedness, across, avoid=existing.pairs | existing.linked)
@@ -280,20 +299,20 @@ def crystallize(
     )
     proposal = draft.value
     if proposal is None or not draft.ok:
-        return rejected(f"crystallization failed: {draft.error}")
+        return rejected(f"crystallization failed: {draft.error}", True)
     vector = embed([proposal.insight])[0]
     if len(existing.vectors):
         closest = float(np.max(existing.vectors @ vector))
         if closest >= tuning.duplicate_crystal:
-            return rejected(f"near-duplicate of an existing crystal (similarity {closest:.2f})")
+            return rejected(f"near-duplicate of an existing crystal (similarity {closest:.2f})", True)
     verdict = spending.ask(
         VALIDATE, {"insight": proposal.insight, "evidence": block}, tier="cloud", purpose="wander_validate"
     )
     judgement = verdict.value
     if judgement is None or not verdict.ok:
-        return rejected(f"validation failed: {verdict.error}")
+        return rejected(f"validation failed: {verdict.error}", True)
     if not judgement.valid:
-        return rejected(f"rejected by validation: {judgement.notes}")
+        return rejected(f"rejected by validation: {judgement.notes}", True)
     end_domains = [end.domain for end in chosen.ends if end.domain]
     domains = list(dict.fromkeys([*end_domains, *proposal.domains, *locus.domains]))
     crystal = Crystal(
@@ -327,4 +346,5 @@ def crystallize(
                 {**payload, "validated_by": verdict.model, "decision": "valid", "notes": judgement.notes},
             ),
         ],
+        asked_model=True,
     )

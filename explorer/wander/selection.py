@@ -51,10 +51,10 @@ def pair_relatedness(corpus: CorpusSpace, a: str, b: str, tuning: WanderTuning) 
 
 
 def strong_bridge_line(corpus: CorpusSpace, tuning: WanderTuning) -> float:
-    """The relatedness a step across domains needs: that of the top ``1 - bridge_quantile`` of cross-domain
-    pairs of this corpus by kinship alone (a link or shared entities lift a pair over it).
+    """The relatedness a step across domains needs: that of the strongest cross-domain pairs of this corpus by
+    kinship alone, ``strong_bridges_per_note`` of them for each note (a link or shared entities lift a pair over it).
     """
-    return corpus.bridge_line(tuning.bridge_quantile, tuning.lexical_weight)
+    return corpus.bridge_line(tuning.strong_bridges_per_note, tuning.lexical_weight)
 
 
 def relatedness(candidates: list[Adjacency], s: Surroundings, tuning: WanderTuning) -> None:

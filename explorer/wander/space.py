@@ -299,25 +299,30 @@ class CorpusSpace:
             words = np.asarray(self.source_terms[a].multiply(self.source_terms[b]).sum(axis=1)).ravel()
         return (meaning + lexical_weight * words) / (1.0 + lexical_weight)
 
-    def bridge_line(self, quantile: float, lexical_weight: float, samples: int = 20_000) -> float:
-        """The kinship (see :meth:`kinship`) that only the top ``1 - quantile`` of pairs of sources in
-        different domains reach, estimated from a fixed sample of such pairs.
+    def bridge_line(self, per_note: float, lexical_weight: float, samples: int = 20_000) -> float:
+        """The kinship (see :meth:`kinship`) that only the strongest pairs of sources in different domains reach,
+        ``per_note`` of them for each source on average, estimated from a fixed sample of such pairs.
 
-        Why a quantile of this corpus and not a fixed value: what counts as close depends on the embedding
-        model and on how dense the corpus is; a bridge is strong when few pairs across domains are as close.
+        Why a share of this corpus and not a fixed value: what counts as close depends on the embedding model and
+        on how dense the corpus is; a bridge is strong when few pairs across domains are as close. Why so many per
+        note rather than a fixed share of pairs: pairs grow with the square of the notes, so a share that leaves a
+        walk over 300 notes a strong bridge for every other note leaves one over 70 notes a handful in all.
         """
-        key = (quantile, lexical_weight)
+        key = (per_note, lexical_weight)
         if key in self._bridge_lines:
             return self._bridge_lines[key]
         line = 1.0
         if len(self.source_vectors) > 1:
             domains = np.full(len(self.source_vectors), NO_DOMAIN, dtype=np.int64)
             domains[self.sources] = self.domain_codes
+            known = domains[domains != NO_DOMAIN]
+            across = (len(known) ** 2 - float(np.sum(np.bincount(known) ** 2))) / 2
             rng = np.random.default_rng(0)
             a = rng.integers(0, len(domains), samples)
             b = rng.integers(0, len(domains), samples)
             keep = (domains[a] != domains[b]) & (domains[a] != NO_DOMAIN) & (domains[b] != NO_DOMAIN)
-            if keep.any():
+            if keep.any() and across > 0:
+                quantile = float(np.clip(1.0 - per_note * len(known) / across, 0.0, 1.0))
                 line = float(np.quantile(self.kinship(a[keep], b[keep], lexical_weight), quantile))
         self._bridge_lines[key] = line
         return line

@@ -37,26 +37,29 @@ def attempt_crystal(
     tuning: WanderTuning,
 ) -> crystals.CrystalAttempt | None:
     """Stage 7: perhaps a crystal, from the strongest confirmed resonance this step touched, when the walk has
-    gone long enough since its last one; None when no attempt was made. An attempt that broke is a failure of
-    the step; one the model declined is not.
+    gone long enough since its last one (the next strongest when the rules decline one unasked, see
+    :func:`crystals.first_crystal`); None when no attempt was made. An attempt that broke is a failure of the
+    step; one the model declined is not.
     """
     if residue is None or not crystals.crystal_allowed(inputs.step_number, inputs.crystal_steps, tuning):
         return None
-    resonance = crystals.pick_resonance(touched, residue.interestingness, calls.last_attempt, tuning)
-    if resonance is None:
-        return None
-    attempt = crystals.crystallize(
-        resonance,
-        target,
-        calls.evidence(resonance, residue),
-        session_id=inputs.session.id,
-        spending=spending,
-        embed=calls.embed,
-        existing=calls.known_crystals(),
-        related=calls.related,
-        tuning=tuning,
-        min_relatedness=selection.strong_bridge_line(inputs.corpus, tuning),
+    attempt = crystals.first_crystal(
+        crystals.ready_resonances(touched, residue.interestingness, calls.last_attempt, tuning),
+        lambda resonance: crystals.crystallize(
+            resonance,
+            target,
+            calls.evidence(resonance, residue),
+            session_id=inputs.session.id,
+            spending=spending,
+            embed=calls.embed,
+            existing=calls.known_crystals(),
+            related=calls.related,
+            tuning=tuning,
+            min_relatedness=selection.strong_bridge_line(inputs.corpus, tuning),
+        ),
     )
+    if attempt is None:
+        return None
     if attempt.crystal is None and not attempt.reason.startswith(crystals.DECLINED):
         s.failures.append(attempt.reason)
     return attempt

@@ -18,7 +18,9 @@ from .conftest import new_session, stored
 TUNING = WanderTuning()
 # Crystals as soon as a resonance allows (every step, any bridge, within a domain too), from resonances that grow
 # on the hashing embedder, whose themes share few words (random seed 3 forms one at step 14).
-CRYSTALS_SOON = replace(TUNING, crystal_every=1, bridge_quantile=0.0, crystal_across_domains=False, resonance_match=0.3)
+CRYSTALS_SOON = replace(
+    TUNING, crystal_every=1, strong_bridges_per_note=1e9, crystal_across_domains=False, resonance_match=0.3
+)
 # Within a step, the stages' order: where to go, the fence, the visit, resonances, a crystal, the guard rails, the
 # step's end, and the pause or completion the step brought.
 STAGE = {

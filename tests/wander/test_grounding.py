@@ -18,7 +18,14 @@ from explorer.store import corpus as corpus_store
 from explorer.store import events as events_store
 from explorer.wander import adjacency, caches, selection, service
 from explorer.wander.config import WanderTuning
-from explorer.wander.crystal import Evidence, KnownCrystals, bridge, crystal_allowed, crystallize
+from explorer.wander.crystal import (
+    Evidence,
+    KnownCrystals,
+    bridge,
+    crystal_allowed,
+    crystallize,
+    first_crystal,
+)
 from explorer.wander.evidence import known_crystals
 from explorer.wander.guards import Spending
 from explorer.wander.naming import locus_name
@@ -308,9 +315,9 @@ def test_a_crystal_bridges_two_sources_and_is_refused_when_it_cannot(runtime) ->
     session = Session(name="s", seed_concept="x")
     spending = Spending(runtime.gateway, session, TUNING)
 
-    def attempt(evidence: Evidence, known: KnownCrystals, line: float = 0.5):
+    def attempt(evidence: Evidence, known: KnownCrystals, line: float = 0.5, resonance=None):
         return crystallize(
-            replace_resonance(),
+            resonance or replace_resonance(),
             a,
             evidence,
             session_id=session.id,
@@ -347,6 +354,23 @@ def test_a_crystal_bridges_two_sources_and_is_refused_when_it_cannot(runtime) ->
     assert {e["id"] for e in chunks} == {"chunk-a", "chunk-b"}  # the evidence is the two sources, nothing else
     again = attempt(ev, KnownCrystals(crystal.embedding[None, :]))
     assert again.crystal is None and again.reason.startswith("near-duplicate of an existing crystal")
+    # a resonance the rules decline unasked gives way to the next; one a model answered ends the step's tries
+    known = KnownCrystals(none, linked=frozenset({frozenset({"d1", "d2"})}))
+    assert again.asked_model and not attempt(crossing, known).asked_model
+    stale, fresh = replace_resonance(), replace_resonance()
+    evidence_for = {stale.id: crossing, fresh.id: evidence_of([(c, b)], {"c": "d3", "b": "d2"})}
+    strength[frozenset("bc")] = 0.8
+    tried = []
+
+    def first(resonance):
+        tried.append(resonance.id)
+        return attempt(evidence_for[resonance.id], known, resonance=resonance)
+
+    found = first_crystal([stale, fresh], first)
+    assert tried == [stale.id, fresh.id] and found is not None and found.crystal is not None
+    assert [e["node_id"] for e in found.crystal.connects] == ["c", "b"]
+    assert [name for name, _ in found.events][0] == "wander.crystal.rejected"  # the stale one's refusal is kept
+    assert first_crystal([], first) is None
 
 
 def replace_resonance():
@@ -360,7 +384,7 @@ def test_a_walk_forms_few_grounded_crystals_that_name_what_they_connect(corpus_r
     tuning = replace(  # the hashing embedder's themes match little: let resonances form and crystallize sooner
         TUNING,
         crystal_every=4,
-        bridge_quantile=0.5,
+        strong_bridges_per_note=1e9,
         confirm_occurrences=2,
         confirm_strength=1.5,
         crystal_new_support=1,
@@ -417,3 +441,24 @@ def test_a_walk_goes_somewhere_new_while_it_can(corpus_runtime) -> None:
     targets = [t.to_locus_id for t in trace]
     again = [t for i, t in enumerate(trace) if t.to_locus_id in targets[:i]]
     assert len(trace) == 40 and not again, [t.selection_reason for t in again]
+
+
+def test_a_strong_bridge_is_as_rare_per_note_in_a_small_corpus_as_in_a_large_one() -> None:
+    rng = np.random.default_rng(7)
+
+    def strong_per_note(n: int) -> float:
+        vectors = rng.normal(size=(n, 16)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        domains = [f"d{i % 5}" for i in range(n)]
+        ids = [f"n{i}" for i in range(n)]
+        space = CorpusSpace.build(
+            16, ids, vectors, domains, np.full(n, 0.5), np.ones(n), types=["raw_chunk"] * n, titles=ids, documents=ids
+        )
+        line = space.bridge_line(TUNING.strong_bridges_per_note, 0.0, samples=200_000)
+        a, b = np.triu_indices(n, 1)
+        across = np.array([domains[i] != domains[j] for i, j in zip(a, b, strict=True)])
+        kin = space.kinship(a[across], b[across], 0.0)
+        return float(np.sum(kin >= line)) / n
+
+    small, large = strong_per_note(60), strong_per_note(300)
+    assert 0.2 < small < 0.8 and 0.2 < large < 0.8, (small, large)  # about 0.42 a note in both

@@ -19,7 +19,7 @@ from .conftest import SEED, mock_json, new_session
 TUNING = WanderTuning()
 # Crystals sooner than a reviewer would get them (every step, any bridge, within a domain too), for tests about
 # what happens to them.
-CRYSTALS_SOON = replace(TUNING, crystal_every=1, bridge_quantile=0.0, crystal_across_domains=False)
+CRYSTALS_SOON = replace(TUNING, crystal_every=1, strong_bridges_per_note=1e9, crystal_across_domains=False)
 
 
 def subjects(runtime, session_id: str) -> list[str]:
