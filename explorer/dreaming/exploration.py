@@ -191,8 +191,7 @@ def bridge_strengths(
     config: ExplorationConfig,
 ) -> dict[str, float]:
     """The affinity of each memory's best bridge not yet in the graph, for the ``seed_pool`` heaviest
-    (importance × prominence) memories ``affinity`` knows: what makes a memory worth exploring from. Only those
-    whose best bridge reaches the :func:`candidate_bar`, when any does: they have candidates to put before a judge.
+    (importance × prominence) memories ``affinity`` knows: what makes a memory worth exploring from.
     """
     several = several_categories(by_id.values())
     pool = sorted((m for m in memories if m.id in affinity), key=lambda m: (-m.importance * m.prominence, m.id))
@@ -201,9 +200,7 @@ def bridge_strengths(
         best = affinity.partners(memory.id, 1, bridge_filter(memory, by_id, get_relations, several))
         if best:
             strengths[memory.id] = best[0][1]
-    bar = candidate_bar(affinity, config)
-    standing_out = {m: s for m, s in strengths.items() if affinity.percentile(s) >= bar}
-    return standing_out or strengths
+    return strengths
 
 
 def directly_related(a: str, b: str, get_relations: GetRelations) -> bool:
