@@ -8,6 +8,7 @@ import json
 from dataclasses import replace
 
 from explorer import event_stream
+from explorer.prompts.wander import DWELLING
 from explorer.records.wander import ReviewState
 from explorer.store.events import Event
 from explorer.wander import service
@@ -182,9 +183,11 @@ def test_the_fence_and_the_circuit_breaker_are_logged_in_the_step_that_met_them(
 
 
 def test_a_spent_budget_is_logged_in_the_step_that_found_it_spent(corpus_copy, make_runtime) -> None:
-    # The cloud costs 0.1 cent a token: an answer about 2 cents, a dwelling's worst case (its whole 600-token answer)
-    # 60 cents, reserved before each call; so the cloud answers while 60 of the 75 cents are left, then the
-    # local model does.
+    # The cloud costs 0.1 cent a token: an answer about 2 cents, a dwelling's worst case (its whole max_tokens
+    # answer) DWELLING.max_tokens / 10 cents, reserved before each call; so the cloud answers while that much of the
+    # budget (15 cents more) is left, then the local model does.
+    worst = DWELLING.max_tokens // 10
+    budget = worst + 15
     rt = make_runtime(
         db=corpus_copy,
         local_model="ollama/llama3",
@@ -192,13 +195,13 @@ def test_a_spent_budget_is_logged_in_the_step_that_found_it_spent(corpus_copy, m
         prices={"gpt-4o-mini": (0.0, 1000.0)},
         completion_kwargs={"mock_response": json.dumps(ANSWER)},
     )
-    session = new_session(rt, cloud_budget_cents=75)
+    session = new_session(rt, cloud_budget_cents=budget)
     service.run(rt, session.id, 14, tuning=replace(TUNING, cloud_min_score=0.0, cloud_share=1.0))
     log = stored(rt, session.id)
     steps = steps_of(log)
     (warning,) = [e.payload for e in log if e.subject == "wander.budget.low"]
-    assert warning["exhausted"] and warning["budget_cents"] == 75
-    assert 0 < warning["spent_cents"] == service.get_session(rt, session.id).cloud_spent_cents <= 75
+    assert warning["exhausted"] and warning["budget_cents"] == budget
+    assert 0 < warning["spent_cents"] == service.get_session(rt, session.id).cloud_spent_cents <= budget
     models = {
         n: {e.subject: e.payload for e in items}["wander.step.completed"]["model_used"] for n, items in steps.items()
     }
