@@ -47,9 +47,12 @@ def embed_one(runtime: Runtime, text: str) -> np.ndarray:
 
 
 def infer_domains(space: CorpusSpace, vector: np.ndarray) -> list[str]:
-    """The most common domain among the nearest nodes (none when nothing is near)."""
+    """The most common domain among the nearest nodes (none when nothing is near), each text voting once: notes on
+    several entities of one sentence are that sentence again, one voice, not one per entity.
+    """
     rows = [space.row(i) for i, s in space.index.top_k(vector, DOMAIN_NEIGHBOURS) if s >= DOMAIN_MIN_SIMILARITY]
-    domains = Counter(d for row in rows if row is not None and (d := space.domain(row)) is not None)
+    voices = {space.texts[row]: row for row in rows if row is not None}
+    domains = Counter(d for row in voices.values() if (d := space.domain(row)) is not None)
     return [domains.most_common(1)[0][0]] if domains else []
 
 
