@@ -152,7 +152,7 @@ def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
 
     out: dict[str, Any] = {"ingest": run("ingest", str(reading)), "stats": run("stats"), "map": run("map")}
     out["wander new"] = run(
-        "wander", "new", "--seed-concept", "unicode strings and text", "--seed", "1", "--checkpoint-every", "0"
+        "wander", "new", "--seed-concept", "unicode strings and text", "--seed", "2", "--checkpoint-every", "0"
     )
     session = out["wander new"]["session_id"]
     out["wander run"] = run("wander", "run", session, "--steps", "4")
