@@ -255,21 +255,60 @@ def not_a_thing(words: Sequence[str]) -> str | None:
         return "a number phrase: how many, not what"
     if words[0].lower() in function_words() or head.lower() in function_words() or head.lower() in _STOPWORDS:
         return "a fragment led or ended by a function word"
-    kinds = word_kinds(head)
+    kinds = word_kinds(head) or _compound_kinds(head)
     if kinds is not None and "NOUN" not in kinds and not (head.endswith("ing") and not kinds & {"ADJ", "ADV"}):
-        if "ADV" in kinds or head.endswith("ly"):
+        if "ADV" in kinds or (head.endswith("ly") and kinds != {"ADJ"}):  # "read-only" is an adjective
             return "an adverb: how something is done, not a subject"
         return "an adjective: a quality, not a thing" if "ADJ" in kinds else "a verb: what is done, not a subject"
     if modifiers and is_plural(modifiers[-1]) and kinds is not None and "VERB" in kinds:
         return "a clause, not a name: a plural and its verb"  # "branches change", "years long"
     if not modifiers and kinds is not None and _is_past_form(head):
         return "a participle: what was done, not a subject"
+    if modifiers and _finite_verb(modifiers[0]):
+        return "a verb phrase: a verb and its object"  # "loads instructions", "took place"
     if any(
         not (kinds is None or kinds & {"NOUN", "ADJ"} or word.endswith(("ing", "ed", "en")))
         for word, kinds in ((w, word_kinds(w)) for w in modifiers)
     ):
         return "a modifier that modifies nothing"
     return None
+
+
+def _compound_kinds(word: str) -> frozenset[str] | None:
+    """What a hyphenated word the lexicon does not know can be, by its last part: "read-only" is an adjective, as
+    its last part is no noun, and so is "last-in" (an adjective and a particle, as in "last-in first-out"), while
+    "plug-in" (a verb and a particle) and "run-time" can be nouns; None when it can be a noun or its parts are not
+    known either.
+    """
+    *firsts, last = word.lower().split("-")
+    if not firsts or not firsts[-1] or not last:
+        return None
+    if last in _PARTICLES:
+        return frozenset({"ADJ"}) if "ADJ" in (word_kinds(firsts[-1]) or ()) else None
+    kinds = word_kinds(last)
+    return frozenset({"ADJ"}) if kinds is not None and "NOUN" not in kinds else None  # "hard-coded" too
+
+
+# The particles of phrasal verbs: after a verb they make a noun ("plug-in", "set-up"), after an adjective an adjective
+# ("last-in").
+_PARTICLES = _words("in on out up off down over back away by")
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _finite_verb(word: str) -> bool:
+    """Whether ``word`` is a verb's third-person form or a simple past that is no participle ("loads", "took"; not
+    "distributed", which LemmInflect files as a past and which modifies a noun as "distributed systems" does):
+    before a noun, it makes a clause.
+    """
+    from lemminflect import getAllInflections, getAllLemmas
+
+    for lemma in getAllLemmas(word.lower()).get("VERB", ()):
+        forms = getAllInflections(lemma, "VERB")
+        if word.lower() in forms.get("VBZ", ()):
+            return True
+        if "VBN" in forms and word.lower() in forms.get("VBD", ()) and word.lower() not in forms["VBN"]:
+            return True
+    return False
 
 
 def ambiguous(word: str) -> bool:

@@ -9,9 +9,11 @@ from explorer.text import inert_markdown, is_theme, keyphrases
 
 SUBJECTS = ["delay slot", "Microsoft SMB", "power supply", "processor family", "speed", "networking"]
 SUBJECTS += ["operating system", "distributed systems", "IBM", "binary", "ALU"]
+SUBJECTS += ["plug-in", "run-time", "read-only memory", "linked list"]
 # How or what was done, a verb, a phrase that stops before its noun: words a reader would not call a subject.
 NOT_SUBJECTS = ["typically", "designed", "held", "procedures quickly", "versions developed", "support virtual"]
 NOT_SUBJECTS += ["perform complex", "enhances IMAP", "removable hard", "interaction faster", "executed."]
+NOT_SUBJECTS += ["loads instructions", "wrote code", "programmable read-only", "FILO last-in"]
 
 
 @pytest.mark.parametrize("phrase", SUBJECTS)

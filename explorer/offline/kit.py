@@ -69,11 +69,19 @@ def same(a: str, b: str) -> bool:
 
 
 def join(phrases: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    phrases = list(phrases)
+    """``a``, ``a and b``, ``a, b and c``; a phrase another one holds is said once, in the longer ("array-oriented
+    language", not "array-oriented language and language").
+    """
+    phrases = [p for p in phrases if not any(_holds(q, p) for q in phrases if q.lower() != p.lower())]
+    phrases = list({p.lower(): p for p in phrases}.values())
     if len(phrases) <= 1:
         return "".join(phrases)
     return ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+def _holds(longer: str, phrase: str) -> bool:
+    """Whether ``longer`` has the words of ``phrase`` in a row."""
+    return f" {phrase.lower()} " in f" {longer.lower()} "
 
 
 def agreeing(subject: str, one: str, many: str) -> str:

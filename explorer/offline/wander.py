@@ -106,7 +106,7 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
         if cross
         else f"within {join(there_domains or here_domains) or 'one domain'}"
     )
-    link = a if a.lower() == b.lower() else f"{a} and {b}"
+    link = join([a, b])
     carried = (
         f"{a} {agreeing(a, 'is', 'are')} common ground"
         if a.lower() == b.lower()

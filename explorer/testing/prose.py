@@ -4,12 +4,14 @@ Two checks, each returning the faults it finds (an empty list is a pass):
 
 - :func:`prose_faults` for a sentence or a paragraph: no markup or code, no quotation inside a quotation, no phrase
   of four words said twice, no two sentences opening alike, every sentence ended, under the kind's length; and in
-  the words the template put around its quotations, a verb that agrees with its subject ("years carries" does not)
-  and each word cased as the source writes it ("Within python" when the source says "Python" is not).
+  the words the template put around its quotations, a verb that agrees with its subject ("years carries" does not),
+  no label joined to one it holds ("language and language") and each word cased as the source writes it ("Within
+  python" when the source says "Python" is not).
 - :func:`label_faults` for a theme, an entity or a locus: it names a thing. Not a person, an address, a link, code
   or a number; not a lone adjective, adverb, verb or participle ("long", "Clear", "typically", "read",
-  "underlying"), not a phrase led by a number ("hundred bees") or a function word ("Inside", "of bees"), and
-  cased as the source writes it.
+  "underlying"), not a phrase led by a number ("hundred bees") or a function word ("Inside", "of bees"), not a verb
+  and its object ("loads instructions") nor an adjective phrase with no noun ("programmable read-only"), and cased
+  as the source writes it.
 
 The parts of speech come from LemmInflect's English lexicon, the function words from YAKE's English stopword list:
 the checker judges words as English does, not by lists of the provider's own past mistakes.
@@ -132,7 +134,7 @@ def prose_faults(text: str, max_words: int = 150, source: str = "", fixed: froze
         faults.append(f"sentences open alike: {openers.most_common(1)[0][0]!r}")
     if len(text.split()) > max_words:
         faults.append(f"{len(text.split())} words, over {max_words}")
-    faults += agreement_faults(ours)
+    faults += agreement_faults(ours) + doubled_faults(ours)
     if source:
         faults += casing_faults(ours, source, fixed=fixed)
     return faults
@@ -166,6 +168,18 @@ def agreement_faults(text: str) -> list[str]:
             if (form == "VBZ" and is_plural(noun)) or (form == "VBP" and not is_plural(noun) and not listed):
                 faults.append(f"number: {noun} {verb}")
     return faults
+
+
+def doubled_faults(text: str) -> list[str]:
+    """Two labels joined where one holds the other: a noun on both sides of "and" ("array-oriented language and
+    language", "stack and stack frames") names one thing twice.
+    """
+    tokens = _TEMPLATE_WORD.findall(text)
+    return [
+        f"one label twice: {before} and {after}"
+        for before, joint, after in zip(tokens, tokens[1:], tokens[2:], strict=False)
+        if joint.lower() == "and" and before.lower() == after.lower() and _is_noun(before)
+    ]
 
 
 def _is_noun(word: str) -> bool:

@@ -77,6 +77,11 @@ ISSUE_28 = {
         "The honey is clear.",
         "case: 'Clear'",
     ),
+    "one label twice": (
+        "A lead to follow on array-oriented language and language: “An array-oriented language for the CDC 6400”.",
+        "",
+        "one label twice: language and language",
+    ),
 }
 ISSUE_28_LABELS = {
     "long": "a lone adjective",
@@ -87,6 +92,9 @@ ISSUE_28_LABELS = {
     "hundred bees": "a number phrase",
     "of bees": "a fragment",
     "enhances": "a verb",
+    "loads instructions": "a verb phrase",  # YAKE's window cut these from longer phrases
+    "programmable read-only": "an adjective",
+    "FILO last-in": "an adjective",
 }
 
 
