@@ -51,9 +51,16 @@ def implant(fields: dict[str, Any], kit: OfflineKit) -> str:
     i, j = divmod(int(sims.argmax()), sims.shape[1])
     novel = new_sentences[int(sims.max(axis=1).argmin())]
     source = known[pool[j][0]]
-    new_topic = topic(new_info) or "this subject"
+    # A label is cased as all the passages write it: a new note may write "Python" only where a sentence starts.
+    passages = "\n\n".join([new_info, *known])
+    new_topic = as_written(topic(new_info) or "this subject", passages)
     known_topic = topic(known_sentences[j], avoid=[new_topic]) or topic(source, avoid=[new_topic]) or "another subject"
-    shared = [p for p in keyphrases(new_info, 6) if p.lower() in source.lower() and p not in (new_topic, known_topic)]
+    known_topic = as_written(known_topic, passages)
+    shared = [
+        as_written(p, passages)
+        for p in keyphrases(new_info, 6)
+        if p.lower() in source.lower() and p.lower() not in (new_topic.lower(), known_topic.lower())
+    ]
     through = f" through {join(shared[:2])}" if shared else ""
     said = (
         f"both say {quote(new_sentences[i], IMPLANT_WORDS)}"  # two notes with one sentence: quoted once

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from explorer.offline import OfflineProvider
-from explorer.offline.kit import OfflineKit
+from explorer.offline.kit import OfflineKit, join
 from explorer.prompts import REGISTRY, format_passages, load_prompts
 from explorer.providers.embeddings import Embedder
-from explorer.testing.prose import label_faults, prose_faults
+from explorer.testing.prose import label_faults, prose_faults, template_words
 from explorer.text import keyphrases
 
 NOTES = Path(__file__).parents[1] / "data" / "notes"
@@ -118,3 +118,21 @@ def test_two_notes_saying_one_sentence_are_quoted_once(provider: OfflineProvider
     }
     answer = provider.answer(REGISTRY["implant"], fields)
     assert "both say “For full details, see the changelog”" in answer and prose_faults(answer, 110) == [], answer
+
+
+def test_a_label_another_one_holds_is_said_once() -> None:
+    assert join(["array-oriented language", "language"]) == "array-oriented language"
+    assert join(["Python", "python", "parser"]) == "python and parser"
+    assert join(["stack frames", "heap"]) == "stack frames and heap"
+
+
+def test_an_implant_cases_its_labels_as_the_known_notes_write_them(provider: OfflineProvider) -> None:
+    fields = {
+        "new_info": "Python modules load lazily from the import path. Python modules cache their bytecode on disk.",
+        "existing_knowledge": format_passages(
+            ["Bytecode of modules in Python is cached on disk, so the import path of Python is read once."]
+        ),
+    }
+    answer = provider.answer(REGISTRY["implant"], fields)
+    source = "\n\n".join(fields.values())
+    assert "python" not in template_words(answer) and prose_faults(answer, 110, source) == [], answer
