@@ -12,9 +12,11 @@ from .conftest import Server, error_of, new_session
 
 @pytest.fixture(scope="module")
 def walked(server: Server) -> dict[str, Any]:
-    """A session walked five steps and crystallized (as the README's CLI check does): it has a crystal."""
+    """A session walked five steps and crystallized (as the README's CLI check does, from the seed that forms one):
+    it has a crystal.
+    """
     with server.client() as api:
-        session = new_session(api)
+        session = new_session(api, random_seed=2)
         assert api.post(f"/wander/sessions/{session['id']}/wander", json={"n_steps": 4}).status_code == 200
         assert api.post(f"/wander/sessions/{session['id']}/step").status_code == 200
         attempt = api.post(f"/wander/sessions/{session['id']}/crystallize")
