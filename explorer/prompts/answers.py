@@ -331,6 +331,15 @@ def check(model: type[M], data: object) -> M:
         raise AnswerRejected(summarise(exc)) from None
 
 
+def listed(data: object, key: str) -> list[Any]:
+    """The list a list answer holds: ``{key: [...]}`` (its own keys in any case) or a bare list; refused otherwise."""
+    if isinstance(data, dict):
+        data = {str(k).lower(): v for k, v in data.items()}.get(key)
+    if not isinstance(data, list):
+        raise AnswerRejected(f'{key}: a list is needed ({{"{key}": [...]}})')
+    return data
+
+
 def checked_each(model: type[M], items: list[Any], key: str) -> list[tuple[int, M]]:
     """The items of a list answer that read as ``model``, each with its position. One that does not is left out,
     as the others are still good; when none does, the answer is refused with the first one's reason (named

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from explorer.prompts import AnswerRejected, Prompt, clean_text
+from explorer.prompts import Prompt, clean_text
 from explorer.prompts.answers import (
     LABEL_MAX_CHARS,
     AnswerModel,
@@ -17,6 +17,7 @@ from explorer.prompts.answers import (
     checked_each,
     json_value,
     label,
+    listed,
     prose,
     refuse,
     text_field,
@@ -117,12 +118,7 @@ def read_entities(text: str) -> list[EntityLearning]:
     valid answer (the passage names nothing). An entity that does not check out is left out; the answer is refused
     when none of those given does.
     """
-    data = json_value(text)
-    if isinstance(data, dict):
-        data = {str(k).lower(): v for k, v in data.items()}.get("entities")
-    if not isinstance(data, list):
-        raise AnswerRejected('entities: a list is needed ({"entities": [...]})')
-    found = checked_each(EntityAnswer, data, "entities")
+    found = checked_each(EntityAnswer, listed(json_value(text), "entities"), "entities")
     return [EntityLearning(answer.entity, answer.learning) for _, answer in found[:MAX_ENTITIES]]
 
 

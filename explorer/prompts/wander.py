@@ -22,6 +22,7 @@ from explorer.prompts.answers import (
     json_object,
     json_value,
     labels,
+    listed,
     text_field,
 )
 
@@ -172,12 +173,7 @@ def read_analogies(text: str) -> list[Analogy]:
     An analogy that does not check out is left out; the answer is refused when none does (with the first
     one's reason), as the others are still good candidates for the walk.
     """
-    data = json_value(text)
-    if isinstance(data, dict):
-        data = {str(k).lower(): v for k, v in data.items()}.get("analogies")
-    if not isinstance(data, list):
-        raise AnswerRejected('analogies: a list is needed ({"analogies": [...]})')
-    found = checked_each(AnalogyAnswer, data, "analogies")
+    found = checked_each(AnalogyAnswer, listed(json_value(text), "analogies"), "analogies")
     return [Analogy(analogy.concept, analogy.domain or None, analogy.rationale) for _, analogy in found]
 
 
