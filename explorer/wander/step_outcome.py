@@ -43,8 +43,13 @@ def attempt_crystal(
     """
     if residue is None or not crystals.crystal_allowed(inputs.step_number, inputs.crystal_steps, tuning):
         return None
+    ready = crystals.ready_resonances(touched, residue.interestingness, calls.last_attempt, tuning)
+    if not ready:
+        return None
+    existing = calls.known_crystals()  # read once: the tries stop at the first crystal formed
+    line = selection.strong_bridge_line(inputs.corpus, tuning)
     attempt = crystals.first_crystal(
-        crystals.ready_resonances(touched, residue.interestingness, calls.last_attempt, tuning),
+        ready,
         lambda resonance: crystals.crystallize(
             resonance,
             target,
@@ -52,10 +57,10 @@ def attempt_crystal(
             session_id=inputs.session.id,
             spending=spending,
             embed=calls.embed,
-            existing=calls.known_crystals(),
+            existing=existing,
             related=calls.related,
             tuning=tuning,
-            min_relatedness=selection.strong_bridge_line(inputs.corpus, tuning),
+            min_relatedness=line,
         ),
     )
     if attempt is None:
