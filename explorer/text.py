@@ -68,7 +68,7 @@ _URL = re.compile(r"\(?\b(?:https?|ftp)://[^\s)]+\)?|\bwww\.[^\s)]+")
 # An address starts where its run of address characters starts: tried from every character of a long run, the
 # pattern rescanned the run each time (a 20 KB hex string took 9 s, growing with the square of its length).
 _EMAIL = re.compile(r"[<(]?(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+[>)]?")
-_TAG = re.compile(r"</?[A-Za-z][^<>\n]{0,60}>(?:\s*\([^()\n]{1,40}\))?")  # FOLDOC: <domain> (ABBR)
+DOMAIN_TAG = re.compile(r"</?[A-Za-z][^<>\n]{0,60}>(?:\s*\([^()\n]{1,40}\))?")  # FOLDOC: <domain> (ABBR)
 _CITATION = re.compile(r"\[[^\]\n]{0,80}\]")  # FOLDOC's [Jargon File], [Date?]
 # Atomic: each way a credit can read ends at the same closing parenthesis, so once one is found the others need not
 # be tried (a parenthesis holding "written by" a thousand times and never closed was rescanned for each of them).
@@ -97,7 +97,7 @@ def plain_text(text: str) -> str:
     text = _EMAIL.sub(" ", _URL.sub(" ", text))
     text = _CREDIT.sub(" ", _CITATION.sub(" ", text))
     text = _EMPHASIS.sub(r"\2", _BYLINE.sub(" ", text))
-    text = _TAG.sub("\n\n", text)  # FOLDOC's <domain> tag ends its list of names
+    text = DOMAIN_TAG.sub("\n\n", text)  # FOLDOC's <domain> tag ends its list of names
     parts = _HEADING.split(text)
     kept = [parts[0]] + [_after_first_sentence(p) for p in parts[1:]]
     paragraphs = (" ".join(p.split()) for part in kept for p in part.split("\n\n"))
@@ -417,9 +417,8 @@ def _word_as_written(word: str, text: str) -> str:
     return forms.most_common(1)[0][0] if forms else word
 
 
-_OPENS = re.compile(
-    r"(?:^|[.!?:;]\s+|\n\s*(?:[-*]\s+)?)[“\"(]?$"
-)  # what precedes a sentence's or a list item's first word
+# What precedes a sentence's, a list item's or a quotation's first word (a title, "Love is Hell", is cased as one).
+_OPENS = re.compile(r"(?:(?:^|[.!?:;]\s+|\n\s*(?:[-*]\s+)?)[“\"(]?|\s[“\"])$")
 
 
 def keyphrases(text: str, top: int = 5) -> list[str]:

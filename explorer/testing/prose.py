@@ -23,6 +23,7 @@ import re
 from collections import Counter
 
 from explorer.text import (
+    DOMAIN_TAG,
     ambiguous,
     function_words,
     is_plural,
@@ -62,6 +63,7 @@ _PREPOSITIONS = frozenset(
         "within",
     ]
 )
+_QUALIFIED = re.compile(r"([^()]+) \(([A-Za-z][^()]*)\)")
 _PASSAGE_MARK = re.compile(r"^\[\d+\] (?:\([^()\n]*\) )?", re.MULTILINE)  # format_passages' "[1] (label) "
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*]\s+)?)[“\"(]?$")  # as explorer.text reads a source
 
@@ -118,7 +120,11 @@ def prose_faults(text: str, max_words: int = 150, source: str = "", fixed: froze
     quotations = [" ".join(WORD.findall(q.lower())) for q in _QUOTATION.findall(text)]
     if len(set(quotations)) < len(quotations):
         faults.append("quotes the same words twice")
-    grams = Counter(tuple(g) for g in _grams([w.lower() for w in WORD.findall(text)]))
+    # Counted within each stretch between quotation marks: a quotation's last words and the template's next
+    # ones ("… pleasant surprises …”, and “Python …") are no phrase anyone said.
+    grams = Counter(
+        tuple(g) for part in re.split("[“”]", text) for g in _grams([w.lower() for w in WORD.findall(part)])
+    )
     ours = template_words(text, source)
     said = " ".join(w.lower() for w in WORD.findall(ours))
     # Said twice by the template: two quotations that name the same thing are their sources agreeing.
@@ -204,7 +210,7 @@ def casing_faults(text: str, source: str, opens: bool = True, fixed: frozenset[s
     python" beside "Python"). A label (``opens`` false) is cased as it stands inside a sentence.
     """
     faults = []
-    source = _PASSAGE_MARK.sub("", source)
+    source = DOMAIN_TAG.sub("\n", _PASSAGE_MARK.sub("", source))  # "<programming> Storing": a tag ends a line
     for match in _TEMPLATE_WORD.finditer(text):
         word = match[0]
         if word.lower() in function_words() or len(word) < 3 or word.lower() in fixed:
@@ -226,6 +232,9 @@ def label_faults(label: str, source: str = "", people: frozenset[str] = frozense
     """What keeps a theme, an entity or a locus from naming a thing; ``people`` are words of names the source
     credits (never a subject), ``source`` lets its casing be checked.
     """
+    qualified = _QUALIFIED.fullmatch(label)  # "Distance band (Python)": a name told from its twin by a condition
+    if qualified:
+        return label_faults(qualified[1], source, people) + label_faults(qualified[2], source, people)
     faults = []
     if re.search(r"@|://|www\.|[`<>{}()=_/\\]", label):
         faults.append("address, link or code")

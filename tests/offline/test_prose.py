@@ -137,6 +137,18 @@ def test_the_checker_passes_plain_prose_and_subjects() -> None:
     assert label_faults("years") == [] and label_faults("eggs") == []
 
 
+def test_the_checker_reads_quotation_marks_tags_and_qualifiers_as_a_reader_does() -> None:
+    # Words on the two sides of a quotation mark are no phrase: not "pleasant surprises and Python" twice.
+    text = "Pleasant surprises and Python meet: “There are still some pleasant surprises …”, and “Python 2.2 is out”."
+    assert prose_faults(text) == []
+    assert label_faults("Distance band (Python)", "Distance band (Python): walked far. Python is a language.") == []
+    assert label_faults("len (x)") and label_faults("f(x)")
+    # A word after a domain tag or opening a quoted title starts a line: its capital is no choice of case.
+    assert label_faults("storing", "<programming> Storing the value of an expression in a variable.") == []
+    assert label_faults("love", 'Love is a snowmobile. -- Matt Groening, "Love is Hell"') == []
+    assert label_faults("python", "Code in Python is read. Python is a language.")
+
+
 def _by_kind(samples: list[Any]) -> dict[str, list[Any]]:
     found: dict[str, list[Any]] = {}
     for sample in samples:
