@@ -122,10 +122,15 @@ _OPENING = re.compile(r"^[\"“'(]?[A-Z0-9]")
 _ENDING = re.compile(r"[.!?][\"”')]?$")
 
 
+def has_code(text: str) -> bool:
+    """Whether ``text`` holds a character or a pair of them that prose does not use: markup, code, an address."""
+    return bool(_CODE_CHARS.search(text))
+
+
 def is_prose(sentence: str, max_words: int = 40) -> bool:
     """Whether ``sentence`` reads as a sentence a person wrote: capitalised, ended, made of words, no code."""
     words = sentence.split()
-    if not 4 <= len(words) <= max_words or _CODE_CHARS.search(sentence):
+    if not 4 <= len(words) <= max_words or has_code(sentence):
         return False
     if not _OPENING.match(sentence) or not _ENDING.search(sentence):
         return False
@@ -401,6 +406,8 @@ def as_written(phrase: str, text: str) -> str:
     sentence's start loses its capital when it is an English word and the rest is in lower case ("Clear" →
     "clear"), and keeps it in a name ("Apple Computer").
     """
+    if not phrase.split():
+        return phrase
     forms = mid_sentence_forms(phrase, text)
     if forms:
         return forms.most_common(1)[0][0]
@@ -439,7 +446,12 @@ def _keyphrases(text: str, top: int) -> tuple[str, ...]:
     found = _ranked(clean)[: top * 3]
     unique: list[str] = []
     for phrase in found:
-        if not is_theme(phrase, names) or _cut_off(phrase, clean) or _inside_a_name(phrase, clean):
+        if (
+            not _said(phrase, clean)
+            or not is_theme(phrase, names)
+            or _cut_off(phrase, clean)
+            or _inside_a_name(phrase, clean)
+        ):
             continue
         if " " not in phrase and ambiguous(phrase) and not used_as_noun(phrase, clean):
             continue  # "long", "clear": a quality here, not a thing
@@ -450,6 +462,13 @@ def _keyphrases(text: str, top: int) -> tuple[str, ...]:
 
 
 _NAME_WORD = re.compile(r"[A-Z][\w-]*")
+
+
+def _said(phrase: str, text: str) -> bool:
+    """Whether ``text`` says ``phrase`` with its words in a row: YAKE joins the last word of a paragraph to the
+    first of the next ("style Rules" of "Allman style" and "Rules for formatting code").
+    """
+    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
 def _inside_a_name(phrase: str, text: str) -> bool:

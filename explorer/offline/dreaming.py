@@ -20,7 +20,7 @@ from explorer.offline.kit import OfflineKit, capitalise, content, excerpt, join,
 from explorer.offline.reading import NOTHING_SIMILARITY
 from explorer.prompts import split_passages
 from explorer.prompts.dreaming import FUSION_CHARS
-from explorer.text import keyphrases, shorten
+from explorer.text import as_written, keyphrases, shorten
 
 SYNTHESIS_QUOTE_WORDS = 25  # three quotations and their connectives stay well under the 150 words asked
 
@@ -37,7 +37,8 @@ def rem_question(fields: dict[str, Any], kit: OfflineKit) -> str:
             if phrase.lower() in others:
                 counts[phrase.lower()] += 1
                 first_seen.setdefault(phrase.lower(), phrase)
-    shared = [first_seen[key] for key, _ in counts.most_common(3)]
+    everything = "\n\n".join(passages)  # a phrase is cased as all of them write it: one may say "Java" first only
+    shared = [as_written(first_seen[key], everything) for key, _ in counts.most_common(3)]
     if shared:
         return f"What do these passages say about {join(shared)}, and how does that change from one to the next?"
     own: list[str] = []

@@ -22,7 +22,7 @@ from explorer.offline import answers
 from explorer.offline.kit import OfflineKit, join, quote
 from explorer.prompts import split_passages
 from explorer.prompts.dreaming import NO_CONNECTION, JudgementAnswer
-from explorer.text import keyphrases, prose_sentences
+from explorer.text import as_written, keyphrases, prose_sentences
 
 _NUMBERED = re.compile(r"^\[(\d+)\] (.*)$", re.MULTILINE)
 # Percentiles at which a link is plausible, from 2 to 5: a link must beat nearly every pair of the base. Measured on
@@ -96,7 +96,8 @@ def _connection(seed: str, text: str, evidence: Evidence | None, kit: OfflineKit
     ours, theirs = prose_sentences(seed) or [seed], prose_sentences(text) or [text]
     i, j, _ = kit.closest_pair(ours, theirs)
     terms = list(evidence.shared_terms[:2]) if evidence and evidence.shared_terms else _shared_phrases(seed, [text])[:2]
-    about = f"Both concern {join(terms)}" if terms else "The two meet"
+    both = f"{seed}\n\n{text}"  # a term is cased as the two write it: "Java", never the shared token "java"
+    about = f"Both concern {join([as_written(t, both) for t in terms])}" if terms else "The two meet"
     for words in QUOTE_WORDS:
         connection = f"{about}: {quote(ours[i], words)} and {quote(theirs[j], words)}."
         if len(connection) <= CONNECTION_CHARS:

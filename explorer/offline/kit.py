@@ -19,9 +19,19 @@ from collections.abc import Sequence
 import numpy as np
 
 from explorer.providers.embeddings import Embedder
-from explorer.text import is_plural, is_prose, keyphrases, plain_text, prose_sentences, shorten, split_sentences
+from explorer.text import (
+    has_code,
+    is_plural,
+    is_prose,
+    keyphrases,
+    plain_text,
+    prose_sentences,
+    shorten,
+    split_sentences,
+)
 
 _QUOTED = re.compile(r"“([^“”]{12,})”")
+_QUOTES = re.compile("[“”]")
 QUOTE_WORDS = 30  # a quoted sentence is cut after this many words
 
 
@@ -38,8 +48,11 @@ def quoted(text: str) -> list[str]:
 
 
 def source_sentences(text: str, max_words: int = 40) -> list[str]:
-    """The source sentences ``text`` holds: what it quotes when it is an extractive answer, else its prose."""
-    return quoted(text) or prose_sentences(text, max_words)
+    """The source sentences ``text`` holds: what it quotes when it is an extractive answer, else its prose that
+    holds no quotation (an answer whose quotations are no prose, "“"Do you think there's a God?" …”", leaves only
+    its connectives, which would nest one quotation in another).
+    """
+    return quoted(text) or [s for s in prose_sentences(text, max_words) if not _QUOTES.search(s)]
 
 
 def content(text: str) -> str:
@@ -101,12 +114,14 @@ def topic(text: str, avoid: Sequence[str] = ()) -> str:
 
 
 def excerpt(text: str, words: int = 25) -> list[str]:
-    """The text's source sentences, or the start of its plain text when it has no sentence to quote."""
+    """The text's source sentences, or the start of its plain text when it has no sentence to quote, no code and
+    no quotation (code, or an answer whose quotations are no prose, has nothing to quote).
+    """
     found = source_sentences(text)
     if found:
         return found
     plain = " ".join(plain_text(text).split())
-    return [shorten(plain, words)] if plain else []
+    return [shorten(plain, words)] if plain and not has_code(plain) and not _QUOTES.search(plain) else []
 
 
 class OfflineKit:

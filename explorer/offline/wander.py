@@ -82,9 +82,12 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
     here_domains, there_domains = _domains(fields.get("current_domains")), _domains(fields.get("next_domains"))
     ours = _sentences(here_text) or [shorten(here_text, 20)]
     theirs = _sentences(there_text) or [shorten(there_text, 20)]
-    here_phrases, there_phrases = _phrases(here_text, 4), _phrases(there_text, 4)
+    texts = "\n\n".join(str(v) for v in fields.values())  # the loci, and the themes and resonances of the walk
+    # Cased as the two loci and the walk write them: one locus may say "Python" only where a sentence starts.
+    here_phrases = [as_written(p, texts) for p in _phrases(here_text, 4)]
+    there_phrases = [as_written(p, texts) for p in _phrases(there_text, 4)]
     here_name = here_phrases[0] if here_phrases else "the current locus"
-    there_name = topic(there_text, avoid=[here_name]) or "the encountered locus"
+    there_name = as_written(topic(there_text, avoid=[here_name]), texts) or "the encountered locus"
     whole = float(kit.similarity([content(here_text)], [content(there_text)])[0, 0])
     sims = kit.similarity(ours, theirs)
     i, j = divmod(int(sims.argmax()), sims.shape[1])
@@ -96,7 +99,6 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
     # Themes: the closest pair first (what links them), then the encountered locus's own salient phrases.
     themes = list(dict.fromkeys(t for t in [b, a, *there_phrases[:2], *here_phrases[:1]] if t))[:5]
     cross = bool(here_domains and there_domains and not set(here_domains) & set(there_domains))
-    texts = "\n\n".join(str(v) for v in fields.values())  # the loci, and the themes and resonances of the walk
     here_domains, there_domains = (
         [as_written(d, texts) for d in here_domains],
         [as_written(d, texts) for d in there_domains],

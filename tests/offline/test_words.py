@@ -136,3 +136,36 @@ def test_an_implant_cases_its_labels_as_the_known_notes_write_them(provider: Off
     answer = provider.answer(REGISTRY["implant"], fields)
     source = "\n\n".join(fields.values())
     assert "python" not in template_words(answer) and prose_faults(answer, 110, source) == [], answer
+
+
+def test_a_keyphrase_never_joins_two_paragraphs() -> None:
+    text = "… Allman style <programming> Rules for formatting code so that the end of a block is easy to find."
+    found = keyphrases(text, 6)
+    assert found and not [p for p in found if "style rules" in p.lower()], found
+
+
+def test_an_implant_quotes_no_answer_and_no_code(provider: OfflineProvider) -> None:
+    earlier = 'This passage on God touches on an earlier one on comic book: “"Do you think there\'s a God?" -- …”.'
+    code = 'Old: print x, print("There are <", 2**32, "> possibilities!", sep="")'
+    for known in (earlier, code):
+        fields = {
+            "new_info": "Every man thinks God is on his side. The rich and powerful know that he is.",
+            "existing_knowledge": format_passages([known]),
+        }
+        answer = provider.answer(REGISTRY["implant"], fields)
+        assert answer == "NOTHING" or prose_faults(answer, 110) == [], answer
+
+
+def test_a_dwelling_cases_a_theme_as_either_locus_writes_it(provider: OfflineProvider) -> None:
+    fields = {
+        "current_concept": "Python's development never stops between releases. Fixes for Python arrive weekly.",
+        "current_domains": "python",
+        "current_abstraction": "0.5",
+        "next_concept": "Python developers review each patch. Python is written in C by volunteers.",
+        "next_domains": "python",
+        "next_abstraction": "0.5",
+        "recent_themes": "(none yet)",
+        "active_resonances": "(none yet)",
+    }
+    answer = json.loads(provider.answer(REGISTRY["wander_dwell"], fields))
+    assert "python" not in " ".join(answer["themes"]) and "python" not in template_words(answer["bridge"]), answer

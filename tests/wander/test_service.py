@@ -300,7 +300,7 @@ def test_inject_and_fence(mock_runtime) -> None:
 @pytest.mark.minilm
 def test_offline_walk_crystallizes_with_evidence_back_to_chunks(corpus_runtime) -> None:
     rt = corpus_runtime
-    s = new_session(rt, random_seed=2)  # seeds 1-6 crystallize after 7-37 steps; this one after 10-12
+    s = new_session(rt, random_seed=1)  # 6 of seeds 1-8 crystallize after 5-31 steps; this one after 12
     crystal = None
     for _ in range(30):
         result = service.step(rt, s.id, CRYSTALS_SOON)
