@@ -316,6 +316,38 @@ def _finite_verb(word: str) -> bool:
     return False
 
 
+# Words after which a verb's plain form is a verb ("to produce signals", "can store data").
+_INFINITIVE_MARKERS = _words("to can could may might must shall should will would do does did cannot")
+_OBJECT_LEADS = _words("a an the this that these those its their his her our your my it them me us him you")
+
+
+def used_as_verb(phrase: str, text: str) -> bool:
+    """Whether ``text`` only ever uses ``phrase`` as a verb (and its object): its first word is a verb's plain form
+    and stands after "to" or a modal wherever the text says it ("to produce signals", "can store"; not "to punk
+    music" nor "the store data").
+    """
+    first = phrase.split()[0].lower()
+    if not _plain_verb(first):
+        return False
+    uses = [
+        ((text[: m.start()].split() or [""])[-1].lower(), (text[m.end() :].split() or [""])[0].lower())
+        for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE)
+    ]
+    # A lone word after "to" is a verb only before its object ("to make a", "to find them"): "go to school." is not.
+    alone = " " not in phrase.strip()
+    return bool(uses) and all(
+        before in _INFINITIVE_MARKERS and not (alone and before == "to" and after not in _OBJECT_LEADS)
+        for before, after in uses
+    )
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _plain_verb(word: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    return word in getAllLemmas(word).get("VERB", ())
+
+
 def ambiguous(word: str) -> bool:
     """Whether a word alone could as well be a quality as a thing: an adjective or adverb that is also a noun."""
     kinds = word_kinds(word)
@@ -451,6 +483,7 @@ def _keyphrases(text: str, top: int) -> tuple[str, ...]:
             or not is_theme(phrase, names)
             or _cut_off(phrase, clean)
             or _inside_a_name(phrase, clean)
+            or used_as_verb(phrase, clean)
         ):
             continue
         if " " not in phrase and ambiguous(phrase) and not used_as_noun(phrase, clean):

@@ -31,6 +31,7 @@ from explorer.text import (
     not_a_thing,
     split_sentences,
     used_as_noun,
+    used_as_verb,
     word_kinds,
 )
 
@@ -248,6 +249,8 @@ def label_faults(label: str, source: str = "", people: frozenset[str] = frozense
         if reason is None and len(words) == 1 and ambiguous(label) and not used_as_noun(label, source):
             reason = "a lone adjective or adverb: a quality, not a thing"
         faults += [reason] if reason else []
+    if source and not faults and used_as_verb(label, source):
+        faults.append("a verb phrase: the source says it after “to” or a modal")
     if source and not faults:
         faults += casing_faults(label, source, opens=False)
     return faults

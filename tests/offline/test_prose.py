@@ -147,6 +147,9 @@ def test_the_checker_reads_quotation_marks_tags_and_qualifiers_as_a_reader_does(
     assert label_faults("storing", "<programming> Storing the value of an expression in a variable.") == []
     assert label_faults("love", 'Love is a snowmobile. -- Matt Groening, "Love is Hell"') == []
     assert label_faults("python", "Code in Python is read. Python is a language.")
+    # A verb and its object where the source only says them after "to" or a modal; a noun after "to" is one.
+    assert label_faults("produce signals", "The circuit is used to produce signals at high speed.")
+    assert label_faults("punk music", "She listens to punk music.") == []
 
 
 def _by_kind(samples: list[Any]) -> dict[str, list[Any]]:

@@ -138,6 +138,12 @@ def test_an_implant_cases_its_labels_as_the_known_notes_write_them(provider: Off
     assert "python" not in template_words(answer) and prose_faults(answer, 110, source) == [], answer
 
 
+def test_a_verb_and_its_object_is_no_keyphrase() -> None:
+    text = "The circuit is used to produce signals at high speed. Each pulse reaches working memory."
+    found = keyphrases(text, 6)
+    assert found and "produce signals" not in found and "working memory" in found, found
+
+
 def test_a_keyphrase_never_joins_two_paragraphs() -> None:
     text = "… Allman style <programming> Rules for formatting code so that the end of a block is easy to find."
     found = keyphrases(text, 6)

@@ -300,14 +300,16 @@ def test_inject_and_fence(mock_runtime) -> None:
 @pytest.mark.minilm
 def test_offline_walk_crystallizes_with_evidence_back_to_chunks(corpus_runtime) -> None:
     rt = corpus_runtime
-    s = new_session(rt, random_seed=1)  # 6 of seeds 1-8 crystallize after 5-31 steps; this one after 12
+    # When a walk's first crystal forms moves with every change to the themes: 6 of seeds 1-8 formed one after
+    # 5-31 steps. Walks from three seeds, 30 steps each, until one does.
     crystal = None
-    for _ in range(30):
-        result = service.step(rt, s.id, CRYSTALS_SOON)
-        if result.crystal:
-            crystal = result.crystal
+    for seed in (1, 5, 8):
+        s = new_session(rt, random_seed=seed)
+        results = (service.step(rt, s.id, CRYSTALS_SOON) for _ in range(30))
+        crystal = next((r.crystal for r in results if r.crystal), None)
+        if crystal:
             break
-    assert crystal is not None, "30 offline steps formed no crystal"
+    assert crystal is not None, "three walks of 30 offline steps formed no crystal"
     assert crystal.validated_by == "offline/extractive" and crystal.validation_notes.startswith("Supported")
     assert crystal.source_resonance_id and crystal.session_id == s.id and 0 <= crystal.confidence <= 1
     resonance = {r.id: r for r in service.list_resonances(rt, session_id=s.id)}[crystal.source_resonance_id]
