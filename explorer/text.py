@@ -329,8 +329,11 @@ def used_as_verb(phrase: str, text: str) -> bool:
     first = phrase.split()[0].lower()
     if not _plain_verb(first):
         return False
-    uses = [
-        ((text[: m.start()].split() or [""])[-1].lower(), (text[m.end() :].split() or [""])[0].lower())
+    uses = [  # the word before and after each use, read in a window: never the whole text again for each use
+        (
+            (text[max(0, m.start() - 40) : m.start()].split() or [""])[-1].lower(),
+            (text[m.end() : m.end() + 40].split() or [""])[0].lower(),
+        )
         for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE)
     ]
     # A lone word after "to" is a verb only before its object ("to make a", "to find them"): "go to school." is not.

@@ -52,6 +52,7 @@ CASES: list[tuple[str, Callable[[str], object], str, int]] = [
     ("sentences of a word", text.split_sentences, "a1.+-", 10_000),
     ("sentences of dots", text.split_sentences, ".", 10_000),
     ("keyphrases of a word", text.keyphrases, "0123456789abcdef", 10_000),
+    ("a verb's uses", lambda s: text.used_as_verb("make money", s), "to make money ", 20_000),
     ("fenced JSON over blanks", lambda s: extract_json("```" + s), " ", 10_000),
     ("passages over unclosed labels", split_passages, "[1] (\n", 10_000),
     ("fence line over empty lines", answers._FENCE_LINE.search, "\n", 10_000),
