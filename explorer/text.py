@@ -326,8 +326,8 @@ def used_as_verb(phrase: str, text: str) -> bool:
     and stands after "to" or a modal wherever the text says it ("to produce signals", "can store"; not "to punk
     music" nor "the store data").
     """
-    first = phrase.split()[0].lower()
-    if not _plain_verb(first):
+    words = phrase.split()
+    if not words or not _plain_verb(words[0].lower()):
         return False
     uses = [  # the word before and after each use, read in a window: never the whole text again for each use
         (
@@ -337,7 +337,7 @@ def used_as_verb(phrase: str, text: str) -> bool:
         for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE)
     ]
     # A lone word after "to" is a verb only before its object ("to make a", "to find them"): "go to school." is not.
-    alone = " " not in phrase.strip()
+    alone = len(words) == 1
     return bool(uses) and all(
         before in _INFINITIVE_MARKERS and not (alone and before == "to" and after not in _OBJECT_LEADS)
         for before, after in uses
@@ -430,7 +430,7 @@ def mid_sentence_forms(word: str, text: str) -> Counter[str]:
     """How ``text`` writes ``word`` where its case is a choice: not at a sentence's or a list item's start."""
     found: Counter[str] = Counter()
     for match in re.finditer(rf"(?<![\w'’-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE):  # "Apple's" too
-        if match.start() > 0 and not _OPENS.search(text[max(0, match.start() - 6) : match.start()]):
+        if match.start() > 0 and not OPENS.search(text[max(0, match.start() - 6) : match.start()]):
             found[match[0]] += 1
     return found
 
@@ -460,7 +460,7 @@ def _word_as_written(word: str, text: str) -> str:
 
 
 # What precedes a sentence's, a list item's or a quotation's first word (a title, "Love is Hell", is cased as one).
-_OPENS = re.compile(r"(?:(?:^|[.!?:;]\s+|\n\s*(?:[-*]\s+)?)[“\"(]?|\s[“\"])$")
+OPENS = re.compile(r"(?:(?:^|[.!?:;]\s+|\n\s*(?:[-*]\s+)?)[“\"(]?|\s[“\"])$")
 
 
 def keyphrases(text: str, top: int = 5) -> list[str]:
@@ -521,7 +521,7 @@ def _inside_a_name(phrase: str, text: str) -> bool:
         window = text[max(0, match.start() - 60) : match.start()]  # a word back, never the whole text again
         before = (window.split() or [""])[-1]
         led = bool(_NAME_WORD.fullmatch(before)) and before.lower() not in function_words()
-        if not after and not (led and not _OPENS.search(window[-6:])):
+        if not after and not (led and not OPENS.search(window[-6:])):
             return False
     return found
 

@@ -24,6 +24,7 @@ from collections import Counter
 
 from explorer.text import (
     DOMAIN_TAG,
+    OPENS,
     ambiguous,
     function_words,
     is_plural,
@@ -66,7 +67,6 @@ _PREPOSITIONS = frozenset(
 )
 _QUALIFIED = re.compile(r"([^()]+) \(([A-Za-z][^()]*)\)")
 _PASSAGE_MARK = re.compile(r"^\[\d+\] (?:\([^()\n]*\) )?", re.MULTILINE)  # format_passages' "[1] (label) "
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*]\s+)?)[“\"(]?$")  # as explorer.text reads a source
 
 # The most words each kind may have: the prompts ask 50-100 words, 1-3 sentences, a question, 150 words...
 MAX_WORDS = {
@@ -216,9 +216,7 @@ def casing_faults(text: str, source: str, opens: bool = True, fixed: frozenset[s
         word = match[0]
         if word.lower() in function_words() or len(word) < 3 or word.lower() in fixed:
             continue
-        at_start = (opens and match.start() == 0) or bool(
-            _SENTENCE_START.search(text[max(0, match.start() - 6) : match.start()])
-        )
+        at_start = (opens and match.start() == 0) or bool(OPENS.search(text[max(0, match.start() - 6) : match.start()]))
         forms = mid_sentence_forms(word, source)
         lower = sum(n for f, n in forms.items() if f.islower())
         capital = sum(n for f, n in forms.items() if f[:1].isupper())
