@@ -9,6 +9,7 @@ all there, later runs go straight to the app. ``--no-app`` prepares in the foreg
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -87,10 +88,19 @@ def app(port: PortOption = 8501, host: HostOption = LOOPBACK, db: DbOption = Non
 
 
 def _serve_app(database: str, port: int, host: str) -> None:
-    """Run the app on ``database`` until it is stopped; its exit status is the command's."""
+    """Run the app on ``database`` until it is stopped; its exit status is the command's. A SIGTERM to this
+    command (a supervisor stopping it, ``kill``) is passed on to the app's server, which would otherwise outlive it
+    and keep its port; Ctrl+C reaches both already, as they share the terminal's process group.
+    """
     env = dict(os.environ, EXPLORER_DB=database)
     _say(f"Dream Explorer is at http://{'localhost' if host == LOOPBACK else host}:{port}  (Ctrl+C to stop)")
-    raise typer.Exit(subprocess.call(app_command(port, host=host), env=env))
+    server = subprocess.Popen(app_command(port, host=host), env=env)
+    signal.signal(signal.SIGTERM, lambda *_: server.terminate())
+    try:
+        raise typer.Exit(server.wait())
+    except KeyboardInterrupt:
+        server.terminate()
+        raise typer.Exit(server.wait()) from None
 
 
 def app_command(port: int, *extra: str, host: str = LOOPBACK) -> list[str]:

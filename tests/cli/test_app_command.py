@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 
 from explorer.testing.ports import listening_port
@@ -32,9 +33,12 @@ def test_the_app_answers_on_the_database_it_is_given(backend: str, tmp_path: Pat
     process, port = serve(db, tmp_path / "app.log")
     try:
         assert httpx.get(f"http://127.0.0.1:{port}/_stcore/health", timeout=30).text == "ok"
+        server = psutil.Process(process.pid).children(recursive=True)
     finally:
         process.terminate()
         process.wait(30)
+    gone, alive = psutil.wait_procs(server, timeout=30)
+    assert server and not alive, f"the app's server outlived the command stopped with SIGTERM: {alive}"
     said = (tmp_path / "app.log").read_text()
     assert ("database: " + (db if backend == "duckdb" else db.split("?")[0])) in said
 
