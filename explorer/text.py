@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import takewhile
 from typing import TYPE_CHECKING
@@ -316,6 +316,11 @@ def _finite_verb(word: str) -> bool:
     return False
 
 
+def _uses(phrase: str, text: str, ignore_case: bool = True) -> Iterator[re.Match[str]]:
+    """Where ``text`` says ``phrase`` as whole words: not inside a longer word or a hyphenated one."""
+    return re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE if ignore_case else 0)
+
+
 # Words after which a verb's plain form is a verb ("to produce signals", "can store data").
 _INFINITIVE_MARKERS = _words("to can could may might must shall should will would do does did cannot")
 _OBJECT_LEADS = _words("a an the this that these those its their his her our your my it them me us him you")
@@ -334,7 +339,7 @@ def used_as_verb(phrase: str, text: str) -> bool:
             (text[max(0, m.start() - 40) : m.start()].split() or [""])[-1].lower(),
             (text[m.end() : m.end() + 40].split() or [""])[0].lower(),
         )
-        for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE)
+        for m in _uses(phrase, text)
     ]
     # A lone word after "to" is a verb only before its object ("to make a", "to find them"): "go to school." is not.
     alone = len(words) == 1
@@ -504,7 +509,7 @@ def _said(phrase: str, text: str) -> bool:
     """Whether ``text`` says ``phrase`` with its words in a row: YAKE joins the last word of a paragraph to the
     first of the next ("style Rules" of "Allman style" and "Rules for formatting code").
     """
-    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE) is not None
+    return next(_uses(phrase, text), None) is not None
 
 
 def _inside_a_name(phrase: str, text: str) -> bool:
@@ -515,7 +520,7 @@ def _inside_a_name(phrase: str, text: str) -> bool:
     if not any(w[:1].isupper() for w in phrase.split()):
         return False
     found = False
-    for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text):
+    for match in _uses(phrase, text, ignore_case=False):
         found = True
         after = _NAME_WORD.match(text, match.end() + 1) if text[match.end() : match.end() + 1] == " " else None
         window = text[max(0, match.start() - 60) : match.start()]  # a word back, never the whole text again
@@ -533,7 +538,7 @@ def _cut_off(phrase: str, text: str) -> bool:
     """Whether an ellipsis follows ``phrase`` wherever ``text`` says it: the words that ended it were left out
     ("removable hard …"), so it is the start of a name, not one.
     """
-    ends = [m.end() for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE)]
+    ends = [m.end() for m in _uses(phrase, text)]
     return bool(ends) and all(_ELLIPSIS.match(text, end) for end in ends)
 
 
