@@ -180,7 +180,7 @@ class CrystalAttempt:
     crystal: Crystal | None
     reason: str
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    asked_model: bool = False  # declined before any model was asked, the step may try another resonance
+    asked_model: bool = False  # a model was asked; when not, the rules declined it and the step may try another
 
 
 def ready_resonances(
@@ -299,20 +299,20 @@ def crystallize(
     )
     proposal = draft.value
     if proposal is None or not draft.ok:
-        return rejected(f"crystallization failed: {draft.error}", True)
+        return rejected(f"crystallization failed: {draft.error}", asked_model=True)
     vector = embed([proposal.insight])[0]
     if len(existing.vectors):
         closest = float(np.max(existing.vectors @ vector))
         if closest >= tuning.duplicate_crystal:
-            return rejected(f"near-duplicate of an existing crystal (similarity {closest:.2f})", True)
+            return rejected(f"near-duplicate of an existing crystal (similarity {closest:.2f})", asked_model=True)
     verdict = spending.ask(
         VALIDATE, {"insight": proposal.insight, "evidence": block}, tier="cloud", purpose="wander_validate"
     )
     judgement = verdict.value
     if judgement is None or not verdict.ok:
-        return rejected(f"validation failed: {verdict.error}", True)
+        return rejected(f"validation failed: {verdict.error}", asked_model=True)
     if not judgement.valid:
-        return rejected(f"rejected by validation: {judgement.notes}", True)
+        return rejected(f"rejected by validation: {judgement.notes}", asked_model=True)
     end_domains = [end.domain for end in chosen.ends if end.domain]
     domains = list(dict.fromkeys([*end_domains, *proposal.domains, *locus.domains]))
     crystal = Crystal(
