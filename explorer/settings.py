@@ -15,12 +15,16 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from platformdirs import user_data_dir
 
 from explorer.errors import ExplorerError
 
 DEFAULT_EMBEDDING_MODEL = "local:all-MiniLM-L6-v2"
+SERVER_SCHEMES = ("postgresql://", "postgres://")  # the URL forms libpq reads; any other location is a file
+# A query parameter of a server URL that carries a secret: the password, or the one of the client's TLS key.
+_PASSWORD_PARAMETER = re.compile(r"[?&](?:ssl)?password=([^&]*)")
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,79 @@ def database_location(given: str | Path) -> Path | str:
         database_location("postgresql://ana@db.lan/kb")  # 'postgresql://ana@db.lan/kb'
     """
     text = str(given)
-    return text if text.startswith(("postgresql://", "postgres://")) else Path(text).expanduser()
+    return text if is_server_url(text) else Path(text).expanduser()
+
+
+def is_server_url(location: str | Path) -> bool:
+    """Whether a database location (``--db``, ``EXPLORER_DB``) names a PostgreSQL server rather than a file."""
+    return str(location).startswith(SERVER_SCHEMES)
+
+
+def shown_location(location: str | Path) -> str:
+    """A database location as it may be shown or logged: a server URL with each password it gives replaced by
+    ``***`` (in its user info or as a ``password=`` of its query), a file's path as it is.
+
+    Example::
+
+        shown_location("postgresql://ana:s3cret@db.lan/kb")  # 'postgresql://ana:***@db.lan/kb'
+        shown_location("postgresql://ana@db.lan/kb?password=s3cret&sslmode=require")
+        # 'postgresql://ana@db.lan/kb?password=***&sslmode=require'
+    """
+    text = str(location)
+    if not is_server_url(text):
+        return text
+    for start, end in sorted(_password_spans(text), reverse=True):
+        text = f"{text[:start]}***{text[end:]}"
+    return text
+
+
+def without_password(message: str, location: str | Path) -> str:
+    """``message`` (a database error, say) with ``location``'s passwords masked wherever they appear: the URL
+    whole, and each password alone, as given or percent-decoded, since libpq quotes a part it cannot read
+    (``invalid percent-encoded token: "..."``). A password is masked where it stands as a whole token, so a
+    short one does not mask the letters of every word it is part of.
+    """
+    url = str(location)
+    if not is_server_url(url):
+        return message
+    message = message.replace(url, shown_location(url))
+    passwords = {form for start, end in _password_spans(url) for form in _forms(url[start:end])}
+    for password in sorted(passwords, key=len, reverse=True):  # a password before any part of it
+        message = re.sub(rf"(?<![A-Za-z0-9]){re.escape(password)}(?![A-Za-z0-9])", "***", message)
+    return message
+
+
+def _password_spans(url: str) -> list[tuple[int, int]]:
+    """Where a server URL gives a password, read as libpq reads it, or wider: in the user info (up to the last
+    ``@`` before the first ``/``, since libpq takes a ``?`` there as part of the password and an ``@`` the person
+    forgot to encode must not leave the rest shown) after the user's ``:``; and the value of each
+    ``password=`` or ``sslpassword=`` parameter, up to the next ``&``.
+    """
+    start = url.index("://") + 3
+    slash = url.find("/", start)
+    head = url[start : slash if slash >= 0 else len(url)]
+    spans = [(match.start(1), match.end(1)) for match in _PASSWORD_PARAMETER.finditer(url)]
+    at = head.rfind("@")
+    colon = head.find(":", 0, at) if at >= 0 else -1
+    if colon >= 0:
+        spans.append((start + colon + 1, start + at))
+    return _merged(spans)
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans that overlap (a ``password=`` inside a user info that swallowed a query) as one."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _forms(password: str) -> set[str]:
+    """A password as the URL gives it and as libpq decodes it (the same when it holds no valid ``%XX``)."""
+    return {form for form in (password, unquote(password)) if form}
 
 
 def _table(name: str, raw: object) -> dict[str, Any]:

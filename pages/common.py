@@ -22,7 +22,7 @@ from explorer.records import SHORT_ID_DIGITS
 from explorer.records.jobs import Job
 from explorer.records.wander import Session
 from explorer.runtime import Runtime, open_runtime
-from explorer.settings import load_settings
+from explorer.settings import load_settings, without_password
 from explorer.wander import service as wander
 from pages.untrusted import md
 
@@ -68,7 +68,15 @@ def error_text(exc: ExplorerError) -> str:
     document or a model, then what to do here.
     """
     hint = HINTS.get(exc.remedy) if exc.remedy else None
-    return f"{md(exc)}. {hint}" if hint else md(exc)
+    said = md(masked(str(exc)))
+    return f"{said}. {hint}" if hint else said
+
+
+def masked(text: str) -> str:
+    """An engine error or a job's reason as the app may show it: the database URL's password masked wherever it
+    appears, since a driver's message may quote what it could not read of the URL.
+    """
+    return without_password(text, load_settings().db_path)
 
 
 @st.cache_resource(show_spinner=False)
@@ -343,9 +351,9 @@ def job_outcome(job: Job, succeeded: str) -> None:
     if job.status == "succeeded":
         st.progress(1.0, text=succeeded)
     elif job.status == "cancelled":
-        st.warning(f"Cancelled: {md(job.error or '')}", icon=":material/cancel:")
+        st.warning(f"Cancelled: {md(masked(job.error or ''))}", icon=":material/cancel:")
     else:
-        st.error(f"The job failed: {md(job.error or 'no reason given')}", icon=":material/error:")
+        st.error(f"The job failed: {md(masked(job.error or 'no reason given'))}", icon=":material/error:")
 
 
 def preparation_notice(rt: Runtime) -> None:
@@ -386,4 +394,4 @@ def jobs_panel(rt: Runtime) -> None:
         job_progress(job, label_of(job.kind))
         cancel_button(rt, job, key=f"panel_cancel_{job.id}")
     for job in ended:
-        st.caption(md(f"{label_of(job.kind)}: {job.status.value}" + (f" ({job.error})" if job.error else "")))
+        st.caption(md(f"{label_of(job.kind)}: {job.status.value}" + (f" ({masked(job.error)})" if job.error else "")))

@@ -2,7 +2,14 @@ from pathlib import Path
 
 import pytest
 
-from explorer.settings import Settings, SettingsError, load_settings
+from explorer.settings import (
+    Settings,
+    SettingsError,
+    is_server_url,
+    load_settings,
+    shown_location,
+    without_password,
+)
 
 
 def test_environment_overrides_the_toml_file(tmp_path: Path) -> None:
@@ -59,3 +66,76 @@ def test_a_postgresql_url_is_kept_whole_and_a_path_is_a_file(tmp_path) -> None:
     assert load_settings({"EXPLORER_DB": url}, config_file=tmp_path / "none.toml").db_path == url
     assert Settings().with_db(url).db_path == url
     assert Settings().with_db("~/kb.duckdb").db_path == Path("~/kb.duckdb").expanduser()
+
+
+# Each way a database location gives a password (or none): how it may be shown, and the passwords it gives.
+LOCATIONS = [
+    ("postgresql://ana:s3cret@db.lan:5432/kb", "postgresql://ana:***@db.lan:5432/kb", ["s3cret"]),
+    ("postgres://ana:s3cret@db.lan/kb", "postgres://ana:***@db.lan/kb", ["s3cret"]),
+    ("postgresql://ana@db.lan/kb?password=s3cret", "postgresql://ana@db.lan/kb?password=***", ["s3cret"]),
+    (
+        "postgresql://ana@db.lan/kb?sslmode=require&password=s3cret&connect_timeout=5",
+        "postgresql://ana@db.lan/kb?sslmode=require&password=***&connect_timeout=5",
+        ["s3cret"],
+    ),
+    (
+        "postgresql://ana@db.lan/kb?sslpassword=k3y&sslmode=require",
+        "postgresql://ana@db.lan/kb?sslpassword=***&sslmode=require",
+        ["k3y"],
+    ),
+    ("postgresql://ana:Pw%zzSecret@db.lan/kb", "postgresql://ana:***@db.lan/kb", ["Pw%zzSecret"]),  # invalid %-encoding
+    (
+        "postgresql://ana@/kb?host=/run/pg&password=Pw%zzSecret",
+        "postgresql://ana@/kb?host=/run/pg&password=***",
+        ["Pw%zzSecret"],
+    ),
+    ("postgresql://ana:100%@db.lan/kb", "postgresql://ana:***@db.lan/kb", ["100%"]),  # a raw % at the end
+    ("postgresql://ana:p%40ss@db.lan/kb", "postgresql://ana:***@db.lan/kb", ["p%40ss", "p@ss"]),  # an encoded @
+    ("postgresql://ana:p@ss:w@rd@db.lan/kb", "postgresql://ana:***@db.lan/kb", ["p@ss:w@rd"]),  # @ and :, not encoded
+    (
+        "postgresql://ana:pa?ss@db.lan/kb",
+        "postgresql://ana:***@db.lan/kb",
+        ["pa?ss"],
+    ),  # libpq reads the ? as the password's
+    (
+        "postgresql://ana:s3cret@db.lan/kb?password=0ther",
+        "postgresql://ana:***@db.lan/kb?password=***",
+        ["s3cret", "0ther"],
+    ),
+    ("postgresql://ana:@db.lan/kb", "postgresql://ana:***@db.lan/kb", []),
+    ("postgresql://ana@db.lan:5432/kb", "postgresql://ana@db.lan:5432/kb", []),
+    ("postgresql://db.lan/kb?user=ana&sslmode=require", "postgresql://db.lan/kb?user=ana&sslmode=require", []),
+    ("postgresql:///kb", "postgresql:///kb", []),
+    ("/home/ana/kb.duckdb", "/home/ana/kb.duckdb", []),
+    # libpq's key=value conninfo is not a location the product reads (it would be a file's name), so it is kept
+    ("password=s3cret host=db.lan", "password=s3cret host=db.lan", []),
+]
+
+
+@pytest.mark.parametrize(("location", "expected", "passwords"), LOCATIONS)
+def test_a_database_location_is_shown_without_any_password(location: str, expected: str, passwords: list[str]) -> None:
+    assert shown_location(location) == expected
+
+
+@pytest.mark.parametrize(("location", "expected", "passwords"), LOCATIONS)
+def test_a_message_is_masked_wherever_it_quotes_the_url_or_a_password(
+    location: str, expected: str, passwords: list[str]
+) -> None:
+    """A driver may quote what it cannot read of a URL (libpq: ``invalid percent-encoded token: "Pw%zzSecret"``)."""
+    message = f"cannot open database {location}: " + ", ".join(f'invalid token: "{p}"' for p in passwords)
+    masked = without_password(message, location)
+    assert masked.startswith(f"cannot open database {expected}: ")
+    assert not [password for password in passwords if password in masked]
+    assert masked.count('"***"') == len(passwords)
+
+
+def test_a_password_is_masked_where_it_stands_as_a_whole_token() -> None:
+    """Not inside other words: a one-letter password would otherwise mask every word that holds the letter."""
+    assert without_password("cannot open database kb", "postgresql://ana:a@db.lan/kb") == "cannot open database kb"
+    assert without_password("s3cret.duckdb is a file", "/data/s3cret.duckdb") == "s3cret.duckdb is a file"
+    assert shown_location(Path("/data/kb.duckdb")) == "/data/kb.duckdb"
+
+
+def test_a_server_url_is_told_from_a_file_in_one_place() -> None:
+    assert is_server_url("postgresql://ana@db.lan/kb") and is_server_url("postgres://db.lan/kb")
+    assert not is_server_url("kb.duckdb") and not is_server_url(Path("postgresql://kb")) and not is_server_url("")

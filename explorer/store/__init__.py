@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from explorer.settings import is_server_url, shown_location
 from explorer.store.database import Connection, Database, DatabaseBusy, SchemaMismatch, Store, StoreError
 
 __all__ = ["Connection", "Database", "DatabaseBusy", "SchemaMismatch", "Store", "StoreError", "open_database"]
@@ -31,7 +32,7 @@ def open_database(
         db = open_database("postgresql://ana@db.lan/kb", embedding_model="all-MiniLM-L6-v2", embedding_dim=384)
         db.schema_version()  # opening migrates a new database
     """
-    if not str(location).startswith(("postgresql://", "postgres://")):
+    if not is_server_url(location):
         return Database(
             location,
             embedding_model=embedding_model,
@@ -43,7 +44,7 @@ def open_database(
         from explorer.store.postgres import PostgresDatabase
     except ImportError as exc:  # psycopg and pgvector come with the postgres extra
         raise StoreError(
-            f"cannot use {str(location).split('@')[-1]}: PostgreSQL support is not installed "
+            f"cannot use {shown_location(location)}: PostgreSQL support is not installed "
             "(pip install 'dream-explorer[postgres]')"
         ) from exc
     return PostgresDatabase(

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import numpy as np
 import psycopg
@@ -37,6 +37,8 @@ from psycopg.types.json import set_json_loads
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from explorer.errors import Remedy
+from explorer.settings import shown_location as shown
+from explorer.settings import without_password
 from explorer.store.database import (
     DatabaseBusy,
     DatabaseFailure,
@@ -64,20 +66,6 @@ _CONFLICTS = (
     pg_errors.DeadlockDetected,
     pg_errors.LockNotAvailable,
 )
-
-
-def is_url(target: str | Path) -> bool:
-    """Whether a ``--db`` or ``EXPLORER_DB`` names a PostgreSQL server rather than a file."""
-    return str(target).startswith(("postgresql://", "postgres://"))
-
-
-def shown(url: str) -> str:
-    """The URL as it may be shown or logged: its password replaced by ``***``."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -294,9 +282,9 @@ class PostgresDatabase(UnitsOfWork):
     def _connect_once(self) -> psycopg.Connection[Any]:
         try:
             return psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self.lock_wait_s)))
-        except psycopg.OperationalError as exc:
+        except (psycopg.OperationalError, psycopg.ProgrammingError) as exc:  # unreachable, or a URL libpq cannot read
             first = (str(exc).strip().splitlines() or ["no answer"])[0]
-            raise StoreError(f"cannot open database {self.location}: {first}") from exc
+            raise StoreError(f"cannot open database {self.location}: {without_password(first, self.url)}") from exc
 
     @contextmanager
     def connect(self, *, checkpoint: bool = True) -> Iterator[PgConnection]:
