@@ -25,7 +25,10 @@ LOOPBACKS = (LOOPBACK, "localhost", "::1")
 PortOption = Annotated[int, typer.Option(help="Port for the app.")]
 HostOption = Annotated[
     str,
-    typer.Option(help="Address the app listens on: this machine only by default; 0.0.0.0 serves every interface."),
+    typer.Option(
+        help="Address the app listens on: this machine only by default; any other (0.0.0.0: every interface) needs "
+        "named tokens (EXPLORER_TOKENS)."
+    ),
 ]
 
 
@@ -49,16 +52,20 @@ def demo(
     ] = False,
 ) -> None:
     """Open the app on the demo database, preparing the demo (once) in the background: the sample corpus, a walk
-    over it, dreams and a consolidation, offline unless a model is configured.
+    over it, dreams and a consolidation, offline unless a model is configured. Beyond this machine only with
+    named tokens (EXPLORER_TOKENS), as explorer app.
     """
     from platformdirs import user_data_dir
 
     from explorer import demo as sample
     from explorer import jobs
+    from explorer.settings import shown_location
 
+    if not no_browser:
+        refuse_unnamed_network(host)  # before the demo is prepared, or even its database made
     path = db or str(Path(user_data_dir("dream-explorer")) / "demo.duckdb")
     runtime = runtime_for(path)
-    _say(f"demo database: {path}")
+    _say(f"demo database: {shown_location(path)}")
     if no_browser:
         with progress_callback("demo", "item") as progress:
             prepared = sample.prepare(runtime, progress=progress, say=_say)
@@ -76,15 +83,25 @@ def app(port: PortOption = 8501, host: HostOption = LOOPBACK, db: DbOption = Non
     or one's own file (created, empty, when it does not exist yet). Beyond this machine only with named tokens
     (EXPLORER_TOKENS), so the app asks who you are and logs your reviews under your name.
     """
+    refuse_unnamed_network(host)
     runtime = runtime_for(db)
-    if host not in LOOPBACKS and not runtime.settings.tokens:
+    runtime.db.schema_version()  # a database that cannot be opened is said here, in one line, not in the app
+    _say(f"database: {runtime.db.location}")
+    _serve_app(str(runtime.settings.db_path), port, host)
+
+
+def refuse_unnamed_network(host: str) -> None:
+    """Refuse to serve the app on ``host`` beyond this machine unless named tokens (``EXPLORER_TOKENS``) say who
+    may use it: the app has no other door, and behind it are the settings, every job's Cancel button and every
+    session. ``explorer app`` and ``explorer demo`` both ask here, before they open or prepare anything.
+    """
+    from explorer.settings import load_settings
+
+    if host not in LOOPBACKS and not load_settings().tokens:
         raise typer.BadParameter(
             "the app would serve anyone who reaches this address: set EXPLORER_TOKENS to name who may use it",
             param_hint="--host",
         )
-    runtime.db.schema_version()  # a database that cannot be opened is said here, in one line, not in the app
-    _say(f"database: {runtime.db.location}")
-    _serve_app(str(runtime.settings.db_path), port, host)
 
 
 def _serve_app(database: str, port: int, host: str) -> None:
