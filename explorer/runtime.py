@@ -166,7 +166,7 @@ class WriteBuffer(Generic[T]):
                 return
             pending, self._pending = self._pending, []
             try:
-                with self.db.transaction() as con:
+                with self.db.transaction(fenced=False) as con:  # what was done stands, whoever ends the run
                     self.write(con, pending)
             except StoreError:
                 if not sys.is_finalizing():

@@ -12,10 +12,19 @@ worker that ran it). procrastinate keeps no progress and no result; its job only
 :func:`explorer.jobs.worker.execute` as the file's worker, so the Kind registry stays the one place kinds are
 defined. The product's job and its queue entry are written in one transaction: neither exists without the other.
 
-A worker killed outright (``kill -9``, a lost machine) stops sending heartbeats; after :data:`STALLED_S` seconds
-any other worker's :func:`recover_stalled` ends its jobs: one it had not yet begun goes back to the queue for
-another worker, one it had begun is failed with the reason. Not retried, because a kind's run is not idempotent (a
-walk asked for 40 steps would take them again after the ones it took); what was done before stands.
+A worker killed outright (``kill -9``, a lost machine) stops writing its jobs' heartbeats; once a job has been
+silent for :data:`STALLED_S` seconds, any other worker's :func:`recover_stalled` ends it: one it had not yet
+begun goes back to the queue for another worker, one it had begun is failed with the reason. Not retried,
+because a kind's run is not idempotent (a walk asked for 40 steps would take them again after the ones it took);
+what was done before stands.
+
+Why a database outage kills nobody: while the server is away nobody's heartbeat is written, the living
+workers' too. So a worker judges others only after it has itself reached the database without a break for
+:data:`STALLED_S`, never within :data:`STALLED_S` of the server's own start (a restart), and by the job's own
+heartbeat, which its run's watch writes every :data:`~explorer.jobs.worker.HEARTBEAT_S` and writes again as soon
+as the server is back. Should a living worker's job be failed all the same (a worker cut off from the database
+for longer than that), its run passes a fence before each write (:func:`explorer.jobs.worker.execute`) and
+stops at its next one: a job recorded as ended never writes again.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from queue import Empty, SimpleQueue
@@ -34,15 +44,14 @@ from procrastinate.job_context import AbortReason, JobContext
 from procrastinate.jobs import Status
 from procrastinate.schema import SchemaManager
 
-from explorer.jobs.worker import execute, identity
+from explorer.jobs.worker import HEARTBEAT_S, execute, identity
 from explorer.records.jobs import JobStatus
 from explorer.runtime import Runtime
 from explorer.store import StoreError
 from explorer.store import jobs as jobs_store
 
 TASK = "explorer.carry_out"  # the one task: carry out the product's job named by its id
-HEARTBEAT_S = 2.0  # how often a worker tells the database it lives (procrastinate's default: 10 s)
-STALLED_S = 10.0  # a worker silent this long is dead: its jobs are ended by the others (bound: this + HEARTBEAT_S)
+STALLED_S = 10.0  # a job silent this long is its worker's death: others end it (bound: this + 2 HEARTBEAT_S)
 _SCHEMA_LOCK = 0x45585051  # pg_advisory_xact_lock key for installing procrastinate's tables: "EXPQ"
 
 log = logging.getLogger(__name__)
@@ -168,22 +177,52 @@ async def _work(app: procrastinate.App, runtimes: Runtimes, concurrency: int) ->
 
 
 async def _recover_forever(app: procrastinate.App, runtime: Runtime) -> None:
+    """Look for dead workers' jobs every :data:`HEARTBEAT_S`, judging only once this worker has itself reached
+    the database without a break for :data:`STALLED_S` (see :func:`recover_stalled`).
+    """
+    healthy_since: float | None = None
+    last_reached = 0.0
     while True:
+        started = time.monotonic()
         try:
-            await recover_stalled(app, runtime)
+            if healthy_since is not None and started - last_reached > 2 * HEARTBEAT_S + 1:
+                healthy_since = None  # a look that took long, or a loop held up: the database may have been away
+            if healthy_since is None:
+                await asyncio.to_thread(_reach, runtime)
+                healthy_since = started
+            elif started - healthy_since >= STALLED_S:
+                await recover_stalled(app, runtime)
+            else:
+                await asyncio.to_thread(_reach, runtime)
+            last_reached = time.monotonic()
         except (StoreError, queue_errors.ConnectorException) as exc:  # the database away a moment: look again later
+            healthy_since = None
             log.warning("could not look for stalled jobs: %s", exc)
         await asyncio.sleep(HEARTBEAT_S)
+
+
+def _reach(runtime: Runtime) -> None:
+    with runtime.db.connect() as con:
+        con.execute("SELECT 1")
 
 
 _QUEUE_STATUS = {JobStatus.SUCCEEDED: Status.SUCCEEDED, JobStatus.CANCELLED: Status.ABORTED}
 
 
 async def recover_stalled(app: procrastinate.App, runtime: Runtime) -> int:
-    """End the jobs of workers silent for :data:`STALLED_S` seconds (see the module's note); how many."""
+    """End the jobs of workers silent for :data:`STALLED_S` seconds (see the module's note); how many.
+
+    Procrastinate's worker heartbeat names the candidates; the job's own heartbeat (written by its run's watch,
+    :func:`explorer.jobs.worker.execute`) decides: a job that beat lately has a living worker, whatever
+    procrastinate's row says (after the server restarts, every worker's beat is late until it reconnects).
+    """
     stalled = list(await app.job_manager.get_stalled_jobs(task_name=TASK, seconds_since_heartbeat=STALLED_S))
+    ended = 0
     for entry in stalled:
         status = await asyncio.to_thread(_end_stalled, runtime, str(entry.task_kwargs["job_id"]))
+        if status is JobStatus.RUNNING:  # it beats: its worker lives
+            continue
+        ended += 1
         try:
             if status is JobStatus.QUEUED:
                 await app.job_manager.retry_job(entry)
@@ -191,22 +230,21 @@ async def recover_stalled(app: procrastinate.App, runtime: Runtime) -> int:
                 await app.job_manager.finish_job(entry, _QUEUE_STATUS.get(status, Status.FAILED), delete_job=False)
         except queue_errors.ConnectorException:  # another worker's recovery ended it first
             continue
-    return len(stalled)
+    return ended
 
 
 def _end_stalled(runtime: Runtime, job_id: str) -> JobStatus:
-    """Fail the product's job if its dead worker had begun it; how it stands now (queued: never begun; a job
-    that is gone counts as failed).
+    """Fail the product's job if its worker had begun it and has been silent for :data:`STALLED_S`; how it
+    stands now (queued: never begun; running: it beats, so its worker lives; a job that is gone counts as failed).
     """
     with runtime.db.transaction() as con:
         job = jobs_store.get_job(con, job_id)
         if job is None or job.status is not JobStatus.RUNNING:
             return JobStatus.FAILED if job is None else job.status
-        jobs_store.fail_orphans(
-            con,
-            {
-                job_id: f"the worker {job.worker} stopped answering (no heartbeat for {STALLED_S:.0f} s: killed, "
-                "crashed or cut off) before finishing the job; what was done before stands"
-            },
+        reason = (
+            f"the worker {job.worker} stopped answering (no heartbeat for {STALLED_S:.0f} s: killed, crashed or cut "
+            "off) before finishing the job; what was done before stands"
         )
+        if not jobs_store.fail_silent(con, job.id, STALLED_S, reason):
+            return JobStatus.RUNNING
     return JobStatus.FAILED

@@ -14,9 +14,7 @@ the worker dies, however it dies.
 from __future__ import annotations
 
 import fcntl
-import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -27,7 +25,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-import psutil
 from pydantic import ValidationError
 
 from explorer.errors import ExplorerError
@@ -35,10 +32,13 @@ from explorer.jobs.kinds import KINDS
 from explorer.providers.deadline import CallCancelled
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
-from explorer.store import DatabaseBusy
+from explorer.store import DatabaseBusy, StoreError
 from explorer.store import jobs as jobs_store
+from explorer.store.database import Connection, Fence
+from explorer.store.leases import identity, is_alive
 
 PROGRESS_EVERY_S = 0.5  # progress is written at most this often, and the cancel flag read this often
+HEARTBEAT_S = 2.0  # how often a running job's worker writes that it lives (the shared queue's judge of death)
 POLL_S = 1.0  # how often an idle worker looks for queued jobs
 IDLE_EXIT_S = 60.0  # a worker started on demand ends after this long with nothing to do
 # How much a worker lowers its CPU priority (`jobs worker --nice`): its runs are background work, and on two cores a
@@ -53,29 +53,14 @@ class JobCancelled(BaseException):
     """
 
 
+class JobEnded(BaseException):
+    """Raised through a run when its job was ended elsewhere meanwhile (failed by a worker that took this one for
+    dead, say): what it was ended as. A BaseException, as :class:`JobCancelled` is.
+    """
+
+
 class WorkerStopped(BaseException):
     """The worker process was asked to stop (SIGTERM) in the middle of a job."""
-
-
-def identity(pid: int | None = None) -> str:
-    """``host:pid:start``: names a process uniquely, even after its pid is reused by another."""
-    process = psutil.Process(pid or os.getpid())
-    return f"{socket.gethostname()}:{process.pid}:{process.create_time():.2f}"
-
-
-def is_alive(worker: str) -> bool:
-    """Whether the process a worker identity names is still running. A worker on another host cannot be checked
-    from here and counts as alive.
-    """
-    host, _, rest = worker.partition(":")
-    pid, _, started = rest.partition(":")
-    if host != socket.gethostname():
-        return True
-    try:
-        process = psutil.Process(int(pid))
-        return f"{process.create_time():.2f}" == started and process.status() != psutil.STATUS_ZOMBIE
-    except (psutil.NoSuchProcess, ValueError):
-        return False
 
 
 def fail_orphans(runtime: Runtime) -> int:
@@ -162,32 +147,58 @@ def _progress(runtime: Runtime, job: Job, stopping: Callable[[], bool]) -> Any:
 
 
 @contextmanager
-def _cancel_watch(runtime: Runtime, job: Job) -> Iterator[None]:
-    """While the block runs, read the job's cancel flag every :data:`PROGRESS_EVERY_S` and, once it is set, cancel
-    the runtime's gateway: a run waiting on a model (and so calling no progress) is interrupted within a moment,
-    not when the model has answered, however slowly it answers. The gateway answers again after the block.
+def _watch(runtime: Runtime, job: Job) -> Iterator[list[str]]:
+    """While the block runs, read the job every :data:`PROGRESS_EVERY_S` and write its heartbeat every
+    :data:`HEARTBEAT_S`, from a thread of its own: a run waiting on a model calls no progress, and its worker
+    must still be seen to live. Once someone cancelled the job, or it was ended elsewhere (the list yielded then
+    holds how it stands), the runtime's gateway is cancelled: a run waiting on a model is interrupted within a
+    moment, not when the model has answered. A database that cannot be reached is simply tried again next time.
+    The gateway answers again after the block.
     """
     done = threading.Event()
+    ended: list[str] = []
 
     def watch() -> None:
+        last_beat = time.monotonic()
         while not done.wait(PROGRESS_EVERY_S):
             try:
-                with runtime.db.connect() as con:
-                    found = jobs_store.get_job(con, job.id)
-            except DatabaseBusy:  # another process holds the file: look again next time
+                if time.monotonic() - last_beat >= HEARTBEAT_S:
+                    with runtime.db.connect(checkpoint=False) as con:
+                        found = jobs_store.beat(con, job.id)
+                    last_beat = time.monotonic()
+                else:
+                    with runtime.db.connect() as con:
+                        stored = jobs_store.get_job(con, job.id)
+                    found = None if stored is None else (stored.status.value, stored.cancel_requested)
+            except StoreError:  # the file held by another process, the server away: look again next time
                 continue
-            if found is not None and found.cancel_requested:
+            if found is not None and found[0] != JobStatus.RUNNING:
+                ended.append(found[0])
+            if found is None or found[1] or ended:
                 runtime.gateway.cancel()
                 return
 
-    watcher = threading.Thread(target=watch, name=f"cancel-watch-{job.id}", daemon=True)
+    watcher = threading.Thread(target=watch, name=f"job-watch-{job.id}", daemon=True)
     watcher.start()
     try:
-        yield
+        yield ended
     finally:
         done.set()
         watcher.join()
         runtime.gateway.resume()
+
+
+def _fence(job_id: str) -> Fence:
+    """The check every transaction of a job's run passes first: the job is still running (see
+    :class:`~explorer.store.database.UnitsOfWork`), so a run that was ended elsewhere writes nothing more.
+    """
+
+    def check(con: Connection) -> None:
+        status = jobs_store.status_of(con, job_id)
+        if status != JobStatus.RUNNING:
+            raise JobEnded(status or "gone")
+
+    return check
 
 
 _busy = threading.Event()  # a job is under way in this process: SIGTERM interrupts it
@@ -195,18 +206,23 @@ _busy = threading.Event()  # a job is under way in this process: SIGTERM interru
 
 def execute(runtime: Runtime, job: Job, stopping: Callable[[], bool] = lambda: False) -> JobStatus:
     """Carry out one claimed job and store how it ended: its report, or why it failed or stopped. ``stopping``
-    says when the worker is asked to stop (a shared queue's worker; the file's hears SIGTERM itself).
+    says when the worker is asked to stop (a shared queue's worker; the file's hears SIGTERM itself). A job
+    ended elsewhere meanwhile (taken for dead) keeps how it was ended, and its run stops writing at once.
     """
     kind = KINDS.get(job.kind)
     status, result, error = JobStatus.FAILED, None, None
+    ended: list[str] = []
     _busy.set()
+    runtime.db.fence = _fence(job.id)
     try:
         if kind is None:
             raise ExplorerError(f"this worker does not know jobs of kind {job.kind!r}")
         params = kind.params.model_validate(job.params)
-        with _cancel_watch(runtime, job):
+        with _watch(runtime, job) as ended:
             result = kind.run(runtime, params, _progress(runtime, job, stopping))
         status = JobStatus.SUCCEEDED
+    except JobEnded as exc:
+        ended.append(str(exc))
     except (JobCancelled, CallCancelled) as exc:
         status, error = JobStatus.CANCELLED, f"cancelled by request ({exc}); what was done before stands"
     except WorkerStopped:
@@ -218,7 +234,10 @@ def execute(runtime: Runtime, job: Job, stopping: Callable[[], bool] = lambda: F
         error = f"internal error: {type(exc).__name__}: {exc}"
     finally:
         _busy.clear()
+        runtime.db.fence = None
         runtime.flush()
+    if ended:  # how it was ended stands: nothing of this run's outcome is written over it
+        return JobStatus(ended[0]) if ended[0] in JobStatus.__members__.values() else JobStatus.FAILED
     with runtime.db.transaction() as con:
         jobs_store.finish(con, job.id, status, result, error)
     return status

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.records import Progress
+from explorer.settings import without_password
 from explorer.store import open_database
 from explorer.store.database import (
     Connection,
@@ -202,7 +203,7 @@ def _server_meta(url: str, shown: str) -> dict[str, str]:
         raise DatabaseMissing(f"there is no Dream Explorer database at {shown}") from exc
     except psycopg.Error as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise StoreError(f"cannot open database {shown}: {first}") from exc
+        raise StoreError(f"cannot open database {shown}: {without_password(first, url)}") from exc
 
 
 def _same(source: Store, destination: Store) -> bool:

@@ -93,6 +93,12 @@ class DatabaseBusy(StoreError):
     """Another process held the database for longer than we were willing to wait."""
 
 
+class DatabaseUnavailable(StoreError):
+    """The database server cannot be reached now (down, restarting, cut off): nothing of the unit of work was
+    kept, and the same request may succeed once the server is back.
+    """
+
+
 class SchemaMismatch(StoreError):
     """The database was made by another embedding model or a newer version."""
 
@@ -296,13 +302,14 @@ class Store(Protocol):
     embedding_model: str
     embedding_dim: int
     lock_wait_s: float
+    fence: Fence | None
 
     @property
     def held(self) -> bool: ...  # noqa: D102
 
     def connect(self, *, checkpoint: bool = True) -> AbstractContextManager[Connection]: ...  # noqa: D102
 
-    def transaction(self) -> AbstractContextManager[Connection]: ...  # noqa: D102
+    def transaction(self, *, fenced: bool = True) -> AbstractContextManager[Connection]: ...  # noqa: D102
 
     def checkpoint(self) -> None: ...  # noqa: D102
 
@@ -311,15 +318,29 @@ class Store(Protocol):
     def close(self) -> None: ...  # noqa: D102
 
 
+Fence = Callable[[Connection], None]
+
+
 class UnitsOfWork:
-    """What both backends do alike with units of work: which one this thread is in, and what its committed
-    writes noted for the commit hooks (see the module's note).
+    """What both backends do alike with units of work: which one this thread is in, what its committed writes
+    noted for the commit hooks (see the module's note), and the fence its transactions pass.
+
+    Why a fence: a run may go on after someone else decided it had ended (a job failed by another worker that
+    took it for dead). Whoever owns the run sets :attr:`fence`, a check run first in every transaction of this
+    database object, which raises when the run may no longer write; nothing of that transaction is kept. A
+    write that must land whatever became of the run (the log of calls already paid for) passes
+    ``fenced=False``.
     """
 
     path: Path
 
     def __init__(self) -> None:
         self._local = threading.local()
+        self.fence: Fence | None = None
+
+    def _pass_fence(self, con: Connection, fenced: bool) -> None:
+        if fenced and self.fence is not None:
+            self.fence(con)
 
     def _enter(self, con: Any) -> None:
         _units[id(con)] = self
@@ -573,8 +594,8 @@ class Database(UnitsOfWork):
         """Nothing held between units of work: each lets the file go when it ends."""
 
     @contextmanager
-    def transaction(self) -> Iterator[DuckConnection]:
-        """All of the block's writes, or none of them."""
+    def transaction(self, *, fenced: bool = True) -> Iterator[DuckConnection]:
+        """All of the block's writes, or none of them; first the :attr:`fence` unless not ``fenced``."""
         with self.connect() as con:
             if getattr(self._local, "in_tx", False):
                 yield con
@@ -582,6 +603,7 @@ class Database(UnitsOfWork):
             con.execute("BEGIN TRANSACTION")
             self._local.in_tx, self._local.pending = True, []
             try:
+                self._pass_fence(con, fenced)
                 yield con
             except BaseException:
                 con.execute("ROLLBACK")

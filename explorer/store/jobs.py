@@ -121,6 +121,26 @@ def report_progress(con: Connection, job_id: str, done: int, total: int, current
     return bool(row and row[0])
 
 
+def beat(con: Connection, job_id: str) -> tuple[str, bool] | None:
+    """Record that the job's worker lives (its run may be waiting on a model, writing nothing else); the job's
+    status and cancel flag, or None when it is gone.
+    """
+    row = con.execute(
+        "UPDATE jobs SET heartbeat_at = now() WHERE id = ? AND status = 'running' RETURNING status, cancel_requested",
+        [job_id],
+    ).fetchone()
+    if row is not None:
+        return str(row[0]), bool(row[1])
+    found = con.execute("SELECT status, cancel_requested FROM jobs WHERE id = ?", [job_id]).fetchone()
+    return None if found is None else (str(found[0]), bool(found[1]))
+
+
+def status_of(con: Connection, job_id: str) -> str | None:
+    """The job's status as stored now (None: no such job)."""
+    row = con.execute("SELECT status FROM jobs WHERE id = ?", [job_id]).fetchone()
+    return None if row is None else str(row[0])
+
+
 def request_cancel(con: Connection, job_id: str) -> None:
     """Ask a job to stop: a queued one is cancelled now, a running one by its worker at the next item."""
     con.execute(
@@ -146,6 +166,20 @@ def fail_orphans(con: Connection, orphans: dict[str, str]) -> None:
             "UPDATE jobs SET status = 'failed', error = ?, finished_at = now() WHERE id = ? AND status = 'running'",
             [reason, job_id],
         )
+
+
+def fail_silent(con: Connection, job_id: str, silent_s: float, reason: str) -> bool:
+    """PostgreSQL only: fail a running job whose worker has written no heartbeat for ``silent_s`` seconds, unless
+    the server itself started less than ``silent_s`` ago (after a restart every heartbeat is old, the living
+    ones' too, until they reconnect); whether it did. Both clocks are the server's.
+    """
+    row = con.execute(
+        "UPDATE jobs SET status = 'failed', error = ?, finished_at = now() WHERE id = ? AND status = 'running' "
+        "AND coalesce(heartbeat_at, started_at) < now() - make_interval(secs => ?) "
+        "AND pg_postmaster_start_time() < now() - make_interval(secs => ?) RETURNING id",
+        [reason, job_id, silent_s, silent_s],
+    ).fetchone()
+    return row is not None
 
 
 def live_queue_workers(con: Connection, within_s: float) -> int:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,6 +44,7 @@ from explorer.store.database import (
     DatabaseBusy,
     DatabaseFailure,
     DatabaseMissing,
+    DatabaseUnavailable,
     StoreError,
     UnitsOfWork,
     WriteConflict,
@@ -177,11 +179,21 @@ def _storable(value: object) -> object:
     return value
 
 
+def _lost_server(exc: psycopg.Error) -> bool:
+    """Whether the error says the server is away rather than that it refused the statement: the client's own
+    connection errors carry no SQLSTATE; the server's say class 08 (connection exception) or 57P (shut down,
+    crashed, not accepting connections yet).
+    """
+    return isinstance(exc, psycopg.OperationalError) and (exc.sqlstate is None or exc.sqlstate[:3] in ("57P", "08"))
+
+
 def store_error(exc: psycopg.Error) -> Exception:
     """What psycopg's exception means, as the store says it (:func:`explorer.store.database.store_error`)."""
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     if isinstance(exc, _CONFLICTS):
         return WriteConflict(f"another process or request wrote the same data at the same time ({first}); try again")
+    if _lost_server(exc):
+        return DatabaseUnavailable(f"the database server cannot be reached now ({first}); nothing was kept")
     return DatabaseFailure(f"the database refused this: {first}")
 
 
@@ -265,6 +277,9 @@ class PostgresDatabase(UnitsOfWork):
                     max_size=self.pool_size,
                     kwargs={"autocommit": True},
                     configure=self._configure,
+                    # a connection the server dropped (a restart) is found out before it is lent, not by the
+                    # first statement of whoever borrowed it
+                    check=ConnectionPool.check_connection,
                     open=True,
                     name="explorer",
                 )
@@ -297,13 +312,7 @@ class PostgresDatabase(UnitsOfWork):
                 yield con
             return
         pool = self._open()
-        try:
-            raw = pool.getconn(timeout=self.lock_wait_s)
-        except PoolTimeout as exc:
-            raise DatabaseBusy(
-                f"database {self.location} is busy: no connection came free in {self.lock_wait_s:.0f} s; try "
-                "again, or raise EXPLORER_LOCK_WAIT"
-            ) from exc
+        raw, pooled = self._borrow(pool)
         self._local.committed = []
         con = PgConnection(raw)
         self._enter(con)
@@ -313,12 +322,48 @@ class PostgresDatabase(UnitsOfWork):
         finally:
             self._leave(con)
             con.cursor.close()
-            pool.putconn(raw)
+            if pooled:
+                pool.putconn(raw)
+            else:
+                raw.close()
             self._announce()
 
+    def _borrow(self, pool: ConnectionPool) -> tuple[psycopg.Connection[Any], bool]:
+        """A connection for a unit of work, and whether it is the pool's, within :attr:`lock_wait_s`.
+
+        Why not only the pool's: after the server restarts, the pool finds its connections broken and makes new
+        ones with a growing backoff (1, 2, 4, 8 s …), so it may lend none for seconds after the server is back;
+        a worker's job waiting on it failed although nothing was wrong any more. So while the pool holds fewer
+        connections than it may (it is reconnecting, not busy), a connection of the unit's own is made instead.
+        """
+        deadline = time.monotonic() + self.lock_wait_s
+        while True:
+            try:
+                return pool.getconn(timeout=max(0.05, min(1.0, deadline - time.monotonic()))), True
+            except PoolTimeout as exc:
+                reconnecting = pool.get_stats().get("pool_size", 0) < self.pool_size
+                if reconnecting:
+                    try:
+                        raw = psycopg.connect(self.url, autocommit=True, connect_timeout=2)
+                    except psycopg.Error:
+                        pass
+                    else:
+                        self._configure(raw)
+                        return raw, False
+                if time.monotonic() < deadline:
+                    continue
+                if reconnecting:
+                    raise DatabaseUnavailable(
+                        f"the database server of {self.location} cannot be reached now; nothing was done"
+                    ) from exc
+                raise DatabaseBusy(
+                    f"database {self.location} is busy: no connection came free in {self.lock_wait_s:.0f} s; try "
+                    "again, or raise EXPLORER_LOCK_WAIT"
+                ) from exc
+
     @contextmanager
-    def transaction(self) -> Iterator[PgConnection]:
-        """All of the block's writes, or none of them."""
+    def transaction(self, *, fenced: bool = True) -> Iterator[PgConnection]:
+        """All of the block's writes, or none of them; first the :attr:`fence` unless not ``fenced``."""
         with self.connect() as con:
             if getattr(self._local, "in_tx", False):
                 yield con
@@ -326,6 +371,7 @@ class PostgresDatabase(UnitsOfWork):
             self._local.in_tx, self._local.pending = True, []
             try:
                 with _in_store_words(), con.raw.transaction():
+                    self._pass_fence(con, fenced)
                     yield con
                 self._local.committed += self._local.pending
             finally:

