@@ -13,6 +13,7 @@ import numpy as np
 from explorer.records.wander import FenceAction, FenceAnchor, Locus, Resonance, Session, utcnow
 from explorer.runtime import Runtime
 from explorer.store import events as events_store
+from explorer.store import leases
 from explorer.store import wander as wander_store
 from explorer.store.database import Connection
 from explorer.wander import crystal as crystals
@@ -24,7 +25,7 @@ from explorer.wander.errors import InvalidRequest, NotFound, SessionStateError, 
 from explorer.wander.evidence import gather_evidence, known_crystals
 from explorer.wander.guards import Spending
 from explorer.wander.sessions import embed_one, infer_domains, require_session
-from explorer.wander.stepping import TUNING, recheck
+from explorer.wander.stepping import TUNING, hold, let_go, recheck
 
 
 def _require_open(session: Session, action: str) -> None:
@@ -134,20 +135,25 @@ def crystallize(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING
         evidence = gather_evidence(con, memory.loci, tuning.crystal_evidence, resonance, None, also=recent)
         existing = known_crystals(con)
         corpus = corpus_space(runtime, con)
+        holder = hold(con, session, "crystallization")  # last: nothing above may leave it held
     spending = Spending(runtime.gateway, session, tuning)
-    attempt = crystals.crystallize(  # think, with the file free
-        resonance,
-        here,
-        evidence,
-        session_id=session.id,
-        spending=spending,
-        embed=runtime.embedder.embed,
-        existing=existing,
-        related=lambda a, b: selection.pair_relatedness(corpus, a, b, tuning),
-        # a person asked: any grounded pair will do (across domains first), however weak its bridge
-        tuning=replace(tuning, crystal_across_domains=False),
-    )
-    _commit_attempt(runtime, session, attempt, spending)
+    try:
+        attempt = crystals.crystallize(  # think, with the file free
+            resonance,
+            here,
+            evidence,
+            session_id=session.id,
+            spending=spending,
+            embed=runtime.embedder.embed,
+            existing=existing,
+            related=lambda a, b: selection.pair_relatedness(corpus, a, b, tuning),
+            # a person asked: any grounded pair will do (across domains first), however weak its bridge
+            tuning=replace(tuning, crystal_across_domains=False),
+        )
+        _commit_attempt(runtime, session, attempt, spending, holder)
+    except BaseException:
+        let_go(runtime, session.id, holder, spending)
+        raise
     runtime.flush()
     return attempt
 
@@ -164,10 +170,13 @@ def _bearing_most(reach: list[Resonance], at: np.ndarray, now: datetime) -> Reso
     return max(reach, key=bearing)
 
 
-def _commit_attempt(runtime: Runtime, read: Session, attempt: CrystalAttempt, spending: Spending) -> None:
-    """The crystal (if one was kept), what the attempt spent and its events, if the session is still as read."""
+def _commit_attempt(runtime: Runtime, read: Session, attempt: CrystalAttempt, spending: Spending, holder: str) -> None:
+    """The crystal (if one was kept), what the attempt spent and its events, if the session is still as read;
+    the session's lease goes with them.
+    """
     with runtime.db.transaction() as tx:
         recheck(tx, read, "crystallization")
+        leases.release(tx, read.id, holder)
         current = require_session(tx, read.id)  # another crystallization may have spent meanwhile
         if attempt.crystal is not None:
             wander_store.insert_crystal(tx, attempt.crystal)

@@ -23,8 +23,9 @@ from explorer.records import Progress
 from explorer.records.wander import RunResult, Session, StepResult, utcnow
 from explorer.runtime import Runtime
 from explorer.store import events as events_store
+from explorer.store import leases
 from explorer.store import wander as wander_store
-from explorer.store.database import Connection, WriteConflict
+from explorer.store.database import Connection, StoreError, WriteConflict
 from explorer.text import shorten
 from explorer.wander import selection
 from explorer.wander.caches import SessionMemory, corpus_space, forget_session, session_memory
@@ -38,7 +39,7 @@ from explorer.wander.walk import take_step
 
 T = TypeVar("T")
 TUNING = WanderTuning()
-StepRead = tuple[StepInputs, SessionMemory]
+StepRead = tuple[StepInputs, SessionMemory, str]  # and the holder of the session's step lease
 
 
 def step(runtime: Runtime, session_id: str, tuning: WanderTuning = TUNING) -> StepResult:
@@ -112,9 +113,41 @@ def recheck(con: Connection, read: Session, work: str = "step") -> None:
         )
 
 
+def hold(con: Connection, session: Session, work: str = "step") -> str:
+    """Take the session's step lease for ``work`` (a step, a crystallization) before any model is asked; its
+    holder, to give back with the write. Refused at once while another process is taking a step of the session
+    (see :mod:`explorer.store.leases`): it would be refused at its write anyway, after paying for its calls.
+    """
+    holder = leases.new_holder()
+    other = leases.take(con, session.id, holder)
+    if other is not None:
+        raise SessionStateError(
+            f"session {session.id} is taking a step in another process ({other.rsplit(':', 1)[0]}) now; this "
+            f"{work} was not started and spent nothing, try again once that step is written",
+            subject=session.id,
+        )
+    return holder
+
+
+def let_go(runtime: Runtime, session_id: str, holder: str, spending: Spending) -> None:
+    """After a step or a crystallization that was not kept: give its lease back and charge the session for the
+    calls it made (they were paid for, kept or not). Unfenced, as the call log is: what was spent stands, whoever
+    ended the run. Best effort: a database that is away leaves the lease to expire.
+    """
+    try:
+        with runtime.db.transaction(fenced=False) as tx:
+            leases.release(tx, session_id, holder)
+            current = wander_store.get_session(tx, session_id)
+            if current is not None and (spending.usage.calls or spending.cloud_cents):
+                wander_store.update_session(tx, session_id, **spending.spent_on(current))
+    except StoreError:
+        pass
+
+
 def _read_step(runtime: Runtime, session_id: str, tuning: WanderTuning) -> StepRead:
     """Everything a step starts from, read in one short connection, which also logs ``wander.step.started``:
-    the step begins here, before any model is asked, and a follower sees it while the step thinks.
+    the step begins here, before any model is asked, and a follower sees it while the step thinks. The step
+    holds the session's lease from here (:func:`hold`) until its write.
     """
     with runtime.db.connect() as con:
         session = require_session(con, session_id)
@@ -127,19 +160,32 @@ def _read_step(runtime: Runtime, session_id: str, tuning: WanderTuning) -> StepR
                 f"session {session.id} has reached its max steps ({session.max_steps}) and is "
                 "now completed; raise max steps to go on"
             )
-        memory = session_memory(runtime, con, session)
-        inputs = _read_inputs(runtime, con, session, memory, tuning)
-        events_store.emit(
-            con,
-            "wander.step.started",
-            {
-                "step_number": session.step_count + 1,
-                "from_locus_id": inputs.here.id,
-                "from_concept": shorten(inputs.here.concept, 20),
-            },
-            session.id,
-        )
-        return inputs, memory
+        holder = hold(con, session)
+        try:
+            inputs, memory = _read_held(runtime, con, session, tuning)
+        except BaseException:
+            leases.release(con, session.id, holder)
+            raise
+        return inputs, memory, holder
+
+
+def _read_held(
+    runtime: Runtime, con: Connection, session: Session, tuning: WanderTuning
+) -> tuple[StepInputs, SessionMemory]:
+    """What :func:`_read_step` reads once the step holds the session."""
+    memory = session_memory(runtime, con, session)
+    inputs = _read_inputs(runtime, con, session, memory, tuning)
+    events_store.emit(
+        con,
+        "wander.step.started",
+        {
+            "step_number": session.step_count + 1,
+            "from_locus_id": inputs.here.id,
+            "from_concept": shorten(inputs.here.concept, 20),
+        },
+        session.id,
+    )
+    return inputs, memory
 
 
 def _read_inputs(
@@ -214,14 +260,19 @@ def _step(
     """Think from what was read, then write; with ``read_next``, also read the next step while the file is
     open for the write (a walk of many steps opens it once a step, not twice).
     """
-    inputs, memory = read
+    inputs, memory, holder = read
     spending = Spending(runtime.gateway, inputs.session, tuning)
-    plan = take_step(inputs, spending, _callbacks(runtime, inputs, tuning), tuning, utcnow())
+    try:
+        plan = take_step(inputs, spending, _callbacks(runtime, inputs, tuning), tuning, utcnow())
+    except BaseException:
+        let_go(runtime, inputs.session.id, holder, spending)
+        raise
     with runtime.db.connect(checkpoint=not read_next):  # the next step's write folds the log in, or run() does
         try:
-            _commit(runtime, plan, inputs.session)
+            _commit(runtime, plan, inputs.session, holder)
         except BaseException:
             forget_session(runtime, inputs.session.id)
+            let_go(runtime, inputs.session.id, holder, spending)
             raise
         memory.remember(plan)
         if not read_next or plan.result.status != "active":
@@ -232,12 +283,15 @@ def _step(
             return plan.result, None
 
 
-def _commit(runtime: Runtime, plan: StepPlan, read: Session) -> None:
-    """All of a step's rows and events, in one transaction, if the session is still as the step read it."""
+def _commit(runtime: Runtime, plan: StepPlan, read: Session, holder: str) -> None:
+    """All of a step's rows and events, in one transaction, if the session is still as the step read it; the
+    step's lease goes with them.
+    """
     try:
         with runtime.db.transaction() as tx:
             recheck(tx, read)
             _write_plan(tx, plan)
+            leases.release(tx, read.id, holder)
     except WriteConflict as exc:
         # UNIQUE(session_id, step_number), or the session's row: another process took this step while we thought
         raise SessionStateError(

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from explorer.prompts import Prompt
-from explorer.records.wander import Session
 from explorer.runtime import Runtime
 from explorer.store import corpus as corpus_store
 from explorer.store.database import Database
@@ -131,38 +130,47 @@ def test_a_walk_opens_the_file_once_a_step(offline_runtime: Runtime, monkeypatch
     assert not Path(f"{db.path}.wal").exists()  # the walk ends with the file complete on its own
 
 
-@pytest.mark.parametrize(
-    ("change", "refusal"),
-    [
-        ("pause", "became paused while this crystallization was thinking"),
-        ("step", "took step 3 in another process while this crystallization was thinking"),
-    ],
-)
-def test_a_crystallization_is_not_kept_when_the_session_changed_while_it_thought(
-    offline_runtime: Runtime, make_runtime: Any, change: str, refusal: str
+def test_a_crystallization_is_not_kept_when_the_session_was_paused_while_it_thought(
+    offline_runtime: Runtime, make_runtime: Any
 ) -> None:
     """A forced crystallization re-checks the session before it writes, as a step does: a person pausing the
-    walk, or another process stepping it, while the model states the insight leaves nothing of the attempt.
+    walk while the model states the insight leaves nothing of the attempt but what its calls cost, which the
+    session is charged (they were made).
     """
     s = new_session(offline_runtime)
     service.run(offline_runtime, s.id, 2)  # resonances to crystallize
     other = make_runtime(db=offline_runtime.settings.db_path)
-    changed: list[Session] = []
-
-    def meanwhile() -> None:
-        if change == "pause":
-            service.pause(other, s.id, "a person paused")
-        else:
-            service.step(other, s.id)
-        changed.append(service.get_session(other, s.id))
-
-    probe = ThinkingProbe(offline_runtime, meanwhile=meanwhile)
+    before = service.get_session(other, s.id)
+    probe = ThinkingProbe(offline_runtime, meanwhile=lambda: service.pause(other, s.id, "a person paused"))
     offline_runtime.gateway.offline = probe
-    with pytest.raises(SessionStateError, match=refusal):
+    with pytest.raises(SessionStateError, match="became paused while this crystallization was thinking"):
         service.crystallize(offline_runtime, s.id)
     assert probe.held and not any(probe.held), "a model call ran while this process held the database file"
     after = service.get_session(offline_runtime, s.id)
-    spent = [(x.offline_calls, x.local_calls, x.cloud_calls, x.cloud_spent_cents) for x in (after, *changed)]
-    assert spent[0] == spent[1], "the crystallization's model calls were counted"
+    assert after.offline_calls == before.offline_calls + len(probe.held), "the attempt's calls were not charged"
     assert service.list_crystals(offline_runtime, session_id=s.id) == []
     assert [e.subject for e in service.session_events(offline_runtime, s.id) if e.payload.get("forced")] == []
+
+
+def test_a_second_stepper_is_refused_before_it_asks_a_model(offline_runtime: Runtime, make_runtime: Any) -> None:
+    """While one process thinks on a session's step, another's step or crystallization is refused at once,
+    having asked no model and spent nothing; the first one's step is kept, and its lease goes with its write.
+    """
+    s = new_session(offline_runtime)
+    service.run(offline_runtime, s.id, 2)
+    other = make_runtime(db=offline_runtime.settings.db_path)
+    other_probe = ThinkingProbe(other)
+    other.gateway.offline = other_probe
+    refusals: list[str] = []
+
+    def meanwhile() -> None:
+        for attempt in (lambda: service.step(other, s.id), lambda: service.crystallize(other, s.id)):
+            with pytest.raises(SessionStateError, match="is taking a step in another process") as refused:
+                attempt()
+            refusals.append(str(refused.value))
+
+    offline_runtime.gateway.offline = ThinkingProbe(offline_runtime, meanwhile=meanwhile)
+    assert service.step(offline_runtime, s.id).step_number == 3
+    assert len(refusals) == 2 and other_probe.held == [], "the refused stepper asked a model"
+    other.gateway.offline = other_probe.inner
+    assert service.step(other, s.id).step_number == 4

@@ -425,20 +425,20 @@ def test_resonances_carry_across_sessions(mock_runtime) -> None:
     assert shared.current_strength() == pytest.approx(shared.strength, rel=1e-3)
 
 
-def test_a_step_taken_meanwhile_by_another_process_is_not_overwritten(mock_runtime, make_runtime, monkeypatch) -> None:
+def test_a_step_meanwhile_in_another_process_is_refused_at_once(mock_runtime, make_runtime, monkeypatch) -> None:
     other = make_runtime(
         db=mock_runtime.settings.db_path, completion_kwargs={"mock_response": mock_json()}, local_model="ollama/llama3"
     )
     s = new_session(mock_runtime)
     commit = stepping._commit
 
-    def racing(runtime, plan, read):
+    def racing(runtime, plan, read, holder):
         monkeypatch.setattr(stepping, "_commit", commit)
-        service.step(other, s.id)  # the other one wins the race for step 1
-        commit(runtime, plan, read)
+        with pytest.raises(SessionStateError, match="is taking a step in another process"):
+            service.step(other, s.id)  # the other one is refused: this step holds the session until its write
+        commit(runtime, plan, read, holder)
 
     monkeypatch.setattr(stepping, "_commit", racing)
-    with pytest.raises(SessionStateError, match="took step 1 in another process"):
-        service.step(mock_runtime, s.id)
+    assert service.step(mock_runtime, s.id).step_number == 1
     assert service.get_session(mock_runtime, s.id).step_count == 1
-    assert service.step(mock_runtime, s.id).step_number == 2
+    assert service.step(other, s.id).step_number == 2
