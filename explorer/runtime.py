@@ -121,6 +121,7 @@ def open_runtime(
         log=calls.append,
         completion_kwargs=completion_kwargs,
         requests=requests,
+        run_failures=(StoreError,),
     )
     runtime = Runtime(settings, db, cached, gateway, calls, vectors)
     if settings.nats_url:

@@ -143,10 +143,14 @@ class Gateway:
         completion_kwargs: dict[str, Any] | None = None,
         sleep: Callable[[float], None] | None = None,
         requests: Interrupter | None = None,
+        run_failures: tuple[type[Exception], ...] = (),
     ):
         self.settings = settings
         self.offline = offline
         self.log = log
+        # what the offline provider lets through rather than answering with a failure: the trouble of the whole
+        # run, not of one answer (its embedder reads a cache from the database, which may be away)
+        self.run_failures = run_failures
         self.completion_kwargs = completion_kwargs or {}
         self._requests = requests or Interrupter()
         self._sleep = sleep or self._requests.pause
@@ -329,6 +333,8 @@ class Gateway:
         reason: str | None
         try:
             text = self.offline.answer(call.prompt, call.fields)
+        except self.run_failures:
+            raise
         except Exception as exc:  # the offline provider must never take a run down
             text, value, reason = "", None, f"offline provider failed: {exc}"
         else:

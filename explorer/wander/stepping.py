@@ -13,7 +13,8 @@ were most of a step's cost at scale.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import numpy as np
@@ -228,6 +229,25 @@ def _read_inputs(
     )
 
 
+class _StoreTrouble(BaseException):
+    """The database failing a step's callback, carried through the pure step's per-item isolation (``except
+    Exception``): a step that cannot read what it needs fails whole rather than being written without the part
+    that read (a reflection, a crystal).
+    """
+
+    def __init__(self, error: StoreError):
+        super().__init__(str(error))
+        self.error = error
+
+
+@contextmanager
+def _store_trouble_through() -> Iterator[None]:
+    try:
+        yield
+    except StoreError as exc:
+        raise _StoreTrouble(exc) from exc
+
+
 def _callbacks(runtime: Runtime, inputs: StepInputs, tuning: WanderTuning) -> StepCallbacks:
     """What the pure step may read while it thinks: node texts from the corpus space in memory; the rest (a
     resonance's evidence, earlier crystals, only when a crystal may form) each in a short connection of its
@@ -235,8 +255,12 @@ def _callbacks(runtime: Runtime, inputs: StepInputs, tuning: WanderTuning) -> St
     """
 
     def read(query: Callable[[Connection], T]) -> T:
-        with runtime.db.connect() as con:
+        with _store_trouble_through(), runtime.db.connect() as con:
             return query(con)
+
+    def embed(texts: Any) -> np.ndarray:
+        with _store_trouble_through():  # the embedder's cache is read from the database
+            return runtime.embedder.embed(texts)
 
     def node_text(ids: list[str]) -> dict[str, dict[str, Any]]:
         found = inputs.corpus.summaries(ids)
@@ -245,7 +269,7 @@ def _callbacks(runtime: Runtime, inputs: StepInputs, tuning: WanderTuning) -> St
 
     limit, loci = tuning.crystal_evidence, inputs.loci
     return StepCallbacks(
-        embed=runtime.embedder.embed,
+        embed=embed,
         node_text=node_text,
         evidence=lambda resonance, residue: read(lambda con: gather_evidence(con, loci, limit, resonance, residue)),
         last_attempt=lambda resonance_id: read(lambda con: wander_store.last_crystal_attempt(con, resonance_id)),
@@ -264,8 +288,10 @@ def _step(
     spending = Spending(runtime.gateway, inputs.session, tuning)
     try:
         plan = take_step(inputs, spending, _callbacks(runtime, inputs, tuning), tuning, utcnow())
-    except BaseException:
+    except BaseException as exc:
         let_go(runtime, inputs.session.id, holder, spending)
+        if isinstance(exc, _StoreTrouble):
+            raise exc.error from exc.error.__cause__
         raise
     with runtime.db.connect(checkpoint=not read_next):  # the next step's write folds the log in, or run() does
         try:

@@ -14,7 +14,7 @@ import pytest
 from explorer.prompts import Prompt
 from explorer.runtime import Runtime
 from explorer.store import corpus as corpus_store
-from explorer.store.database import Database
+from explorer.store.database import Database, DatabaseUnavailable
 from explorer.wander import service
 from explorer.wander.errors import SessionStateError
 
@@ -174,3 +174,28 @@ def test_a_second_stepper_is_refused_before_it_asks_a_model(offline_runtime: Run
     assert len(refusals) == 2 and other_probe.held == [], "the refused stepper asked a model"
     other.gateway.offline = other_probe.inner
     assert service.step(other, s.id).step_number == 4
+
+
+def test_a_database_failing_while_the_step_thinks_fails_the_step_whole(
+    offline_runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database failing under the step while it thinks (the call log written as a call ends, the embedder's
+    cache read) is the step's failure, not one item's: nothing of the step is written (not a step without its
+    reflection), and the next step goes on.
+    """
+    s = new_session(offline_runtime)
+    service.step(offline_runtime, s.id)
+
+    def away(*args: Any) -> Any:
+        raise DatabaseUnavailable("the database server cannot be reached now (test); nothing was kept")
+
+    for target, name in ((offline_runtime.calls, "write"), (offline_runtime.embedder, "embed")):
+        monkeypatch.setattr(offline_runtime.calls, "size", 1)  # every call logged as it ends
+        monkeypatch.setattr(target, name, away)
+        with pytest.raises(DatabaseUnavailable, match="cannot be reached now"):
+            service.step(offline_runtime, s.id)
+        view = service.session_view(offline_runtime, s.id)
+        assert view.session.step_count == 1 and len(view.trace) == 1, name
+        monkeypatch.undo()
+    offline_runtime.calls.flush()
+    assert service.step(offline_runtime, s.id).step_number == 2
