@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 
 from explorer import jobs
 from explorer.api import create_app
+from explorer.reading.ingest import ingest_paths
 from explorer.records.jobs import JobStatus
 from explorer.runtime import Runtime
 from explorer.settings import Settings
@@ -56,16 +57,29 @@ def end_by_hand(url: str, job_id: str, error: str) -> None:
 
 
 def test_a_server_restart_fails_no_job_whose_worker_lives(
-    pg_runtime: Runtime, queue_url: str, restartable: PostgresServer, start_worker
+    pg_runtime: Runtime, queue_url: str, restartable: PostgresServer, start_worker, model_server
 ) -> None:
+    """The server stopped at once (as by ``kill -9``) and started again 8 s later under two workers carrying out a
+    walk and two other jobs: every job succeeds, and the walk's steps counted equal its trace's rows.
+    """
+    ingest_paths(pg_runtime, [SAMPLE / "whatsnew-2.0.md", SAMPLE / "whatsnew-3.0.md"])
+    session = new_session(pg_runtime)
+    model_server(latency_s=0.2)  # the walk is under way, a step thinking or writing, when the server goes
     start_worker(), start_worker("--concurrency", "2")
     wait_for_workers(queue_url, 2, timeout_s=30)
-    asked = [jobs.submit(pg_runtime, counting_kind.NAME, {"items": 60, "pause_s": 0.25}) for _ in range(3)]
-    for job in asked:
-        wait_for(pg_runtime, job.id, lambda j: j.done >= 4)
+    walk = jobs.submit(pg_runtime, "wander.run", {"session_id": session.id, "steps": 30})
+    counts = [jobs.submit(pg_runtime, counting_kind.NAME, {"items": 60, "pause_s": 0.25}) for _ in range(2)]
+    for job in (walk, *counts):
+        wait_for(pg_runtime, job.id, lambda j: j.done >= 2)
     restartable.restart(DOWN_S)  # every heartbeat, the living workers' too, is now older than STALLED_S
-    ended = [wait_for(pg_runtime, job.id, lambda j: j.status.ended, timeout_s=120) for job in asked]
-    assert [(job.status, job.error, job.done) for job in ended] == [(JobStatus.SUCCEEDED, None, 60)] * 3
+    ended = [wait_for(pg_runtime, job.id, lambda j: j.status.ended, timeout_s=180) for job in (walk, *counts)]
+    assert [(job.status, job.error, job.done) for job in ended] == [
+        (JobStatus.SUCCEEDED, None, 30),
+        (JobStatus.SUCCEEDED, None, 60),
+        (JobStatus.SUCCEEDED, None, 60),
+    ]
+    walked = service.session_view(pg_runtime, session.id)
+    assert walked.session.step_count == len(walked.trace) == 30
 
 
 def test_a_walk_recorded_as_ended_writes_no_more_steps(
@@ -74,8 +88,6 @@ def test_a_walk_recorded_as_ended_writes_no_more_steps(
     """A job ended elsewhere (a worker cut off for long enough to be taken for dead) stops at its next write: a
     walk takes no step after it, its record keeps how it was ended, and its worker goes on to the next job.
     """
-    from explorer.reading.ingest import ingest_paths
-
     ingest_paths(pg_runtime, [SAMPLE / "whatsnew-2.0.md", SAMPLE / "whatsnew-3.0.md"])
     session = new_session(pg_runtime)
     model_server(latency_s=0.2)  # each step waits on the model: the walk is under way when it is ended
