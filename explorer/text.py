@@ -48,8 +48,81 @@ def split_sentences(text: str) -> list[str]:
     return list(_sentences(text.strip()))
 
 
+# pysbd rewrites a whole line once for each abbreviation in it, so a line is quadratic in its abbreviations ("e.g. "
+# repeated with no sentence end: 80 KB took 24 s to ingest, 160 KB 98 s). It is handed a piece of at most this many
+# characters at a time, cut at a space: ordinary paragraphs are shorter and are cut exactly as before, and so is a
+# longer text wherever pysbd's rules look no further than a piece.
+SENTENCE_PIECE = 2000
+_TO_LAST_SPACE = re.compile(r"(?s:.*)\s")
+_SPACE = re.compile(r"\s")
+
+
 @lru_cache(maxsize=TEXT_CACHE)
 def _sentences(text: str) -> tuple[str, ...]:
+    """Sentences of ``text``, a piece at a time. The last sentences of a piece, up to half of it, start the next
+    piece, as what follows them may move where they end (a parenthesis closed past the cut); a sentence longer than
+    that is not read again but followed through the pieces after it until it ends, so each piece moves on by half
+    a piece at least and a long sentence is still one.
+    """
+    found: list[str] = []
+    start = 0  # where the next piece starts
+    begun: int | None = None  # where a sentence running on through the pieces began
+    while start < len(text):
+        end = _piece_end(text, start)
+        piece = text[start:end].rstrip()
+        sentences = list(_segmented(piece))
+        final = end == len(text) or text[end - 1] in "\r\n"  # pysbd ends a sentence at every line end
+        if begun is not None:
+            head = piece.lstrip()
+            found_again = bool(sentences) and head.startswith(sentences[0])
+            if found_again and len(sentences) == 1 and not final:
+                start = end  # it runs on through this piece too
+                continue
+            if found_again:
+                sentences[0] = text[begun : start + len(piece) - len(head) + len(sentences[0])]
+            else:  # pysbd rewrote it: where it ends is not known
+                found.append(text[begun:start].strip())
+            begun = None
+        starts = [] if final else _starts(piece, sentences)
+        again = [at for at in starts[: len(sentences) - 1] if at >= len(piece) // 2]
+        if again:
+            found.extend(sentences[: len(sentences) - len(again)])
+            start += again[-1]
+            continue
+        if starts:
+            found.extend(sentences[:-1])
+            begun = start + starts[0]
+        else:  # the text ends here, or pysbd rewrote the last sentence: the piece is taken whole
+            found.extend(sentences)
+        start = end
+    return tuple(found)
+
+
+def _starts(piece: str, sentences: Sequence[str]) -> list[int]:
+    """Where the sentences of ``piece`` start in it, the last first, back to the first one pysbd rewrote."""
+    starts: list[int] = []
+    at = len(piece)
+    for sentence in reversed(sentences):
+        while at and piece[at - 1].isspace():
+            at -= 1
+        if not piece.endswith(sentence, 0, at):
+            break
+        at -= len(sentence)
+        starts.append(at)
+    return starts
+
+
+def _piece_end(text: str, start: int) -> int:
+    """Where the piece of ``text`` from ``start`` ends: after the last space within a piece's length, or after the
+    first one past it (a word longer than a piece is not cut).
+    """
+    if len(text) - start <= SENTENCE_PIECE:
+        return len(text)
+    space = _TO_LAST_SPACE.match(text, start, start + SENTENCE_PIECE) or _SPACE.search(text, start + SENTENCE_PIECE)
+    return space.end() if space else len(text)
+
+
+def _segmented(text: str) -> tuple[str, ...]:
     if not text:
         return ()
     # Segmenter.segment goes on to find each sentence again in the whole text, from its start, for the character
@@ -63,7 +136,9 @@ def _sentences(text: str) -> tuple[str, ...]:
 _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`([^`\n]*)`")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?")
-_LINK = re.compile(r"\[([^\[\]\n]+)\]\([^)\s]*\)")  # link text holds no bracket: a run of "[" is not rescanned
+# Neither a link's text nor its address holds a "[": tried from each "[" of a run, the text stops at the next
+# bracket and the address at the next "[" (an address running to the end of "[a](" repeated was rescanned from each).
+_LINK = re.compile(r"\[([^\[\]\n]+)\]\([^)\s\[]*+\)")
 _URL = re.compile(r"\(?\b(?:https?|ftp)://[^\s)]+\)?|\bwww\.[^\s)]+")
 # An address starts where its run of address characters starts: tried from every character of a long run, the
 # pattern rescanned the run each time (a 20 KB hex string took 9 s, growing with the square of its length).

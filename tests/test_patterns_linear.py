@@ -15,6 +15,7 @@ import pytest
 from explorer import text
 from explorer.offline import consolidation as offline_consolidation
 from explorer.prompts import answers, extract_json, split_passages
+from explorer.reading.chunker import chunk_text
 
 LINEAR_RATIO = 8  # 4n against n: about 4 when linear, 16 when quadratic
 SLOW_S = 1.0  # n characters taking longer than this is already the fault (and 4n would take minutes)
@@ -41,6 +42,7 @@ CASES: list[tuple[str, Callable[[str], object], str, int]] = [
     ("e-mail over a word", text._EMAIL.findall, "a1.+-", 10_000),
     ("e-mail over hex", text._EMAIL.findall, "0123456789abcdef", 10_000),
     ("link over brackets", text._LINK.findall, "[", 10_000),
+    ("link over unclosed links", text._LINK.findall, "[a](", 10_000),
     ("emphasis over openers", text._EMPHASIS.findall, "*a ", 10_000),
     ("credit over an unclosed parenthesis", lambda s: text._CREDIT.findall("(" + s), "written by ", 20_000),
     ("name pair over hyphens", text._PAIR.findall, "Ab-", 10_000),
@@ -51,6 +53,16 @@ CASES: list[tuple[str, Callable[[str], object], str, int]] = [
     ("sentences of 'a. '", text.split_sentences, "a. ", 2_000),
     ("sentences of a word", text.split_sentences, "a1.+-", 10_000),
     ("sentences of dots", text.split_sentences, ".", 10_000),
+    ("plain text of unclosed links", text.plain_text, "[a](", 10_000),
+    ("prose of unclosed links", text.prose_sentences, "[a](", 10_000),
+    ("keyphrases of unclosed links", text.keyphrases, "[a](", 10_000),
+    ("chunks of unclosed links", chunk_text, "[a](", 10_000),
+    # pysbd rewrites a whole line once for each abbreviation in it: 80 KB of "e.g. " took 24 s to ingest.
+    ("sentences of 'e.g. '", text.split_sentences, "e.g. ", 5_000),
+    ("sentences of 'Mr. A '", text.split_sentences, "Mr. A ", 5_000),
+    ("prose of 'e.g. '", text.prose_sentences, "e.g. ", 5_000),
+    ("chunks of 'e.g. '", chunk_text, "e.g. ", 5_000),
+    ("chunks of 'Mr. A '", chunk_text, "Mr. A ", 5_000),
     ("keyphrases of a word", text.keyphrases, "0123456789abcdef", 10_000),
     ("a verb's uses", lambda s: text.used_as_verb("make money", s), "to make money ", 20_000),
     ("fenced JSON over blanks", lambda s: extract_json("```" + s), " ", 10_000),

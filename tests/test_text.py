@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from markdown_it import MarkdownIt
 
-from explorer.text import inert_markdown, is_theme, keyphrases
+from explorer.text import SENTENCE_PIECE, inert_markdown, is_theme, keyphrases, split_sentences
 
 SUBJECTS = ["delay slot", "Microsoft SMB", "power supply", "processor family", "speed", "networking"]
 SUBJECTS += ["operating system", "distributed systems", "IBM", "binary", "ALU"]
@@ -48,3 +48,24 @@ def test_inert_markdown_renders_as_the_text_itself() -> None:
     assert "".join(c.content if c.type == "text" else "\n" for c in inline.children or []) == written.replace(
         "//", "/\u2060/"
     ).replace("www.", "www\u2060.").replace("@", "\u2060@")
+
+
+SENTENCES = ["Dr. Smith released version 2.0 on Jan. 5 of that year.", "It was e.g. faster than Mr. Jones's."]
+
+
+def test_a_text_longer_than_a_piece_keeps_its_sentences() -> None:
+    # pysbd reads a piece at a time (it is quadratic in a line's abbreviations): the cuts fall where they did
+    written = " ".join(SENTENCES * 200)
+    assert len(written) > 5 * SENTENCE_PIECE
+    assert split_sentences(written) == SENTENCES * 200
+
+
+@pytest.mark.parametrize("unit", ["w ", "e.g. ", "Mr. A "])
+def test_a_sentence_running_on_past_pieces_is_still_one(unit: str) -> None:
+    run_on = (unit * (3 * SENTENCE_PIECE // len(unit))).strip()
+    assert split_sentences(f"{SENTENCES[0]} {run_on} {SENTENCES[1]}") == [SENTENCES[0], f"{run_on} {SENTENCES[1]}"]
+
+
+def test_a_line_end_ends_a_sentence_in_any_piece() -> None:
+    lines = [f"line {i} has no full stop" for i in range(300)]
+    assert split_sentences("\n".join(lines)) == lines
