@@ -4,16 +4,24 @@ Records the engine already prints (a session, a locus, a step, a crystal, a nigh
 ``json_form`` gives, ``explorer.records.wander``'s ``*Json``; a dreaming run's report) are answered in those
 very shapes, so the CLI's ``--json``, the MCP tools and the API agree field for field; what only the API needs
 is defined here. Request bodies refuse unknown fields, so a misspelt field is a 422, not a silently ignored wish.
+
+Every text a request carries is one a store can hold and every number is a finite number of the schema's type
+(``explorer/inputs.py``): a NUL, a lone surrogate, NaN, an infinity, a boolean or a text given for a number, or a
+null where a field may only be left out (a number, a session's name or status), is a 422 naming the field. Query
+parameters arrive as text, which FastAPI reads as their type; a float among them refuses NaN and the infinities
+(``allow_inf_nan=False``).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, NotRequired
 
+from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
+from explorer.inputs import NOT_NULL, NUMERIC, STORABLE, Text
 from explorer.jobs.foreground import PER_REQUEST, in_one_request
-from explorer.jobs.kinds import Consolidating, Dreaming
+from explorer.jobs.kinds import Budgeted, Consolidating, Dreaming
 from explorer.records import SHORT_ID_DIGITS
 from explorer.records.wander import (
     CrystalJson,
@@ -34,15 +42,21 @@ from explorer.wander.service import SEARCH_TYPES, SearchKind
 # a larger one is refused with 413 before it is read (by its Content-Length, or once that many bytes came in).
 MAX_BODY_BYTES = 1024 * 1024
 PAGE_MAX = 1_000_000  # the most a page may ask for (more than any database here holds, within DuckDB's LIMIT)
-CLEARABLE = {"attractor", "allowed_domains", "forbidden_domains"}  # what a session may be without
-Concept = Annotated[str, Field(min_length=1, max_length=2_000, pattern=NOT_BLANK, description="A concept, in words.")]
+ProjectId = Annotated[
+    Text | None, Query(description="Accepted for clients that send it, and ignored: a database is one project.")
+]
+Concept = Annotated[
+    str, Field(min_length=1, max_length=2_000, pattern=NOT_BLANK, description="A concept, in words."), STORABLE
+]
+Domains = list[Text]
+Note = Annotated[str, Field(max_length=10_000), STORABLE]
+Reviewer = Annotated[str, Field(max_length=500, description="Who reviewed it."), STORABLE]
 
 
 def session_number(name: str, meaning: str) -> Any:
     """A session's number, optional, with the engine's bounds in the schema (the engine checks them as well)."""
     bounds = SESSION_LIMITS[name]
     return Field(
-        None,
         gt=bounds.low if bounds.open_low else None,
         ge=None if bounds.open_low else bounds.low,
         le=bounds.high,
@@ -78,26 +92,36 @@ class ErrorBody(BaseModel):
 class SessionNumbers(Body):
     """The numbers a person chooses for a session (docs/wander.md#sessions), each within the engine's bounds."""
 
-    max_steps: int | None = session_number("max_steps", "The walk ends after this many steps")
-    cloud_budget_cents: int | None = session_number("cloud_budget_cents", "Cloud budget in cents")
-    temperature: float | None = session_number("temperature", "Softmax temperature of the next locus's choice")
-    max_drift_distance: float | None = session_number("max_drift_distance", "How far from the seed the walk may drift")
-    human_checkpoint_frequency: int | None = session_number(
-        "human_checkpoint_frequency", "Pause for review every N steps"
-    )
+    max_steps: Annotated[int | None, session_number("max_steps", "The walk ends after this many steps"), NUMERIC] = None
+    cloud_budget_cents: Annotated[
+        int | None, session_number("cloud_budget_cents", "Cloud budget in cents"), NUMERIC
+    ] = None
+    temperature: Annotated[
+        float | None, session_number("temperature", "Softmax temperature of the next locus's choice"), NUMERIC
+    ] = None
+    max_drift_distance: Annotated[
+        float | None, session_number("max_drift_distance", "How far from the seed the walk may drift"), NUMERIC
+    ] = None
+    human_checkpoint_frequency: Annotated[
+        int | None, session_number("human_checkpoint_frequency", "Pause for review every N steps"), NUMERIC
+    ] = None
 
 
 class SessionCreate(SessionNumbers):
     """A new session; numbers left out take the engine's defaults (the cloud budget: the server's settings)."""
 
     seed_concept: Concept
-    name: str | None = Field(None, max_length=500)
-    attractor: str | None = Field(None, max_length=2_000, description="A concept that pulls the walk towards it.")
-    allowed_domains: list[str] | None = Field(None, description="Domains to stay in.")
-    forbidden_domains: list[str] | None = Field(None, description="Domains to avoid.")
-    random_seed: int | None = session_number(
-        "random_seed", "The same seed replays the same walk (default: a fresh one)"
+    name: Annotated[str, Field(max_length=500), STORABLE] | None = None
+    attractor: Annotated[str, Field(max_length=2_000), STORABLE] | None = Field(
+        None, description="A concept that pulls the walk towards it."
     )
+    allowed_domains: Domains | None = Field(None, description="Domains to stay in.")
+    forbidden_domains: Domains | None = Field(None, description="Domains to avoid.")
+    random_seed: Annotated[
+        int | None,
+        session_number("random_seed", "The same seed replays the same walk (default: a fresh one)"),
+        NUMERIC,
+    ] = None
 
 
 class SessionUpdate(SessionNumbers):
@@ -105,25 +129,18 @@ class SessionUpdate(SessionNumbers):
     domains. A new ``status`` moves the session as pause, resume and stop do.
     """
 
-    name: str | None = Field(None, min_length=1, max_length=500, pattern=NOT_BLANK)
-    attractor: str | None = Field(None, max_length=2_000)
-    allowed_domains: list[str] | None = None
-    forbidden_domains: list[str] | None = None
-    status: SessionStatus | None = None
-
-    @model_validator(mode="after")
-    def only_clearable_nulls(self) -> SessionUpdate:
-        """A session always has a name, numbers and a status: ``null`` for one of them is a mistake, not a wish."""
-        nulls = sorted(k for k in self.model_fields_set if getattr(self, k) is None and k not in CLEARABLE)
-        if nulls:
-            raise ValueError(f"{', '.join(nulls)} cannot be null; leave a field out to keep it as it is")
-        return self
+    # A session always has a name, numbers and a status: null for one of them is a mistake, not a wish (NOT_NULL).
+    name: Annotated[str | None, Field(min_length=1, max_length=500, pattern=NOT_BLANK), NOT_NULL, STORABLE] = None
+    attractor: Annotated[str, Field(max_length=2_000), STORABLE] | None = None
+    allowed_domains: Domains | None = None
+    forbidden_domains: Domains | None = None
+    status: Annotated[SessionStatus | None, NOT_NULL] = None
 
 
 class PauseRequest(Body):
     """Why a person pauses the walk (kept as the session's status reason)."""
 
-    reason: str | None = Field(None, max_length=2_000)
+    reason: Annotated[str, Field(max_length=2_000), STORABLE] | None = None
 
 
 class ConsolidationBrief(BaseModel):
@@ -182,12 +199,15 @@ class WanderRequest(Body):
 
     model_config = ConfigDict(json_schema_extra=in_one_request("n_steps"))
 
-    n_steps: int = Field(
-        10,
-        ge=1,
-        le=STEPS_PER_RUN,
-        description=f"At most {PER_REQUEST} in the request itself; up to {STEPS_PER_RUN} as a job.",
-    )
+    n_steps: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=STEPS_PER_RUN,
+            description=f"At most {PER_REQUEST} in the request itself; up to {STEPS_PER_RUN} as a job.",
+        ),
+        NUMERIC,
+    ] = 10
     background: Background = False
 
     @model_validator(mode="after")
@@ -245,8 +265,8 @@ class ReviewRequest(Body):
     """A person's verdict on a crystal; a decision stands unless ``force`` changes it."""
 
     decision: ReviewDecision
-    notes: str | None = Field(None, max_length=10_000, description="Why; kept as the crystal's validation notes.")
-    reviewer: str | None = Field(None, max_length=500, description="Who reviewed it.")
+    notes: Note | None = Field(None, description="Why; kept as the crystal's validation notes.")
+    reviewer: Reviewer | None = None
     force: StrictBool = False
 
 
@@ -255,14 +275,11 @@ class BulkReviewRequest(ReviewRequest):
     A crystal whose earlier decision it would overturn is counted as refused unless ``force``.
     """
 
-    session_id: str | None = Field(
-        None,
-        min_length=SHORT_ID_DIGITS,
-        max_length=36,
-        description="Only this session's crystals: its id, or the short id the app shows (its first digits).",
+    session_id: Annotated[str, Field(min_length=SHORT_ID_DIGITS, max_length=36), STORABLE] | None = Field(
+        None, description="Only this session's crystals: its id, or the short id the app shows (its first digits)."
     )
-    min_confidence: float | None = Field(None, ge=0, le=1)
-    max_confidence: float | None = Field(None, ge=0, le=1)
+    min_confidence: Annotated[float | None, Field(ge=0, le=1), NUMERIC] = None
+    max_confidence: Annotated[float | None, Field(ge=0, le=1), NUMERIC] = None
     states: list[ReviewState] = Field([ReviewState.PENDING], min_length=1, description="Only crystals in these states.")
     dry_run: StrictBool = False
 
@@ -270,20 +287,24 @@ class BulkReviewRequest(ReviewRequest):
 class RevertRequest(Body):
     """Put a crystal back as it was before a review; ``force`` even if it was reviewed again since."""
 
-    notes: str | None = Field(None, max_length=10_000, description="Why it is reverted (kept in the log).")
-    reviewer: str | None = Field(None, max_length=500, description="Who reverted it.")
+    notes: Note | None = Field(None, description="Why it is reverted (kept in the log).")
+    reviewer: Reviewer | None = Field(None, description="Who reverted it.")
     force: StrictBool = False
 
 
 class SearchRequest(Body):
     """Loci, crystals and resonances nearest in meaning to ``query``."""
 
-    query: str = Field(min_length=1, max_length=2_000, pattern=NOT_BLANK)
+    query: Annotated[str, Field(min_length=1, max_length=2_000, pattern=NOT_BLANK), STORABLE]
     types: list[SearchKind] = Field(list(SEARCH_TYPES), min_length=1, description="What to search.")
-    limit: int = Field(10, ge=1, le=1_000)
+    limit: Annotated[int, Field(ge=1, le=1_000), NUMERIC] = 10
 
 
 # -- dreaming and consolidation ---------------------------------------------------------------
+
+
+# A job kind's numbers as a request carries them: the kind's bounds and default (its field), the API's types.
+BudgetCents = Annotated[float | None, Budgeted.model_fields["budget_cents"], NUMERIC]
 
 
 class DreamRun(Dreaming):
@@ -293,6 +314,11 @@ class DreamRun(Dreaming):
 
     model_config = ConfigDict(json_schema_extra=in_one_request("dreams"))
 
+    dreams: Annotated[int, Dreaming.model_fields["dreams"], NUMERIC] = Dreaming.model_fields["dreams"].default
+    seed: Annotated[int | None, Dreaming.model_fields["seed"], NUMERIC] = None
+    year: Annotated[int | None, Dreaming.model_fields["year"], NUMERIC] = None
+    result_threshold: Annotated[float | None, Dreaming.model_fields["result_threshold"], NUMERIC] = None
+    budget_cents: BudgetCents = None
     background: Background = False
 
     @model_validator(mode="after")
@@ -306,6 +332,7 @@ class DreamRun(Dreaming):
 class ConsolidationRun(Consolidating):
     """Consolidate the experiences of a source now; ``background`` runs it as a job."""
 
+    budget_cents: BudgetCents = None
     background: Background = False
 
 

@@ -5,11 +5,15 @@ of a query parameter or a body field (a number's range, a text's length and patt
 bounds an ``if`` of the body's schema adds) is sent at the bound, which must not be refused (whatever the
 engine then answers, not 422), and just past it, which must be 422. The engine's own checks (a session's
 numbers, the steps or dreams one request runs) are where the document and the server could part: they are
-checked against the document here too.
+checked against the document here too. Beside the bounds, the types: wherever the document says ``number`` or
+``integer``, a boolean (and in a body a text, NaN or an infinity) is a 422 naming the field, and an integer is a
+number; wherever it says ``string``, a text no store can hold (a NUL; in a body a lone surrogate) is a 422 naming
+the field, the one refusal no keyword of the document states (``explorer/inputs.py``).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator
@@ -17,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -195,8 +200,14 @@ def required_params(document: dict[str, Any], operation: dict[str, Any]) -> dict
 
 
 def send(client: TestClient, document: dict[str, Any], slot: Slot, value: Any) -> int:
-    """The status of the slot's request with ``value`` in it; a session named in the path is a fresh one (a probe
-    before may have changed another), the other ids name nothing (404 is not a refusal).
+    """The status of the slot's request with ``value`` in it (:func:`answer`)."""
+    return answer(client, document, slot, value).status_code
+
+
+def answer(client: TestClient, document: dict[str, Any], slot: Slot, value: Any) -> httpx.Response:
+    """The answer to the slot's request with ``value`` in it; a session named in the path is a fresh one (a probe
+    before may have changed another), the other ids name nothing (404 is not a refusal). The body is written by
+    ``json.dumps`` as it is, so NaN and lone surrogates can be sent.
     """
     operation = document["paths"][slot.path][slot.method]
     path = slot.path
@@ -215,9 +226,11 @@ def send(client: TestClient, document: dict[str, Any], slot: Slot, value: Any) -
     else:
         content = operation["requestBody"]["content"]["application/json"]["schema"]
         body = {**valid(document, content), **slot.context, slot.name: value}
-    response = client.request(slot.method, path, params=params, json=body)
+    content = None if body is None else json.dumps(body)
+    headers = {"Content-Type": "application/json"}
+    response = client.request(slot.method, path, params=params, content=content, headers=headers)
     assert response.status_code < 500, f"{slot} with {value!r}: {response.text}"
-    return response.status_code
+    return response
 
 
 def test_the_server_holds_to_every_bound_the_document_states(client: TestClient) -> None:
@@ -282,3 +295,42 @@ def test_the_most_one_request_runs_is_documented_as_a_condition(client: TestClie
     schema = client.get("/openapi.json").json()["components"]["schemas"][model]
     assert schema["if"] == {"properties": {"background": {"const": False}}}
     assert schema["then"] == {"properties": {count: {"maximum": PER_REQUEST}}}
+
+
+def refuses_naming(response: httpx.Response, slot: Slot) -> bool:
+    """Whether the answer is a 422 whose message names the slot's field."""
+    return response.status_code == 422 and f"{slot.where}.{slot.name}" in response.json()["error"]["message"]
+
+
+def test_a_text_no_store_holds_is_refused_wherever_the_document_says_string(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    texts = [
+        s for s in slots(document) if s.schema.get("type") == "string" and not {"enum", "format"} & s.schema.keys()
+    ]
+    wrong = []
+    for slot in texts:
+        faults = ["tide\x00s"] + (["tide\ud800s", "\udcff"] if slot.where == "body" else [])  # a URL is UTF-8
+        for fault in faults:
+            if not refuses_naming(answered := answer(client, document, slot, fault), slot):
+                wrong.append(f"{slot} {fault!r}: {answered.status_code} {answered.text[:200]}")
+    assert len(texts) >= 15 and not wrong, "\n".join(wrong)
+
+
+def test_a_number_is_refused_as_anything_else_and_an_integer_is_one(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    numbers = [s for s in slots(document) if s.schema.get("type") in NUMBERS]
+    wrong = []
+    for slot in numbers:
+        faults: list[Any] = [True, False]
+        if slot.where == "body":  # a query parameter is text, which FastAPI reads as a number
+            faults += ["1", math.nan, math.inf, -math.inf]
+        elif slot.schema["type"] == "number":
+            faults += ["nan", "inf"]
+        for fault in faults:
+            if not refuses_naming(answered := answer(client, document, slot, fault), slot):
+                wrong.append(f"{slot} {fault!r}: {answered.status_code} {answered.text[:200]}")
+        if slot.schema["type"] == "number" and slot.where == "body":
+            whole = math.floor(slot.schema.get("minimum", slot.schema.get("exclusiveMinimum", -1)) + 1)
+            if (taken := answer(client, document, slot, whole)).status_code == 422:
+                wrong.append(f"{slot} {whole!r}: {taken.text[:200]}")
+    assert len(numbers) >= 20 and not wrong, "\n".join(wrong)

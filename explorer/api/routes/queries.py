@@ -7,14 +7,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from explorer.api.dependencies import RuntimeDep
-from explorer.api.models import SearchRequest
+from explorer.api.models import ProjectId, SearchRequest
 from explorer.records.wander import CrystalJson, CrystalStatus, ResonanceJson, ResonanceStatus, SearchHitJson
 from explorer.wander import service
 
 router = APIRouter(prefix="/wander", tags=["cross-session"])
-ProjectId = Annotated[
-    str | None, Query(description="Accepted for clients that send it, and ignored: a database is one project.")
-]
 
 
 @router.get("/crystals", response_model=list[CrystalJson])

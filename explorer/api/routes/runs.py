@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from explorer.api.dependencies import QUEUED, RuntimeDep, run_or_submit
 from explorer.api.models import NOT_BLANK, ConsolidationReport, ConsolidationRun, DreamRun, KnowledgeOut
 from explorer.consolidation import service as consolidation
+from explorer.inputs import STORABLE
 from explorer.records.dreaming import CycleJson, ExplorationReport, FusionReport, RemReport
 from explorer.runtime import Runtime
 
@@ -61,7 +62,9 @@ def consolidate(runtime: RuntimeDep, body: ConsolidationRun | None = None) -> An
 def knowledge(
     runtime: RuntimeDep,
     situation: Annotated[
-        str, Query(min_length=1, max_length=2_000, pattern=NOT_BLANK, description="The situation to find know-how for.")
+        str,
+        Query(min_length=1, max_length=2_000, pattern=NOT_BLANK, description="The situation to find know-how for."),
+        STORABLE,
     ],
     limit: Annotated[int, Query(ge=1, le=100)] = 5,
 ) -> Any:

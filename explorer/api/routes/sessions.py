@@ -11,6 +11,7 @@ from explorer.api.models import (
     PAGE_MAX,
     PER_REQUEST,
     PauseRequest,
+    ProjectId,
     SessionAfter,
     SessionCreate,
     SessionUpdate,
@@ -44,9 +45,7 @@ def list_sessions(
     status: SessionStatus | None = None,
     limit: Annotated[int, Query(ge=0, le=PAGE_MAX)] = 50,
     offset: Annotated[int, Query(ge=0, le=PAGE_MAX)] = 0,
-    project_id: Annotated[
-        str | None, Query(description="Accepted for clients that send it, and ignored: a database is one project.")
-    ] = None,
+    project_id: ProjectId = None,
 ) -> Any:
     """Sessions, newest first, a page at a time (``limit`` and ``offset``), optionally only those in one status."""
     return [s.to_json() for s in service.list_sessions(runtime, status=status, limit=limit, offset=offset)]
