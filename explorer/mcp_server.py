@@ -20,7 +20,10 @@ A tool's input schema states every bound its arguments are held to, read from wh
 session's :data:`~explorer.wander.config.SESSION_LIMITS`, a job kind's parameters, the limit of one call), and
 the server refuses exactly what the schema refuses, before the tool runs (the SDK each argument past its type's
 bounds, :func:`_bound` a call past its limit): an agent that keeps to the schema is never refused for a number's
-size or a blank text, and one that does not is told which bound it crossed.
+size or a blank text, and one that does not is told which bound it crossed. Every text argument is one a store can
+hold and every number a finite number of its type, never a boolean or null (``explorer/inputs.py``; the SDK's
+client sends NaN and the infinities as null, so a number that may be left out refuses null rather than take its
+default): the refusal names the argument.
 """
 
 from __future__ import annotations
@@ -37,12 +40,13 @@ import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, StrictBool
 from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
 
 from explorer import jobs
 from explorer.consolidation import service as consolidation
 from explorer.errors import ExplorerError, Remedy
+from explorer.inputs import NUMERIC, STORABLE, Text
 from explorer.jobs.foreground import PER_REQUEST, in_one_request
 from explorer.jobs.kinds import Budgeted, Dreaming, Params, WanderRun
 from explorer.records import Progress
@@ -117,13 +121,17 @@ def kind_parameter(params: type[Params], name: str, description: str) -> Any:
     return Field(description=description, **{k: v for c in constraints for k, v in dataclasses.asdict(c).items()})
 
 
-SessionId = Annotated[str, Field(description="The session's id, as wander_create_session returned it.")]
-Background = Annotated[bool, Field(description="Queue the run as a job and return at once; follow it with job_status.")]
+SessionId = Annotated[str, Field(description="The session's id, as wander_create_session returned it."), STORABLE]
+JobId = Annotated[str, Field(description="The job's id (`job.job_id`)."), STORABLE]
+Background = Annotated[
+    StrictBool, Field(description="Queue the run as a job and return at once; follow it with job_status.")
+]
 BudgetCents = Annotated[
     float | None,
     kind_parameter(
         Budgeted, "budget_cents", "Most the run may spend on priced models, in cents (default: the server's setting)."
     ),
+    NUMERIC,
 ]
 
 
@@ -188,21 +196,27 @@ class SearchHits(TypedDict):
 
 def wander_create_session(
     runtime: Runtime,
-    name: Annotated[str, Field(description="A name for the session, for people reading the list of sessions.")],
+    name: Annotated[
+        str, Field(description="A name for the session, for people reading the list of sessions."), STORABLE
+    ],
     seed_concept: Annotated[
-        str, Field(min_length=1, pattern=NOT_BLANK, description="Where the walk starts: a concept, in words.")
+        str,
+        Field(min_length=1, pattern=NOT_BLANK, description="Where the walk starts: a concept, in words."),
+        STORABLE,
     ],
     attractor: Annotated[
-        str | None, Field(description="A concept the walk is gently pulled towards (optional).")
+        Text | None, Field(description="A concept the walk is gently pulled towards (optional).")
     ] = None,
     allowed_domains: Annotated[
-        list[str] | None, Field(description="Keep the walk within these domains of the knowledge base (optional).")
+        list[Text] | None, Field(description="Keep the walk within these domains of the knowledge base (optional).")
     ] = None,
-    max_steps: Annotated[int, session_number("max_steps", "The session completes after this many steps")] = (
+    max_steps: Annotated[int, session_number("max_steps", "The session completes after this many steps"), NUMERIC] = (
         SessionConfig.max_steps
     ),
     seed: Annotated[
-        int | None, session_number("random_seed", "Random seed, to repeat a walk (default: a fresh one, returned)")
+        int | None,
+        session_number("random_seed", "Random seed, to repeat a walk (default: a fresh one, returned)"),
+        NUMERIC,
     ] = None,
 ) -> SessionJson:
     """Start a wander session at a seed concept. Returns the session; its `id` is the session_id the other
@@ -247,6 +261,7 @@ def wander_run(
         kind_parameter(
             WanderRun, "steps", f"How many steps to take: at most {PER_REQUEST} in this call, more in the background."
         ),
+        NUMERIC,
     ] = 10,
     background: Background = False,
 ) -> WanderRunOutcome:
@@ -264,7 +279,9 @@ def wander_run(
 def wander_get_insights(
     runtime: Runtime,
     session_id: SessionId,
-    min_confidence: Annotated[float, Field(ge=0.0, le=1.0, description="Only crystals at least this confident.")] = 0.7,
+    min_confidence: Annotated[
+        float, Field(ge=0.0, le=1.0, description="Only crystals at least this confident."), NUMERIC
+    ] = 0.7,
 ) -> Insights:
     """The insights of a session: its crystals at least min_confidence sure (each an `insight` with its
     confidence, the two ideas it `connects`, its evidence and review state) and its resonances that still stand
@@ -284,7 +301,9 @@ def wander_inject(
     runtime: Runtime,
     session_id: SessionId,
     concept: Annotated[
-        str, Field(min_length=1, pattern=NOT_BLANK, description="The concept to steer the walk to, in words.")
+        str,
+        Field(min_length=1, pattern=NOT_BLANK, description="The concept to steer the walk to, in words."),
+        STORABLE,
     ],
 ) -> Injected:
     """Inject a concept to guide exploration: it becomes a locus of the session and the next step goes there.
@@ -299,15 +318,15 @@ def wander_inject(
 
 def crystal_review(
     runtime: Runtime,
-    crystal_id: Annotated[str, Field(description="The crystal's id, from wander_get_insights.")],
+    crystal_id: Annotated[str, Field(description="The crystal's id, from wander_get_insights."), STORABLE],
     decision: Annotated[
         ReviewDecision,
         Field(description="approve it as a real insight, reject it, or archive one that has served its purpose."),
     ],
-    notes: Annotated[str | None, Field(description="Why; kept as the crystal's validation notes.")] = None,
-    reviewer: Annotated[str | None, Field(description="Who decided (default: 'mcp agent').")] = None,
+    notes: Annotated[Text | None, Field(description="Why; kept as the crystal's validation notes.")] = None,
+    reviewer: Annotated[Text | None, Field(description="Who decided (default: 'mcp agent').")] = None,
     force: Annotated[
-        bool, Field(description="Change the decision on a crystal reviewed before (refused without it).")
+        StrictBool, Field(description="Change the decision on a crystal reviewed before (refused without it).")
     ] = False,
 ) -> CrystalJson:
     """Approve, reject or archive a crystal. A crystal is reviewed once; force changes an earlier decision.
@@ -321,12 +340,12 @@ def crystal_review(
 
 def search(
     runtime: Runtime,
-    query: Annotated[str, Field(min_length=1, pattern=NOT_BLANK, description="What to look for, in words.")],
+    query: Annotated[str, Field(min_length=1, pattern=NOT_BLANK, description="What to look for, in words."), STORABLE],
     types: Annotated[
         list[Literal["locus", "crystal", "resonance"]] | None,
         Field(description="Only these kinds of things (default: all three)."),
     ] = None,
-    limit: Annotated[int, Field(ge=1, le=100, description="How many hits at most.")] = 10,
+    limit: Annotated[int, Field(ge=1, le=100, description="How many hits at most."), NUMERIC] = 10,
 ) -> SearchHits:
     """Search every session's loci (ideas visited or seen), crystals and resonances by meaning. Returns hits,
     best first, each with its `type`, `id`, `text`, `score` (cosine) and `session_id`.
@@ -356,17 +375,21 @@ def dream_run(
             "dreams",
             f"rem and cycle: how many dreams (in any mode at most {PER_REQUEST} in this call, more in the background).",
         ),
+        NUMERIC,
     ] = 10,
-    seed: Annotated[int | None, kind_parameter(Dreaming, "seed", "Random seed, to repeat a run.")] = None,
+    seed: Annotated[int | None, kind_parameter(Dreaming, "seed", "Random seed, to repeat a run."), NUMERIC] = None,
     as_of: Annotated[
         datetime | None, Field(description="Dream as of this moment: memories fade as they would by then.")
     ] = None,
     year: Annotated[
-        int | None, kind_parameter(Dreaming, "year", "rem: the current year (default: the latest in the corpus).")
+        int | None,
+        kind_parameter(Dreaming, "year", "rem: the current year (default: the latest in the corpus)."),
+        NUMERIC,
     ] = None,
     result_threshold: Annotated[
         float | None,
         kind_parameter(Dreaming, "result_threshold", "explore: least activation a memory needs to be a candidate."),
+        NUMERIC,
     ] = None,
     budget_cents: BudgetCents = None,
     background: Background = False,
@@ -407,14 +430,14 @@ def consolidate_run(
     )
 
 
-def job_status(runtime: Runtime, job_id: Annotated[str, Field(description="The job's id (`job.job_id`).")]) -> JobJson:
+def job_status(runtime: Runtime, job_id: JobId) -> JobJson:
     """How a background run stands: `status` (queued, running, succeeded, failed, cancelled), `progress` (done of
     total, and the current item), and once it has ended its `result` (the run's report) or `error`.
     """
     return jobs.get(runtime, job_id).to_json()
 
 
-def job_cancel(runtime: Runtime, job_id: Annotated[str, Field(description="The job's id (`job.job_id`).")]) -> JobJson:
+def job_cancel(runtime: Runtime, job_id: JobId) -> JobJson:
     """Cancel a background run: a queued one at once, a running one between two of its items (what it finished
     stands). Returns the job.
     """
@@ -495,15 +518,19 @@ def _bound(tool: Callable[..., Any], runtime: Runtime) -> Callable[..., Any]:
 
 def _tool(tool: Callable[..., Any], hints: ToolAnnotations | None, runtime: Runtime) -> Tool:
     """``tool`` bound to ``runtime`` as the SDK serves it, its input schema stating the limit of one call too (a
-    condition on its arguments together, which the SDK cannot read from one argument's type).
+    condition on its arguments together, which the SDK cannot read from one argument's type), and no ``null``
+    default for a number that may only be left out (an agent that sent the default would be refused).
     """
     served = Tool.from_function(
         _bound(tool, runtime), description=inspect.cleandoc(tool.__doc__ or ""), annotations=hints
     )
+    properties = {
+        name: {k: v for k, v in schema.items() if k != "default" or v is not None or "anyOf" in schema}
+        for name, schema in served.parameters["properties"].items()
+    }
     count = RUN_IN_CALL.get(tool.__name__)
-    if count is None:
-        return served
-    return served.model_copy(update={"parameters": {**served.parameters, **in_one_request(count)}})
+    limit = in_one_request(count) if count is not None else {}
+    return served.model_copy(update={"parameters": {**served.parameters, "properties": properties, **limit}})
 
 
 def build_server(runtime: Runtime) -> MCPServer:

@@ -6,6 +6,7 @@ share its database, each with sessions of its own.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -251,41 +252,84 @@ def test_a_database_that_cannot_be_opened_fails_before_serving(tmp_path: Path) -
     assert done.stderr == f"error: {broken} is not a Dream Explorer database (nor any DuckDB file)\n"
 
 
-def test_only_the_protocol_reaches_stdout_while_a_model_answers(corpus_copy: Path, model_server: Any) -> None:
-    """Read line by line, as an agent reads it: every line on stdout is a JSON-RPC message, through a step whose
-    model calls go through litellm to a real HTTP server (the SDK's client would only log a stray line).
+@dataclass
+class Wire:
+    """The test speaking JSON-RPC to ``explorer mcp`` itself, a line at a time, as an agent's host does (the SDK's
+    client would only log a stray line, and it writes NaN as null); every line read is kept.
     """
-    model_server()
-    server = subprocess.Popen(
-        [str(EXPLORER), "mcp", "--db", str(corpus_copy)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
-    lines: list[str] = []
 
-    def ask(number: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
-        server.stdin.flush()
+    server: subprocess.Popen[str]
+    lines: list[str]
+
+    @classmethod
+    def start(cls, db: Path | str) -> Wire:
+        server = subprocess.Popen(
+            [str(EXPLORER), "mcp", "--db", str(db)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        wire = cls(server, [])
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
+        assert wire.ask(1, "initialize", hello)["serverInfo"]["name"] == "dream-explorer"
+        wire.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        return wire
+
+    def send(self, line: str) -> None:
+        assert self.server.stdin is not None
+        self.server.stdin.write(line + "\n")
+        self.server.stdin.flush()
+
+    def ask(self, number: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The result of one request, written by ``json.dumps`` as it is (NaN as ``NaN``)."""
+        assert self.server.stdout is not None
+        self.send(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}))
         while True:
-            lines.append(server.stdout.readline())
-            message = json.loads(lines[-1])
+            self.lines.append(self.server.stdout.readline())
+            message = json.loads(self.lines[-1])
             if message.get("id") == number:
                 return message["result"]
 
-    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
-    assert ask(1, "initialize", hello)["serverInfo"]["name"] == "dream-explorer"
-    server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    created = ask(
+    def close(self) -> str:
+        """End the session as the agent does (closing stdin); what the server wrote on stderr."""
+        assert self.server.stdin is not None and self.server.stdout is not None and self.server.stderr is not None
+        self.server.stdin.close()
+        self.lines += self.server.stdout.read().splitlines()
+        assert self.server.wait(timeout=30) == 0
+        return self.server.stderr.read()
+
+
+def test_only_the_protocol_reaches_stdout_while_a_model_answers(corpus_copy: Path, model_server: Any) -> None:
+    """Read line by line, as an agent reads it: every line on stdout is a JSON-RPC message, through a step whose
+    model calls go through litellm to a real HTTP server.
+    """
+    model_server()
+    wire = Wire.start(corpus_copy)
+    created = wire.ask(
         2, "tools/call", {"name": "wander_create_session", "arguments": {"name": "x", "seed_concept": "text"}}
     )
     session_id = created["structuredContent"]["id"]
-    step = ask(3, "tools/call", {"name": "wander_step", "arguments": {"session_id": session_id}})["structuredContent"]
-    assert "test-model" in (step["residue"]["model_used"] or "")
-    server.stdin.close()
-    lines += server.stdout.read().splitlines()
-    assert server.wait(timeout=30) == 0
-    assert all(json.loads(line)["jsonrpc"] == "2.0" for line in lines if line.strip())
-    assert "Traceback" not in server.stderr.read()
+    step = wire.ask(3, "tools/call", {"name": "wander_step", "arguments": {"session_id": session_id}})
+    assert "test-model" in (step["structuredContent"]["residue"]["model_used"] or "")
+    errors = wire.close()
+    assert all(json.loads(line)["jsonrpc"] == "2.0" for line in wire.lines if line.strip())
+    assert "Traceback" not in errors
+
+
+def test_nan_an_infinity_or_a_nul_on_the_wire_is_refused_naming_the_argument(corpus_copy: Path) -> None:
+    r"""JSON as Python writes it, ``NaN`` and ``Infinity`` literals and a ``\u0000`` escape, which the server's
+    reader takes: each comes back as a tool error naming the argument, and no run starts on the default budget.
+    """
+    wire = Wire.start(corpus_copy)
+    calls = [
+        ("dream_run", {"mode": "rem", "dreams": 1, "budget_cents": math.nan}, "budget_cents", "finite number"),
+        ("consolidate_run", {"budget_cents": math.inf}, "budget_cents", "finite number"),
+        ("dream_run", {"mode": "explore", "result_threshold": -math.inf}, "result_threshold", "finite number"),
+        ("wander_create_session", {"name": "a\x00b", "seed_concept": "text"}, "name", "NUL character"),
+    ]  # a lone surrogate's escape never reaches a tool: the SDK's reader refuses the line (test_tool_bounds sends one)
+    for number, (tool, arguments, name, says) in enumerate(calls, 2):
+        answer = wire.ask(number, "tools/call", {"name": tool, "arguments": arguments})
+        text = answer["content"][0]["text"]
+        assert answer["isError"] and name in text and says in text, text
+    assert "Traceback" not in wire.close()

@@ -224,3 +224,44 @@ def test_a_blank_text_is_refused_exactly_where_a_tool_says(agent: Agent) -> None
         if answer.is_error != documented or (documented and slot.name not in said):
             wrong.append(f"{slot} {slot.schema}: {said[:200]}")
     assert not wrong, "\n".join(wrong)
+
+
+def said(answer: CallToolResult) -> str:
+    return " ".join(getattr(block, "text", "") for block in answer.content)
+
+
+def test_every_number_a_tool_takes_is_a_finite_number_of_its_type(agent: Agent) -> None:
+    """NaN and the infinities (which the SDK's client sends as null, so null too), and a boolean, are refused
+    naming the argument; a whole number is a number.
+    """
+    tools, found = numbers(agent)
+    wrong: list[str] = []
+    for slot in found:
+        for fault in (math.nan, math.inf, -math.inf, None, True, False):
+            answer = agent.call(slot.tool, arguments(agent, tools[slot.tool], slot, fault))
+            if not answer.is_error or slot.name not in said(answer):
+                wrong.append(f"{slot} {fault!r}: {answer.content}")
+        if slot.schema["type"] == "number":
+            whole = math.floor(slot.schema.get("minimum", slot.schema.get("exclusiveMinimum", -1)) + 1)
+            taken = agent.call(slot.tool, arguments(agent, tools[slot.tool], slot, whole))
+            if taken.is_error:
+                wrong.append(f"{slot} {whole!r}: {taken.content}")
+    assert {(s.tool, s.name) for s in found} >= {("dream_run", "budget_cents"), ("consolidate_run", "budget_cents")}
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_text_a_tool_takes_is_one_a_store_can_hold(agent: Agent) -> None:
+    """A NUL or a lone surrogate in any text argument, ids too, is refused before the tool runs, naming it."""
+    tools = agent.tools()
+    texts = [
+        slot
+        for slot in slots(tools)
+        if slot.schema.get("type") == "string" and not {"enum", "format"} & slot.schema.keys()
+    ]
+    wrong = []
+    for slot in texts:
+        for fault in ("tide\x00s", "tide\ud800s"):
+            answer = agent.call(slot.tool, arguments(agent, tools[slot.tool], slot, fault))
+            if not answer.is_error or slot.name not in said(answer) or "Traceback" in said(answer):
+                wrong.append(f"{slot} {fault!r}: {said(answer)[:200]}")
+    assert len(texts) >= 12 and not wrong, "\n".join(wrong)
