@@ -6,6 +6,10 @@ Whatever goes wrong ends as one line on stderr and an exit status, never a trace
 database, a bug, a run that asked a model and had nothing come of it: :mod:`explorer.cli.run_outcome`), 2 for a
 command line that does not parse (click's convention), 130 for Ctrl-C.
 ``EXPLORER_DEBUG=1`` shows the traceback of what was not a user error.
+
+Every argument is checked before the command line is parsed (:func:`check_arguments`): one that no store could
+keep (bytes that are not UTF-8, which Python reads as lone surrogates, or a NUL) is refused, naming its option or
+argument, with status 2, before any command runs with it.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import typer
+from typer._click.core import Command
 from typer._click.exceptions import BadParameter, ClickException, NoArgsIsHelpError, UsageError
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from explorer.cli import consolidate, corpus, db, demo, dream, export, jobs, mcp, projection, serve, wander
 from explorer.errors import ExplorerError, Remedy
@@ -43,6 +48,7 @@ class ExplorerGroup(TyperGroup):
         """Run the command; in standalone mode (the default) exit with its status, errors said in one line."""
 
         def run() -> Any:
+            check_arguments(self, sys.argv[1:] if args is None else list(args))
             return super(ExplorerGroup, self).main(
                 args, prog_name, complete_var, standalone_mode=False, windows_expand_args=windows_expand_args, **extra
             )
@@ -110,12 +116,69 @@ def usage_line(exc: UsageError) -> str:
     return f"error: {message}; see: {exc.ctx.command_path} --help"
 
 
+class ArgumentNotText(ClickException):
+    """An argument that is not text a store can hold; a command line that does not parse, so status 2."""
+
+    exit_code = 2
+
+
+def check_arguments(root: Command, args: Sequence[str]) -> None:
+    """Refuse, as :class:`ArgumentNotText` naming it, the first argument that is not text a store can hold
+    (:func:`explorer.inputs.text_fault`): a byte that is not UTF-8 (which Python reads as a lone surrogate) or a NUL.
+    """
+    from explorer.inputs import text_fault
+
+    for index, arg in enumerate(args):
+        if text_fault(arg) is not None:
+            name, value = _argument_name(root, args, index)
+            raise ArgumentNotText(f"{name} {text_fault(value)}")
+
+
+def _argument_name(root: Command, args: Sequence[str], index: int) -> tuple[str, str]:
+    """What the command line's ``args[index]`` is to the person, and the text of it that is the value: the option
+    it gives a value to (``--name``, and of ``--name=value`` the value), the argument it stands for (``concept``),
+    or its place ("argument 3") when the command line does not say.
+    """
+    command, arguments, waiting, literal = root, 0, "", False
+    for position, token in enumerate(args[: index + 1]):
+        if waiting:  # the value of the option before it
+            if position == index:
+                return waiting, token
+            waiting = ""
+        elif token == "--" and not literal:
+            literal = True
+        elif token.startswith("-") and len(token) > 1 and not literal:
+            name, given, value = token.partition("=")
+            option = next((p for p in command.params if isinstance(p, TyperOption) and name in p.opts), None)
+            if position == index:
+                return (name, value) if given and option is not None else (f"option {position + 1}", token)
+            if option is not None and not given and not option.is_flag and option.nargs != 0:
+                waiting = _parameter_name(option)
+        else:
+            sub = getattr(command, "commands", {}).get(token)
+            if sub is not None and not arguments:  # a command of the group, not an argument of one
+                command = sub
+                continue
+            expected = [p for p in command.params if isinstance(p, TyperArgument)]
+            if position == index and expected:
+                return _parameter_name(expected[min(arguments, len(expected) - 1)]), token
+            arguments += 1
+    return f"argument {index + 1}", args[index]
+
+
+def _parameter_name(param: object) -> str:
+    """An option by its longest name (``--seed-concept``), an argument by its own (``concept``)."""
+    if isinstance(param, TyperOption):
+        return max(param.opts, key=len)
+    return param.get_error_hint().strip("'") if isinstance(param, TyperArgument) else str(param)
+
+
 def _parameter_message(exc: BadParameter) -> str | None:
     """``--dreams must be at least 1, not 0``: a bad value in the option's own terms, or None to keep click's."""
     param = exc.param
     if param is None:
         return None
-    name = max(param.opts, key=len) if param.param_type_name == "option" else param.get_error_hint().strip("'")
+    name = _parameter_name(param)
     cause = exc.__cause__
     problems = cause.errors() if cause is not None and hasattr(cause, "errors") else []
     if not problems:

@@ -139,6 +139,29 @@ CASES: list[tuple[str, int, str]] = [
         "error: human checkpoint frequency must be from 0 (never) to 1000000, not -1",
     ),
     ("wander new --seed-concept ' '", 1, "error: a session needs a seed concept"),
+    # arguments no store can hold: bytes that are not UTF-8 (Python reads each as a lone surrogate) or a NUL,
+    # refused before any command runs, naming the option or argument (the app's CliRunner passes them as given)
+    (
+        "wander new --seed-concept \udcff",
+        2,
+        "error: --seed-concept is not UTF-8 text: position 0 holds a lone surrogate (\\udcff, the byte 0xFF undecoded)",
+    ),
+    (
+        "wander new --seed-concept=ab\udce9",
+        2,
+        "error: --seed-concept is not UTF-8 text: position 2 holds a lone surrogate (\\udce9, the byte 0xE9 undecoded)",
+    ),
+    (
+        "wander inject {sid} --json 'a\x00b'",
+        2,
+        "error: concept contains a NUL character (\\x00) at position 1, which stored text cannot hold",
+    ),
+    (
+        "ingest --json {tmp}/\udcff.md",
+        2,
+        "error: paths is not UTF-8 text: position …",
+    ),
+    ("wander \udcff", 2, "error: argument 2 is not UTF-8 text: position 0 holds a lone surrogate (\\udcff, …"),
     # choices: the valid ones are listed
     (
         "wander list --status bogus",
@@ -283,3 +306,26 @@ def test_python_m_explorer_says_a_bad_number_in_one_line(tmp_path: Path) -> None
     out = real(sys.executable, "-m", "explorer", "wander", "run", MISSING, "--steps", "abc")
     assert out.returncode == 2
     assert out.stderr.splitlines() == ["error: --steps must be a whole number, not 'abc'" + SEE.format("wander run")]
+
+
+def test_a_byte_that_is_not_utf8_on_a_real_command_line_is_one_line(tmp_path: Path) -> None:
+    """The bytes themselves (café written in Latin-1), as a shell passes them to the console script: one line."""
+    out = subprocess.run(
+        [
+            Path(sys.executable).with_name("explorer"),
+            "wander",
+            "new",
+            "--seed-concept",
+            b"caf\xe9",
+            "--db",
+            tmp_path / "x",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, DEBUG_ENV: ""},
+    )
+    assert out.returncode == 2 and out.stdout == "" and not (tmp_path / "x").exists()
+    assert out.stderr.splitlines() == [
+        "error: --seed-concept is not UTF-8 text: position 3 holds a lone surrogate (\\udce9, the byte 0xE9 undecoded)"
+    ]
