@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from explorer.inputs import storable
 from explorer.providers.budget import Budget
 from explorer.reading.chunker import chunk_text
 from explorer.reading.cycle import (
@@ -64,8 +65,10 @@ class IngestReport:
         return asdict(self)
 
     def add_error(self, error: LoadError) -> None:
-        """Record a file or document that could not be read, and go on with the rest."""
-        self.errors.append({"path": error.path, "line": error.line, "message": error.message})
+        """Record a file or document that could not be read, and go on with the rest (its path and message as a
+        store can hold them: a file found in a folder may have a name that is not UTF-8).
+        """
+        self.errors.append({"path": storable(error.path), "line": error.line, "message": storable(error.message)})
 
     def count(self, result: ReadingResult, path: str, line: int | None) -> None:
         """Add what a document's stored result holds, its failures as errors of the file it came from."""
@@ -147,7 +150,9 @@ def ingest_paths(
     retry_failed: bool = False,
 ) -> IngestReport:
     """Load every file under ``paths`` and read each document into the knowledge base; ``retry_failed`` asks
-    again for every step an earlier ingest left pending, not only those of the documents met again.
+    again for every step an earlier ingest left pending, not only those of the documents met again. A document
+    with a stray NUL (or a lone surrogate, from a JSON escape) is read without it, not refused
+    (:mod:`explorer.reading.loaders`).
 
     Example::
 

@@ -8,10 +8,18 @@ becomes a :class:`LoadError` naming it, and the rest still loads.
 Metadata is checked (:class:`DocumentMeta`): a year is a whole number in a sane
 range (or a date, whose year is taken), never a boolean; a title, domain or
 source is one short text (a number is written as one), never a list or a table.
+
+A document is mended, not refused, for characters no store can hold
+(:func:`explorer.inputs.storable`): a stray NUL byte in a file, or a ``\u0000``
+or lone-surrogate escape in a JSON line or in front matter, is removed from its
+text and metadata (a lone surrogate becomes U+FFFD, as does a byte of a file's
+name that is not UTF-8). A file whose bytes are NUL more than one time in a
+hundred is binary, not text, and is refused.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import re
@@ -25,6 +33,8 @@ import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
+from explorer.inputs import storable
+
 SUFFIXES = (".txt", ".md", ".markdown", ".jsonl")
 DEFAULT_MAX_MB = 20.0
 FIRST_YEAR = 1
@@ -32,6 +42,7 @@ YEARS_AHEAD = 100  # a year this far past the present is a typo, not a forecast
 TITLE_MAX_CHARS = 300
 DOMAIN_MAX_CHARS = 80  # a domain is a name, as a theme is
 SOURCE_MAX_CHARS = 500  # room for a URL
+BINARY_NUL_SHARE = 0.01  # a file whose first 64 KiB are more NUL bytes than this is binary; fewer are strays
 
 
 @dataclass(frozen=True)
@@ -144,13 +155,15 @@ def read_meta(given: dict[str, Any], defaults: dict[str, Any]) -> DocumentMeta:
 
 def read_text(path: Path, max_mb: float) -> str:
     """A file's text, refused with a ``ValueError`` that says why when it is too large, binary, not UTF-8 or
-    empty (imports of other kinds of files check the same).
+    empty (imports of other kinds of files check the same). A stray NUL byte is removed: no store can keep it,
+    and one byte should not cost a person the whole file.
     """
     size = path.stat().st_size
     if size > max_mb * 1024 * 1024:
         raise ValueError(f"file is {size / 1024 / 1024:.1f} MB, over the {max_mb:g} MB limit")
     data = path.read_bytes()
-    if b"\x00" in data[:65536]:
+    head = data[:65536]
+    if head.count(0) > BINARY_NUL_SHARE * len(head):
         raise ValueError("binary file (it contains NUL bytes), not text")
     try:
         text = data.decode("utf-8-sig")
@@ -158,9 +171,24 @@ def read_text(path: Path, max_mb: float) -> str:
         raise ValueError(
             f"not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1]!r}); convert it to UTF-8"
         ) from None
+    text = text.replace("\x00", "")
     if not text.strip():
         raise ValueError("empty file")
     return text
+
+
+def _mended(source: SourceText) -> SourceText:
+    """``source`` with every text of it as a store can hold it (the NUL or lone-surrogate escapes of a JSON line
+    or front matter, a file name's bytes that are not UTF-8).
+    """
+    return dataclasses.replace(
+        source,
+        text=storable(source.text),
+        title=storable(source.title),
+        path=storable(source.path),
+        domain=None if source.domain is None else storable(source.domain),
+        source=None if source.source is None else storable(source.source),
+    )
 
 
 def _markdown(path: Path, text: str, defaults: dict) -> SourceText:
@@ -214,8 +242,14 @@ def load_file(
     path: Path, *, year: int | None = None, domain: str | None = None, max_mb: float = DEFAULT_MAX_MB
 ) -> Iterator[SourceText | LoadError]:
     """The texts in one file (Markdown with front matter, JSON lines or plain text), and an error for each part
-    that cannot be read; ``year`` and ``domain`` fill in what the file itself does not say.
+    that cannot be read; ``year`` and ``domain`` fill in what the file itself does not say. Each text is as a
+    store can hold it (:func:`_mended`).
     """
+    for loaded in _load(path, year, domain, max_mb):
+        yield _mended(loaded) if isinstance(loaded, SourceText) else loaded
+
+
+def _load(path: Path, year: int | None, domain: str | None, max_mb: float) -> Iterator[SourceText | LoadError]:
     defaults = {"year": year, "domain": domain}
     try:
         text = read_text(path, max_mb)
