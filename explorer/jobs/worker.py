@@ -124,10 +124,11 @@ def ensure_worker(runtime: Runtime) -> None:
     threading.Thread(target=child.wait, name="reap-worker", daemon=True).start()
 
 
-def _progress(runtime: Runtime, job: Job, stopping: Callable[[], bool]) -> Any:
+def _progress(runtime: Runtime, job: Job, stopping: Callable[[], bool], row: threading.Lock) -> Any:
     """The progress callback a job's run gets: writes how far it got at most every :data:`PROGRESS_EVERY_S` (and
     always the last item), and raises :class:`JobCancelled` between items once someone cancelled the job, or
-    :class:`WorkerStopped` once its worker is ``stopping``.
+    :class:`WorkerStopped` once its worker is ``stopping``. ``row`` is held while it writes the job's row, which
+    the watch's heartbeat writes too: on the file two transactions writing one row at once conflict.
     """
     last = [0.0]
 
@@ -136,7 +137,7 @@ def _progress(runtime: Runtime, job: Job, stopping: Callable[[], bool]) -> Any:
         if now - last[0] < PROGRESS_EVERY_S and done < total:
             return
         last[0] = now
-        with runtime.db.transaction() as con:
+        with row, runtime.db.transaction() as con:
             cancelled = jobs_store.report_progress(con, job.id, done, total, note[:200])
         if cancelled:
             raise JobCancelled(f"cancelled after {done} of {total}")
@@ -147,7 +148,7 @@ def _progress(runtime: Runtime, job: Job, stopping: Callable[[], bool]) -> Any:
 
 
 @contextmanager
-def _watch(runtime: Runtime, job: Job) -> Iterator[list[str]]:
+def _watch(runtime: Runtime, job: Job, row: threading.Lock) -> Iterator[list[str]]:
     """While the block runs, read the job every :data:`PROGRESS_EVERY_S` and write its heartbeat every
     :data:`HEARTBEAT_S`, from a thread of its own: a run waiting on a model calls no progress, and its worker
     must still be seen to live. Once someone cancelled the job, or it was ended elsewhere (the list yielded then
@@ -163,7 +164,7 @@ def _watch(runtime: Runtime, job: Job) -> Iterator[list[str]]:
         while not done.wait(PROGRESS_EVERY_S):
             try:
                 if time.monotonic() - last_beat >= HEARTBEAT_S:
-                    with runtime.db.connect(checkpoint=False) as con:
+                    with row, runtime.db.connect(checkpoint=False) as con:
                         found = jobs_store.beat(con, job.id)
                     last_beat = time.monotonic()
                 else:
@@ -218,8 +219,9 @@ def execute(runtime: Runtime, job: Job, stopping: Callable[[], bool] = lambda: F
         if kind is None:
             raise ExplorerError(f"this worker does not know jobs of kind {job.kind!r}")
         params = kind.params.model_validate(job.params)
-        with _watch(runtime, job) as ended:
-            result = kind.run(runtime, params, _progress(runtime, job, stopping))
+        row = threading.Lock()  # the job's row, written by the run's progress and the watch's heartbeat
+        with _watch(runtime, job, row) as ended:
+            result = kind.run(runtime, params, _progress(runtime, job, stopping, row))
         status = JobStatus.SUCCEEDED
     except JobEnded as exc:
         ended.append(str(exc))
