@@ -22,6 +22,7 @@ from explorer.prompts import check_answer_caps
 from explorer.providers.deadline import Interrupter
 from explorer.providers.embeddings import CachedEmbedder, Embedder, make_embedder
 from explorer.providers.gateway import Gateway
+from explorer.providers.structured import forms_file
 from explorer.settings import Settings, SettingsError
 from explorer.store import Connection, Store, StoreError, corpus, open_database
 from explorer.store import calls as call_log
@@ -122,6 +123,7 @@ def open_runtime(
         completion_kwargs=completion_kwargs,
         requests=requests,
         run_failures=(StoreError,),
+        forms_cache=forms_file(settings.db_path),
     )
     runtime = Runtime(settings, db, cached, gateway, calls, vectors)
     if settings.nats_url:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from explorer.prompts import Prompt
@@ -23,9 +24,16 @@ from explorer.providers.budget import Budget
 from explorer.providers.client import load_litellm
 from explorer.providers.deadline import CallCancelled, Interrupter
 from explorer.providers.retries import backoff_s, describe, retryable, timed_out
-from explorer.providers.structured import Form, StructuredForms, names_the_form, response_format
+from explorer.providers.structured import (
+    Form,
+    FormCache,
+    StructuredForms,
+    Ticket,
+    names_the_form,
+    response_format,
+)
 from explorer.records import Progress
-from explorer.records.calls import CallRecord
+from explorer.records.calls import FORM_REFUSED, CallRecord
 from explorer.settings import Settings
 
 T = TypeVar("T")
@@ -130,7 +138,9 @@ class Gateway:
     ``log`` receives one :class:`CallRecord` per attempt (the CLI and app write them to the store);
     ``completion_kwargs`` are passed to litellm as they are, which is how some tests pass ``mock_response``;
     ``sleep`` waits out the backoff between attempts (by default a wait a :meth:`cancel` cuts short);
-    ``requests`` runs each request to its deadline (pass the embedder's, and :meth:`cancel` interrupts both).
+    ``requests`` runs each request to its deadline (pass the embedder's, and :meth:`cancel` interrupts both);
+    ``forms_cache`` is the file that keeps the response format each server took for later gateways
+    (:class:`~explorer.providers.structured.FormCache`; ``None``: learnt again by each gateway).
     Safe to call from several threads at once (see :meth:`map`).
     """
 
@@ -144,6 +154,7 @@ class Gateway:
         sleep: Callable[[float], None] | None = None,
         requests: Interrupter | None = None,
         run_failures: tuple[type[Exception], ...] = (),
+        forms_cache: Path | None = None,
     ):
         self.settings = settings
         self.offline = offline
@@ -156,7 +167,8 @@ class Gateway:
         self._sleep = sleep or self._requests.pause
         self._listed_prices: dict[str, tuple[float, float] | None] = {}
         self._slots = threading.BoundedSemaphore(self.concurrency)
-        self._forms = StructuredForms(settings.structured, settings.api_base)
+        cache = FormCache(forms_cache) if forms_cache is not None else None
+        self._forms = StructuredForms(settings.structured, settings.api_base, cache)
 
     def cancel(self) -> None:
         """Cancel the run asking: every call in flight is abandoned (its connection closed) and raises
@@ -346,23 +358,34 @@ class Gateway:
     def _ask_model(self, call: _Call[T]) -> Answer[T]:
         """Attempts until one answers, up to the retries, with backoff between them. A request refused for its
         response format is not one of the retries: it is asked again at once in the next weaker form
-        (:mod:`explorer.providers.structured`), reserved, charged and logged like any attempt.
+        (:mod:`explorer.providers.structured`), reserved, charged and logged like any attempt. While the model's
+        form is unsettled, the call may first wait (up to its timeout) for another request's word on it.
         """
         answer: Answer[T] = Answer(None, "", call.model, call.tier, error="no attempt made")
         retries = 0
-        while True:
-            form = self._forms.form(call.model) if call.prompt.json_answer else "off"
-            attempt = self._attempt(call, form)
-            if attempt.cancelled:
-                raise CallCancelled(attempt.error)
-            answer = answer.after(attempt)
-            if attempt.form_refused:
-                self._forms.refused(call.model, form, attempt.error or "")
-                continue
-            if attempt.outcome in ("ok", "budget") or not attempt.retryable or retries == self.settings.retries:
-                return answer
-            retries += 1
-            self._sleep(backoff_s(retries))
+        ticket: Ticket | None = None
+        try:
+            while True:
+                if ticket is None and call.prompt.json_answer:
+                    ticket = self._forms.take(call.model, wait_s=self.settings.timeout_s)
+                attempt = self._attempt(call, ticket.form if ticket else "off")
+                if attempt.cancelled:
+                    raise CallCancelled(attempt.error)
+                answer = answer.after(attempt)
+                if ticket is not None and attempt.outcome == FORM_REFUSED:
+                    ticket = self._forms.refused(ticket, attempt.error or "", wait_s=self.settings.timeout_s)
+                    continue
+                if ticket is not None:
+                    answered = attempt.outcome in ("ok", "parse_error")  # the server took the form
+                    (self._forms.answered if answered else self._forms.release)(ticket)
+                    ticket = None
+                if attempt.outcome in ("ok", "budget") or not attempt.retryable or retries == self.settings.retries:
+                    return answer
+                retries += 1
+                self._sleep(backoff_s(retries))
+        finally:
+            if ticket is not None:  # a cancel or a bug: the requests waiting on this one's word ask without it
+                self._forms.release(ticket)
 
     def _attempt(self, call: _Call[T], form: Form) -> _Attempt[T]:
         """One request, in one of the :attr:`concurrency` slots: reserved, made, read, costed, settled and
@@ -415,12 +438,15 @@ class Gateway:
                 cancelled=True,
             )
         except Exception as exc:
+            if structure is not None and names_the_form(exc):
+                outcome = FORM_REFUSED
+            else:
+                outcome = "timeout" if timed_out(exc) else "error"
             return _Attempt(
-                outcome="timeout" if timed_out(exc) else "error",
+                outcome=outcome,
                 error=describe(exc, call.model, self.settings.timeout_s),
                 cost_cents=prompt_cents,
                 retryable=retryable(exc),
-                form_refused=structure is not None and names_the_form(exc),
             )
         usage = getattr(response, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -455,7 +481,7 @@ class _Call(Generic[T]):
 
 @dataclass(frozen=True)
 class _Attempt(Generic[T]):
-    outcome: str  # ok, parse_error, timeout, error, budget: the call log's vocabulary
+    outcome: str  # ok, parse_error, timeout, error, form_refused, budget: the call log's vocabulary
     value: T | None = None
     text: str = ""
     error: str | None = None
@@ -464,7 +490,6 @@ class _Attempt(Generic[T]):
     cost_cents: float = 0.0
     retryable: bool = True
     cancelled: bool = False  # abandoned because the run was cancelled: logged and settled, then raised
-    form_refused: bool = False  # the server refused the response format: asked again at once in a weaker one
 
 
 def _prompt_tokens(prompt: Prompt[Any], fields: dict[str, Any]) -> int:

@@ -22,20 +22,35 @@ answers JSON) or ``off``.
 
 A form the server refuses steps down (:meth:`StructuredForms.refused`): a failed request whose error message names
 the response format (:func:`names_the_form`) is asked again at once in the next weaker form, and the model keeps
-that form for the rest of the gateway's life (the run), with one line logged. The message decides, not the status
-alone: llama.cpp refuses the form with a 500, which an overloaded server also answers, and a 400 may be a prompt
-over the context; a weaker form would mend neither.
+that form, with one line logged. The message decides, not the status alone: llama.cpp refuses the form with a 500,
+which an overloaded server also answers, and a 400 may be a prompt over the context; a weaker form would mend
+neither.
+
+While a model's form is unsettled, one request asks (the probe) and the others wait for its verdict, each no
+longer than its call's timeout, so requests in flight together cost one refusal, not one each. The form a server
+answered in is kept in a :class:`FormCache` file (beside the database: :func:`forms_file`), by server and model,
+so the next command starts there; an entry is relearnt after :data:`KEPT_S`, in case the server was upgraded.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import json
 import logging
+import os
+import tempfile
 import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
+
+from platformdirs import user_cache_dir
 
 from explorer.prompts import Prompt
 from explorer.providers.client import load_litellm
+from explorer.settings import is_server_url
 
 Form = Literal["json_schema", "json_object_schema", "json_object", "off"]
 LADDER: tuple[Form, ...] = ("json_schema", "json_object_schema", "json_object", "off")
@@ -48,6 +63,7 @@ LLAMA_CPP_PROVIDERS = frozenset({"llamafile"})
 # "json_object"", llama-cpp-python's "Input should be 'text' or 'json_object'", OpenAI's "Invalid schema for
 # response_format", a server's grammar that failed to build.
 _FORM_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar")
+KEPT_S = 7 * 24 * 3600.0  # how long a learnt form is trusted before the server is asked in its first form again
 
 log = logging.getLogger(__name__)
 
@@ -91,35 +107,186 @@ def names_the_form(error: Exception) -> bool:
     return isinstance(status, int) and status >= 400 and any(word in message for word in _FORM_WORDS)
 
 
-class StructuredForms:
-    """The form each model is asked in, for one gateway: chosen on its first JSON prompt, stepped down when
-    refused, kept for the gateway's life. Safe to share between threads.
+def forms_file(db_path: Path | str) -> Path:
+    """Where the forms learnt for a database's runs are kept: beside a database file (``<file>.forms.json``), in
+    the user's cache folder for a PostgreSQL server's.
+    """
+    if is_server_url(db_path):
+        return Path(user_cache_dir("dream-explorer")) / "structured-forms.json"
+    path = Path(db_path)
+    return path.with_name(f"{path.name}.forms.json")
+
+
+class FormCache:
+    """The form each server took, by ``api_base`` and model, in a small JSON file shared by every process.
+
+    A cache, never a source of failure: a file that is missing, unreadable or not what was written reads as
+    empty (and is written over), and a write that fails is logged and forgotten. Writes replace the file whole
+    (a temporary file renamed), so a reader never sees half of one; two processes writing at once may lose one's
+    entry, which is then learnt again.
     """
 
-    def __init__(self, setting: str, api_base: str | None):
-        self.setting = setting
-        self.api_base = api_base
-        self._forms: dict[str, Form] = {}
+    def __init__(self, path: Path, clock: Any = time.time):
+        self.path = Path(path)
+        self._clock = clock
         self._lock = threading.Lock()
 
-    def form(self, model: str) -> Form:
-        """The form to ask ``model`` in now."""
+    def get(self, api_base: str | None, model: str) -> Form | None:
+        """The form ``model`` at ``api_base`` last took, unless unknown or older than :data:`KEPT_S`."""
+        entry = self._read().get(api_base or "", {}).get(model)
+        if not isinstance(entry, dict) or entry.get("form") not in LADDER:
+            return None
+        learnt = entry.get("learnt")
+        if not isinstance(learnt, int | float) or not 0 <= self._clock() - learnt <= KEPT_S:
+            return None
+        form: Form = entry["form"]
+        return form
+
+    def put(self, api_base: str | None, model: str, form: Form) -> None:
+        """Keep that ``model`` at ``api_base`` takes ``form``, learnt now."""
         with self._lock:
-            known = self._forms.get(model)
+            servers = self._read()
+            models = servers.setdefault(api_base or "", {})
+            if not isinstance(models, dict):
+                models = servers[api_base or ""] = {}
+            models[model] = {"form": form, "learnt": self._clock()}
+            try:
+                self._write({"servers": servers})
+            except OSError as exc:
+                log.info("could not keep the structured answer forms learnt in %s: %s", self.path, exc)
+
+    def _write(self, kept: dict[str, Any]) -> None:
+        """``kept`` as the whole file, at once: written beside it, then renamed over it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                json.dump(kept, file, indent=1, sort_keys=True)
+            os.replace(temporary, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            kept = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # missing, unreadable, not JSON, not UTF-8: as if empty
+            return {}
+        servers = kept.get("servers") if isinstance(kept, dict) else None
+        return {k: v for k, v in servers.items() if isinstance(v, dict)} if isinstance(servers, dict) else {}
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """The form one request is to ask in, and whether it is the probe the model's other requests wait for."""
+
+    model: str
+    form: Form
+    probe: bool = False
+
+
+@dataclass
+class _Known:
+    form: Form
+    settled: bool  # a server answered in this form (in this process or, kept in the cache, in another)
+    probing: bool = False  # a request asks in it now, and the model's other requests wait for its verdict
+
+
+class StructuredForms:
+    """The form each model is asked in, for one gateway: chosen on its first JSON prompt (or read from the
+    cache), stepped down when refused, kept for the gateway's life and, with a ``cache``, for later ones. Safe to
+    share between threads: while a model's form is unsettled its requests take turns (see :meth:`take`).
+    """
+
+    def __init__(self, setting: str, api_base: str | None, cache: FormCache | None = None):
+        self.setting = setting
+        self.api_base = api_base
+        self.cache = cache
+        self._known: dict[str, _Known] = {}
+        self._changed = threading.Condition()
+
+    def form(self, model: str) -> Form:
+        """The form ``model`` is asked in now (settled or not)."""
+        return self._entry(model).form
+
+    def take(self, model: str, wait_s: float) -> Ticket:
+        """The form for one request to ``model``. Settled: at once. Unsettled: the first request is the probe,
+        and the others wait for its verdict (:meth:`answered`, :meth:`refused`, :meth:`release`), at most
+        ``wait_s`` seconds, after which they ask in the form as it stands.
+        """
+        known = self._entry(model)
+        deadline = time.monotonic() + wait_s
+        with self._changed:
+            while not known.settled:
+                if not known.probing:
+                    known.probing = True
+                    return Ticket(model, known.form, probe=True)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._changed.wait(left)
+            return Ticket(model, known.form)
+
+    def answered(self, ticket: Ticket) -> None:
+        """The server answered in ``ticket``'s form: the model's form is settled, and kept in the cache."""
+        known = self._entry(ticket.model)
+        with self._changed:
+            keep = known.form == ticket.form and not known.settled
+            if keep:
+                known.settled = True
+            if ticket.probe:
+                known.probing = False
+            self._changed.notify_all()
+        if keep and self.cache is not None and self.cache.get(self.api_base, ticket.model) != ticket.form:
+            self.cache.put(self.api_base, ticket.model, ticket.form)
+
+    def release(self, ticket: Ticket) -> None:
+        """The request ended with no word on its form (a timeout, another failure, a cancel, no budget): a probe
+        hands its turn to one of the requests waiting.
+        """
+        if not ticket.probe:
+            return
+        known = self._entry(ticket.model)
+        with self._changed:
+            known.probing = False
+            self._changed.notify_all()
+
+    def refused(self, ticket: Ticket, error: str, wait_s: float) -> Ticket:
+        """The server refused ``ticket``'s form (any but ``off``; ``error`` says how): the model is asked in the
+        next weaker one from now on, and the ticket to ask again with. A probe stays the probe, so the requests
+        waiting go on waiting for the weaker form's verdict; another request takes its turn like a new one. A
+        refusal of a form already stepped past (another request's, sent before) changes nothing.
+        """
+        known = self._entry(ticket.model)
+        weaker = LADDER[LADDER.index(ticket.form) + 1]
+        after: Ticket | None = None
+        with self._changed:
+            stepped = LADDER.index(known.form) <= LADDER.index(ticket.form)
+            if stepped:
+                known.form, known.settled = weaker, weaker == "off"
+            if ticket.probe:
+                known.probing = not known.settled
+                self._changed.notify_all()
+                after = Ticket(ticket.model, known.form, probe=known.probing)
+        if stepped:
+            model, form = ticket.model, ticket.form
+            log.warning("%s refused structured answers as %s, asked as %s from now on: %s", model, form, weaker, error)
+        return after or self.take(ticket.model, wait_s)
+
+    def _entry(self, model: str) -> _Known:
+        """What is known of ``model``'s form, first chosen (the cache's form, if weaker than where the setting or
+        the provider begins) on its first request.
+        """
+        with self._changed:
+            known = self._known.get(model)
         if known is not None:
             return known
-        chosen = FORCED.get(self.setting) or first_form(model, self.api_base)  # litellm's first import: seconds
-        with self._lock:
-            return self._forms.setdefault(model, chosen)
-
-    def refused(self, model: str, form: Form, error: str) -> None:
-        """``model`` refused ``form`` (any but ``off``; ``error`` says how): from now on it is asked in the next
-        weaker one. A refusal of a form already stepped past (another thread's request, sent before) changes
-        nothing.
-        """
-        weaker = LADDER[LADDER.index(form) + 1]
-        with self._lock:
-            if LADDER.index(self._forms.get(model, form)) > LADDER.index(form):
-                return
-            self._forms[model] = weaker
-        log.warning("%s refused structured answers as %s, asked as %s from now on: %s", model, form, weaker, error)
+        start = FORCED.get(self.setting) or first_form(model, self.api_base)  # litellm's first import: seconds
+        kept = self.cache.get(self.api_base, model) if self.cache is not None else None
+        if kept is not None and LADDER.index(kept) >= LADDER.index(start):
+            chosen = _Known(kept, settled=True)
+        else:
+            chosen = _Known(start, settled=start == "off")
+        with self._changed:
+            return self._known.setdefault(model, chosen)
