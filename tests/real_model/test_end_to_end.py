@@ -90,14 +90,14 @@ def test_every_prompt_kind_is_asked_of_the_real_model(run: FullRun) -> None:
 
 def answers(run: FullRun) -> list:
     """The calls the model answered: all but the one llama.cpp refused for the OpenAI schema form (HTTP 500, the
-    gateway asks again at once in llama.cpp's own form and keeps to it).
+    gateway asks again at once in llama.cpp's own form and keeps to it, logged as ``form_refused``).
     """
     calls = model_calls(run)
-    refused_forms = [number for number, call in enumerate(calls) if call.outcome == "error"]
+    refused_forms = [number for number, call in enumerate(calls) if call.outcome == "form_refused"]
     assert len(refused_forms) <= 1, [calls[number].error for number in refused_forms]
     for number in refused_forms:
         assert calls[number + 1].purpose == calls[number].purpose  # asked again at once
-    return [call for call in calls if call.outcome != "error"]
+    return [call for call in calls if call.outcome != "form_refused"]
 
 
 def test_each_answer_is_accepted_or_refused_with_a_reason(run: FullRun) -> None:
