@@ -180,6 +180,8 @@ def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
     out["dream fuse"] = run("dream", "fuse")
     out["dream cycle"] = run("dream", "cycle", "--dreams", "1", "--seed", "1")
     out["dream chrono"] = run("dream", "chrono", str(dated), "--dreams", "1", "--seed", "1")
+    out["dream list"] = run("dream", "list")
+    out["dream show"] = run("dream", "show", out["dream list"][0]["id"][:8])
     log = tmp_path / "experiences.jsonl"
     log.write_text(EXPERIENCES.read_text(encoding="utf-8") + "{oops\n", encoding="utf-8")
     out["consolidate import"] = run("consolidate", "import", str(log))

@@ -19,7 +19,7 @@ from explorer.api import errors
 from explorer.api.auth import BearerToken, Tokens
 from explorer.api.body_limit import BodyLimit
 from explorer.api.models import MAX_BODY_BYTES, PER_REQUEST
-from explorer.api.routes import interventions, jobs, memory, queries, runs, sessions
+from explorer.api.routes import dreams, interventions, jobs, memory, queries, runs, sessions
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 
@@ -77,7 +77,7 @@ def create_app(settings: Settings, token: str | None = None) -> FastAPI:
     patch_fastapi(app, docs_url="/docs", redirect_from_root_to_docs=False, title="Dream Explorer API")
     errors.install(app)
     api = APIRouter(prefix=PREFIX)
-    for area in (sessions, memory, queries, interventions, runs, jobs):
+    for area in (sessions, memory, queries, interventions, runs, dreams, jobs):
         api.include_router(area.router)
     app.include_router(api)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)

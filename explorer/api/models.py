@@ -23,6 +23,7 @@ from explorer.inputs import NOT_NULL, NUMERIC, STORABLE, Text
 from explorer.jobs.foreground import PER_REQUEST, in_one_request
 from explorer.jobs.kinds import Budgeted, Consolidating, Dreaming
 from explorer.records import SHORT_ID_DIGITS
+from explorer.records.dreaming import DreamJson, DreamKind
 from explorer.records.wander import (
     CrystalJson,
     FenceAction,
@@ -327,6 +328,14 @@ class DreamRun(Dreaming):
         if not self.background and self.dreams > PER_REQUEST:
             raise beyond_one_request("dreams", self.dreams)
         return self
+
+
+# A dream as every surface shows it (``explorer dream show --json``), and the filters of the list of dreams.
+DreamOut = DreamJson
+DreamKindQuery = Annotated[
+    DreamKind | None,
+    Query(description="Only dreams of this kind: rem (the REM cycle's), exploration (links found), fusion (merged)."),
+]
 
 
 class ConsolidationRun(Consolidating):

@@ -15,20 +15,33 @@ from explorer.cli.common import (
     JsonOption,
     budget_for,
     echo_load_errors,
+    print_json,
     run_reported,
+    runtime_for,
     spent_line,
 )
 from explorer.cli.jobs import BackgroundOption, run_kind
 from explorer.cli.run_outcome import Asked, asked_in, exit_if_nothing_came
 
 if TYPE_CHECKING:
-    from explorer.records.dreaming import ChronoReport, CycleReport, ExplorationReport, FusionReport, RemReport
+    from explorer.records.dreaming import (
+        ChronoReport,
+        CycleReport,
+        Dream,
+        ExplorationReport,
+        FusionReport,
+        RemReport,
+    )
 
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
-    help="Dream over the memory graph: REM dreams, REM exploration, fusion, or a whole night.",
+    help="Dream over the memory graph: REM dreams, REM exploration, fusion, or a whole night; list and show what "
+    "they made.",
 )
+
+PAGE_MAX = 1_000_000  # more than any database here holds, well within what DuckDB's LIMIT takes
+SHORT_ID = 8  # the digits of an id the pages show, and each line here: `dream show` takes them
 
 DreamsOption = Annotated[int, typer.Option("--dreams", min=1, max=10_000, help="How many dreams to dream.")]
 SeedOption = Annotated[
@@ -286,3 +299,59 @@ def chrono(
     echo_load_errors(report.errors)
     if report.errors and report.documents_added == 0 and report.documents_skipped == 0:
         raise typer.Exit(1)
+
+
+def _dream_line(dream: Dream) -> str:
+    """One dream as a line: its short id, kind, confidence and title."""
+    return f"{dream.id[:SHORT_ID]}  {dream.kind:<11}  {dream.confidence:.2f}  {dream.title}"
+
+
+@app.command("list")
+def list_(
+    kind: Annotated[
+        Literal["rem", "exploration", "fusion"] | None,
+        typer.Option(
+            "--kind", help="Only dreams of this kind: rem (REM cycle), exploration (links found), fusion (merged)."
+        ),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=0, max=PAGE_MAX, help="How many, newest first.")] = 50,
+    offset: Annotated[int, typer.Option("--offset", min=0, max=PAGE_MAX, help="How many of the newest to skip.")] = 0,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the dreams (REM dreams, discovered links, fused memories), newest first."""
+    from explorer.dreaming import service as dreaming_service
+
+    found = dreaming_service.list_dreams(runtime_for(db, create=False), kind=kind, limit=limit, offset=offset)
+    if as_json:
+        print_json([dream.to_json() for dream in found])
+        return
+    for dream in found:
+        typer.echo(_dream_line(dream))
+    if not found:
+        typer.echo("no dreams yet; dream with `explorer dream rem` or `explorer dream cycle`")
+
+
+@app.command()
+def show(
+    dream_id: Annotated[
+        str, typer.Argument(help="The dream's id, or its first digits as `dream list` shows them.", show_default=False)
+    ],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show one dream whole: its text and the memories it came from."""
+    from explorer.dreaming import service as dreaming_service
+
+    dream = dreaming_service.dream(runtime_for(db, create=False), dream_id)
+    if as_json:
+        print_json(dream.to_json())
+        return
+    typer.echo(f"{dream.id}  {dream.kind}  confidence {dream.confidence:.2f}  {dream.created or ''}".rstrip())
+    typer.echo(dream.title)
+    typer.echo("")
+    typer.echo(dream.text)
+    typer.echo("")
+    typer.echo(f"from {len(dream.sources)} memories:")
+    for source in dream.sources:
+        typer.echo(f"  {source.id[:SHORT_ID]}  {source.title or ''}".rstrip())

@@ -1,5 +1,6 @@
 """Orchestration shared by the CLI and the app: read the store, run a dreaming
-algorithm, write its results in one transaction, report counts.
+algorithm, write its results in one transaction, report counts and what was stored;
+read the dreams back (``list_dreams``, ``dream``) for every surface.
 
 No connection is held while the model thinks: the store is read, the
 connection closed, the algorithm run, and its results written in one
@@ -36,9 +37,13 @@ from explorer.reading.ingest import IngestReport, collect_sources, ingest_source
 from explorer.reading.loaders import DEFAULT_MAX_MB
 from explorer.records import Node, Progress, Relation
 from explorer.records.dreaming import (
+    DREAM_KINDS,
     ChronoReport,
     CycleReport,
     DiscoveryView,
+    Dream,
+    DreamKind,
+    DreamSource,
     DreamView,
     Every,
     ExplorationReport,
@@ -52,11 +57,19 @@ from explorer.store import corpus
 from explorer.store import dreaming as dreaming_store
 from explorer.store import events as events_store
 from explorer.store.database import Connection
+from explorer.text import shorten
 from explorer.wording import counted
 
 
 class DreamingError(ExplorerError):
     """A dreaming run that cannot start as asked; the message says what to do."""
+
+
+class DreamNotFound(DreamingError):
+    """An id that names no dream (mistyped, or a node or relation of another kind)."""
+
+    def __init__(self, dream_id: str):
+        super().__init__(f"no dream {dream_id!r}", subject=dream_id)
 
 
 def _seed(seed: int | None) -> int:
@@ -169,6 +182,7 @@ def run_exploration(
         candidates_judged=result.candidates_judged,
         candidates_kept=sum(v.kept for v in result.verdicts),
         discoveries=len(found),
+        dream_ids=[r.id for r in found],
         failures=result.failures,
         model_calls=result.usage.calls,
         errors=result.errors,
@@ -227,6 +241,7 @@ def run_fusion(
             dreaming_store.supersede_nodes(con, {p: node.id for p in node.parent_ids})
             report.clusters_fused += 1
             report.memories_superseded += len(node.parent_ids)
+            report.dream_ids.append(node.id)
         events_store.emit(con, "dream.fusion.completed", {"config": asdict(config), **report.to_json()})
     runtime.flush()
     return report
@@ -285,6 +300,7 @@ def run_rem(
         dreams_stored=len(result.nodes),
         dreams_dropped=result.dropped,
         duplicates=result.duplicates,
+        dream_ids=[n.id for n in result.nodes],
         failures=result.failures,
         model_calls=result.usage.calls,
         errors=result.errors,
@@ -420,6 +436,88 @@ def run_chrono(
     if progress:
         progress(total, total, "done")
     return report
+
+
+def list_dreams(runtime: Runtime, kind: DreamKind | None = None, limit: int = 50, offset: int = 0) -> list[Dream]:
+    """The dreams of every kind (or of one: ``rem``, ``exploration``, ``fusion``), newest first, a page at a time,
+    each with the memories it came from: what the CLI, the API and the MCP tools list.
+
+    Example::
+
+        for dream in list_dreams(runtime, kind="rem", limit=5):
+            print(dream.id[:8], dream.kind, dream.title, [source.title for source in dream.sources])
+    """
+    with runtime.db.connect() as con:
+        return _dreams(con, dreaming_store.list_dreams(con, [kind] if kind else DREAM_KINDS, limit, offset))
+
+
+def dream(runtime: Runtime, given: str) -> Dream:
+    """The dream ``given`` names (its id, or the short id the pages show), whole; :class:`DreamNotFound` when it
+    names none.
+
+    Example::
+
+        report = run_rem(runtime, dreams=2)
+        dream(runtime, report.dream_ids[0][:8]).text
+    """
+    with runtime.db.connect() as con:
+        found = dreaming_store.find_dream(con, given)
+        if found is None:
+            raise DreamNotFound(given)
+        return _dreams(con, [found])[0]
+
+
+def _dreams(con: Connection, listed: Sequence[tuple[str, str]]) -> list[Dream]:
+    """The dreams ``listed`` (kind, id), in that order, read with their sources and the sources' titles."""
+    nodes = {n.id: n for n in corpus.get_nodes(con, [i for k, i in listed if k != "exploration"], with_vectors=False)}
+    links = {
+        r.id: (r, at) for r, at in dreaming_store.discovered_links(con, [i for k, i in listed if k == "exploration"])
+    }
+    ends = {p for n in nodes.values() for p in n.parent_ids} | {
+        e for r, _ in links.values() for e in (r.source_id, r.target_id)
+    }
+    sources = {n.id: n for n in corpus.get_nodes(con, ends, with_vectors=False)}
+    titles = dreaming_store.document_titles(con, [n.document_id for n in sources.values() if n.document_id])
+
+    def source(node_id: str) -> DreamSource:
+        node = sources.get(node_id)
+        return DreamSource(node_id, titles.get(node.document_id or "") if node else None)
+
+    def named(node_id: str) -> str:
+        node = sources.get(node_id)
+        known = source(node_id).title
+        return known or (shorten(" ".join(node.text.split()), 8) if node else node_id[:8])
+
+    made = []
+    for kind, dream_id in listed:
+        if kind == "exploration" and dream_id in links:
+            link, at = links[dream_id]
+            made.append(
+                Dream(
+                    link.id,
+                    "exploration",
+                    f"{named(link.source_id)} ↔ {named(link.target_id)}",
+                    link.description or "",
+                    link.confidence,
+                    [source(link.source_id), source(link.target_id)],
+                    at,
+                )
+            )
+        elif dream_id in nodes:
+            node = nodes[dream_id]
+            question = (node.metadata or {}).get("question") if kind == "rem" else None
+            made.append(
+                Dream(
+                    node.id,
+                    "rem" if kind == "rem" else "fusion",
+                    " ".join(str(question or shorten(node.text, 12)).split()),
+                    node.text,
+                    node.confidence,
+                    [source(p) for p in node.parent_ids],
+                    node.created_at,
+                )
+            )
+    return made
 
 
 def recent_dreams(runtime: Runtime, limit: int = 50) -> list[DreamView]:

@@ -53,6 +53,7 @@ class ExplorationReport(JsonReport):
     candidates_judged: int = 0
     candidates_kept: int = 0  # the judge's keep rate is this of those judged
     discoveries: int = 0  # links made: a pair a judge kept twice is one
+    dream_ids: list[str] = field(default_factory=list)  # the links it stored (``explorer dream show ID``)
     failures: int = 0
     model_calls: int = 0
     spent_cents: float = 0.0
@@ -78,6 +79,7 @@ class FusionReport(JsonReport):
     clusters_fused: int = 0
     clusters_rejected: int = 0  # the model's summary was not shorter than its sources
     memories_superseded: int = 0
+    dream_ids: list[str] = field(default_factory=list)  # the fused memories it stored (``explorer dream show ID``)
     failures: int = 0
     model_calls: int = 0
     spent_cents: float = 0.0
@@ -110,6 +112,7 @@ class RemReport(JsonReport):
     dreams_stored: int = 0
     dreams_dropped: int = 0  # near-duplicates of known nodes, or judged to add nothing
     duplicates: int = 0  # of the dropped, the near-duplicates
+    dream_ids: list[str] = field(default_factory=list)  # the dreams it stored (``explorer dream show ID``)
     failures: int = 0
     model_calls: int = 0
     spent_cents: float = 0.0
@@ -210,6 +213,54 @@ class ChronoReport(JsonReport):
     budget_exhausted: bool = False
     periods: list[PeriodReport] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
+
+
+# What a dream is, by the mechanism that made it: a REM cycle's dream node, a link REM exploration discovered
+# (an EXTENDS relation), or a fused memory.
+DreamKind = Literal["rem", "exploration", "fusion"]
+DREAM_KINDS: tuple[DreamKind, ...] = ("rem", "exploration", "fusion")
+
+
+@dataclass(frozen=True)
+class DreamSource(JsonRecord):
+    """A memory a dream came from: its node's id, and its document's title when it is a document's passage."""
+
+    id: str
+    title: str | None
+
+    json_form = JsonForm("DreamSourceJson", "id", "title")
+
+
+@dataclass(frozen=True)
+class Dream(JsonRecord):
+    """A dream as every surface reads it, whatever made it: a REM cycle's dream (``rem``), a link REM exploration
+    discovered (``exploration``: its text is the judge's connection) or a fused memory (``fusion``), with the
+    memories it came from.
+    """
+
+    id: str
+    kind: DreamKind
+    title: str  # a line to tell it by: a REM dream's question, a link's two ends, a fused memory's first words
+    text: str
+    confidence: float
+    sources: list[DreamSource]
+    created: datetime | None
+
+    json_form = JsonForm(
+        "DreamJson",
+        "id",
+        "kind",
+        "title",
+        "text",
+        Computed("confidence", float, lambda dream: round(dream.confidence, 4)),
+        "sources",
+        "created",
+        note="`id` is a node's id for rem and fusion, a relation's for exploration; `dream show` takes either, or "
+        "its first digits (from 4).",
+    )
+
+
+DreamJson = Annotated[dict[str, Any], Dream.json_form]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from explorer.api import create_app
-from explorer.records.dreaming import CycleReport
+from explorer.records.dreaming import CycleReport, Dream, DreamSource
 from explorer.records.jobs import Job
 from explorer.records.json_form import Computed, JsonForm
 from explorer.records.wander import Crystal, Locus, Resonance, Review, SearchHit, Session, StepResult, Trace
@@ -27,6 +27,8 @@ FORMS = [
     Review.json_form,
     SearchHit.json_form,
     CycleReport.json_form,
+    Dream.json_form,
+    DreamSource.json_form,
     Job.json_form,
 ]
 

@@ -222,6 +222,7 @@ def test_run_fusion_supersedes_sources_and_keeps_them(make_runtime) -> None:
         "clusters_fused": 1,
         "clusters_rejected": 0,
         "memories_superseded": 3,
+        "dream_ids": [report.dream_ids[0]],
         "failures": 0,
         "model_calls": 1,
         "spent_cents": pytest.approx(report.spent_cents),
@@ -234,6 +235,7 @@ def test_run_fusion_supersedes_sources_and_keeps_them(make_runtime) -> None:
         kept = corpus.get_nodes(con, [s.id for s in sources], with_vectors=False)
         relations = [r for r in corpus.list_relations(con) if r.source_id == fused.id]
         found_by_keyword = corpus.list_nodes(con, search="liffey", latest_only=True)
+    assert report.dream_ids == [fused.id]  # the report names what it stored
     assert fused.text == summary and fused.learned_from == "fusion" and fused.memory_type == "derived"
     assert (fused.importance, fused.confidence, fused.category, fused.generation) == (0.8, 0.6, "fact", 3)
     assert fused.parent_ids == [s.id for s in sources] and all(t in fused.source_text for t in DUBLIN)

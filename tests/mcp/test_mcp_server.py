@@ -39,6 +39,8 @@ TOOLS = {
     "crystal_review",
     "search",
     "dream_run",
+    "dream_list",
+    "dream_show",
     "consolidate_run",
     "job_status",
     "job_cancel",
@@ -232,6 +234,20 @@ def test_a_dream_runs_now_or_as_a_job(agent: Agent) -> None:
     assert job["status"] == "succeeded", job["error"]
     assert job["result"]["dreams_requested"] == 1 and job["result"]["seed"] == 2
     assert agent.refusal("job_cancel", job_id=job["job_id"]) == f"job {job['job_id']} has already ended (succeeded)"
+
+
+def test_an_agent_reads_the_dreams_a_run_stored(agent: Agent) -> None:
+    stored = agent.result("dream_run", mode="rem", dreams=2, seed=5)["result"]["dream_ids"]
+    assert stored
+    listed = {d["id"]: d for d in agent.result("dream_list", kind="rem", limit=100)["dreams"]}
+    assert set(stored) <= set(listed)
+    dream = listed[stored[0]]
+    assert list(dream) == ["id", "kind", "title", "text", "confidence", "sources", "created"] and dream["sources"]
+    shown = agent.result("dream_show", dream_id=dream["id"][:8])
+    assert shown == dream
+    assert len(agent.result("dream_list", limit=1)["dreams"]) == 1
+    assert agent.result("dream_list", kind="fusion")["dreams"] == []
+    assert agent.refusal("dream_show", dream_id="ffff0000") == "no dream 'ffff0000'"
 
 
 def test_a_consolidation_runs_over_the_walks(agent: Agent) -> None:
