@@ -50,7 +50,7 @@ from explorer.errors import ExplorerError, Remedy
 from explorer.inputs import NUMERIC, STORABLE, Text
 from explorer.jobs.foreground import PER_REQUEST, in_one_request
 from explorer.jobs.kinds import Budgeted, Dreaming, Params, WanderRun
-from explorer.records import Progress
+from explorer.records import PAGE_MAX, Progress
 from explorer.records.dreaming import DreamJson, DreamKind
 from explorer.records.jobs import JobJson
 from explorer.records.json_form import published
@@ -131,7 +131,6 @@ DreamId = Annotated[
     Field(description="The dream's id (a run's `dream_ids`, or dream_list's `id`), or its first 8 digits."),
     STORABLE,
 ]
-PAGE_MAX = 1_000_000  # the most a page may skip (more than any database here holds, within DuckDB's OFFSET)
 Background = Annotated[
     StrictBool, Field(description="Queue the run as a job and return at once; follow it with job_status.")
 ]

@@ -42,7 +42,6 @@ from explorer.wander.service import SEARCH_TYPES, SearchKind
 # The largest request body read (1 MiB): a request needs a few short texts (the longest field is 10,000 characters);
 # a larger one is refused with 413 before it is read (by its Content-Length, or once that many bytes came in).
 MAX_BODY_BYTES = 1024 * 1024
-PAGE_MAX = 1_000_000  # the most a page may ask for (more than any database here holds, within DuckDB's LIMIT)
 ProjectId = Annotated[
     Text | None, Query(description="Accepted for clients that send it, and ignored: a database is one project.")
 ]

@@ -20,6 +20,7 @@ MAX_MB = 20.0  # explorer.reading.loaders.DEFAULT_MAX_MB
 NICENESS = 10  # explorer.jobs.worker.NICENESS
 RESULT_THRESHOLD = 0.02  # explorer.dreaming.exploration.ExplorationConfig.result_threshold
 STEPS_PER_RUN = 10_000  # explorer.wander.config.STEPS_PER_RUN: the most `wander run --steps` takes
+PAGE_MAX = 1_000_000  # explorer.records.PAGE_MAX: the most a list command's --limit or --offset takes
 
 
 class ReviewState(StrEnum):

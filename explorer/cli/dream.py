@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from explorer.cli.choices import RESULT_THRESHOLD
+from explorer.cli.choices import PAGE_MAX, RESULT_THRESHOLD
 from explorer.cli.common import (
     BudgetOption,
     DbOption,
@@ -40,7 +40,6 @@ app = typer.Typer(
     "they made.",
 )
 
-PAGE_MAX = 1_000_000  # more than any database here holds, well within what DuckDB's LIMIT takes
 SHORT_ID = 8  # the digits of an id the pages show, and each line here: `dream show` takes them
 
 DreamsOption = Annotated[int, typer.Option("--dreams", min=1, max=10_000, help="How many dreams to dream.")]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from explorer.cli.choices import STEPS_PER_RUN, CrystalStatus, FenceAction, ReviewState, SessionStatus
+from explorer.cli.choices import PAGE_MAX, STEPS_PER_RUN, CrystalStatus, FenceAction, ReviewState, SessionStatus
 from explorer.cli.common import DbOption, JsonOption, print_json, runtime_for
 from explorer.cli.consolidate import summary
 from explorer.cli.jobs import BackgroundOption, run_kind
@@ -28,7 +28,6 @@ app = typer.Typer(
     help="Wander: a seeded walk through idea space that dwells, resonates and crystallizes.",
 )
 
-PAGE_MAX = 1_000_000  # more than any database here holds, well within what DuckDB's LIMIT takes
 SessionArg = Annotated[
     str,
     typer.Argument(

@@ -41,6 +41,9 @@ def new_id() -> str:
 # The fewest first digits of an id taken as the id (the pages show 8): fewer would name a record by chance. Every
 # lookup by id takes them (explorer/store/ids.py), and so do the app's links.
 SHORT_ID_DIGITS = 4
+# The most a page of a list (sessions, jobs, dreams …) may ask for or skip: more than any database here holds, well
+# within what DuckDB's LIMIT and OFFSET take. Every surface's paging bounds are this one.
+PAGE_MAX = 1_000_000
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from explorer.consolidation.service import Source
 from explorer.dreaming.exploration import ExplorationConfig
 from explorer.jobs import kinds, worker
 from explorer.reading.loaders import DEFAULT_MAX_MB
+from explorer.records import PAGE_MAX
 from explorer.records import wander as wander_records
 from explorer.runtime import Runtime
 from explorer.wander import service
@@ -122,6 +123,7 @@ def test_the_defaults_the_options_show_are_the_engines() -> None:
     assert worker.NICENESS == choices.NICENESS
     assert ExplorationConfig.result_threshold == choices.RESULT_THRESHOLD
     assert STEPS_PER_RUN == choices.STEPS_PER_RUN
+    assert PAGE_MAX == choices.PAGE_MAX
 
 
 # Each command that can run in the background, and the job kind both of its ways run.

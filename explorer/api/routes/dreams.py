@@ -8,8 +8,9 @@ from fastapi import APIRouter, Query
 
 from explorer.api.dependencies import RuntimeDep
 from explorer.api.errors import error_response
-from explorer.api.models import PAGE_MAX, DreamKindQuery, DreamOut
+from explorer.api.models import DreamKindQuery, DreamOut
 from explorer.dreaming import service as dreaming
+from explorer.records import PAGE_MAX
 
 router = APIRouter(prefix="/dreams", tags=["dreaming and consolidation"])
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from explorer import jobs
 from explorer.api.dependencies import RuntimeDep
-from explorer.api.models import PAGE_MAX
+from explorer.records import PAGE_MAX
 from explorer.records.jobs import JobJson
 
 router = APIRouter(prefix="/jobs", tags=["jobs"])

@@ -8,7 +8,6 @@ from fastapi import APIRouter, Query, Response
 
 from explorer.api.dependencies import QUEUED, RuntimeDep, consolidated, run_or_submit
 from explorer.api.models import (
-    PAGE_MAX,
     PER_REQUEST,
     PauseRequest,
     ProjectId,
@@ -19,6 +18,7 @@ from explorer.api.models import (
     WanderOut,
     WanderRequest,
 )
+from explorer.records import PAGE_MAX
 from explorer.records.wander import SessionJson, SessionStatus
 from explorer.wander import service
 from explorer.wander.config import SessionConfig
