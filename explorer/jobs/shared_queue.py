@@ -187,13 +187,12 @@ async def _recover_forever(app: procrastinate.App, runtime: Runtime) -> None:
         try:
             if healthy_since is not None and started - last_reached > 2 * HEARTBEAT_S + 1:
                 healthy_since = None  # a look that took long, or a loop held up: the database may have been away
-            if healthy_since is None:
-                await asyncio.to_thread(_reach, runtime)
-                healthy_since = started
-            elif started - healthy_since >= STALLED_S:
+            if healthy_since is not None and started - healthy_since >= STALLED_S:
                 await recover_stalled(app, runtime)
             else:
                 await asyncio.to_thread(_reach, runtime)
+                if healthy_since is None:
+                    healthy_since = started
             last_reached = time.monotonic()
         except (StoreError, queue_errors.ConnectorException) as exc:  # the database away a moment: look again later
             healthy_since = None

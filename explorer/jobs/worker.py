@@ -169,8 +169,7 @@ def _watch(runtime: Runtime, job: Job, row: threading.Lock) -> Iterator[list[str
                     last_beat = time.monotonic()
                 else:
                     with runtime.db.connect() as con:
-                        stored = jobs_store.get_job(con, job.id)
-                    found = None if stored is None else (stored.status.value, stored.cancel_requested)
+                        found = jobs_store.state_of(con, job.id)
             except StoreError:  # the file held by another process, the server away: look again next time
                 continue
             if found is not None and found[0] != JobStatus.RUNNING:
@@ -195,9 +194,9 @@ def _fence(job_id: str) -> Fence:
     """
 
     def check(con: Connection) -> None:
-        status = jobs_store.status_of(con, job_id)
-        if status != JobStatus.RUNNING:
-            raise JobEnded(status or "gone")
+        state = jobs_store.state_of(con, job_id)
+        if state is None or state[0] != JobStatus.RUNNING:
+            raise JobEnded(state[0] if state else "gone")
 
     return check
 

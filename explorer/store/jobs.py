@@ -129,16 +129,13 @@ def beat(con: Connection, job_id: str) -> tuple[str, bool] | None:
         "UPDATE jobs SET heartbeat_at = now() WHERE id = ? AND status = 'running' RETURNING status, cancel_requested",
         [job_id],
     ).fetchone()
-    if row is not None:
-        return str(row[0]), bool(row[1])
-    found = con.execute("SELECT status, cancel_requested FROM jobs WHERE id = ?", [job_id]).fetchone()
-    return None if found is None else (str(found[0]), bool(found[1]))
+    return (str(row[0]), bool(row[1])) if row is not None else state_of(con, job_id)
 
 
-def status_of(con: Connection, job_id: str) -> str | None:
-    """The job's status as stored now (None: no such job)."""
-    row = con.execute("SELECT status FROM jobs WHERE id = ?", [job_id]).fetchone()
-    return None if row is None else str(row[0])
+def state_of(con: Connection, job_id: str) -> tuple[str, bool] | None:
+    """The job's status and cancel flag as stored now (None: no such job), by its full id."""
+    row = con.execute("SELECT status, cancel_requested FROM jobs WHERE id = ?", [job_id]).fetchone()
+    return None if row is None else (str(row[0]), bool(row[1]))
 
 
 def request_cancel(con: Connection, job_id: str) -> None:
