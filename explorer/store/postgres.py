@@ -38,8 +38,7 @@ from psycopg.types.json import set_json_loads
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from explorer.errors import Remedy
-from explorer.settings import shown_location as shown
-from explorer.settings import without_password
+from explorer.settings import shown_location, without_password
 from explorer.store.database import (
     DatabaseBusy,
     DatabaseFailure,
@@ -252,7 +251,7 @@ class PostgresDatabase(UnitsOfWork):
     ):
         super().__init__()
         self.url = url
-        self.location = shown(url)
+        self.location = shown_location(url)
         self.create = create
         self.embedding_model = embedding_model
         self.embedding_dim = int(embedding_dim)

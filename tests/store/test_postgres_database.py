@@ -12,10 +12,11 @@ import pytest
 
 from explorer.records import Document, Node, Relation
 from explorer.records.wander import Session
+from explorer.settings import shown_location
 from explorer.store import corpus, dreaming, open_database, wander
 from explorer.store.database import DatabaseFailure, DatabaseMissing, SchemaMismatch, WriteConflict, latest_version
 from explorer.store.ids import AmbiguousId
-from explorer.store.postgres import PostgresDatabase, shown
+from explorer.store.postgres import PostgresDatabase
 from explorer.store.wander import corpus_marker
 
 ONE = "9b22cb0e-a78c-4db1-a084-f13e50c36f26"
@@ -93,8 +94,8 @@ def test_the_same_row_written_twice_at_once_is_a_conflict(postgres_url: str) -> 
 
 
 def test_a_url_is_shown_without_its_password() -> None:
-    assert shown("postgresql://ana:s3cret@db.lan:5432/kb") == "postgresql://ana:***@db.lan:5432/kb"
-    assert shown("postgresql://ana@db.lan/kb") == "postgresql://ana@db.lan/kb"
+    assert shown_location("postgresql://ana:s3cret@db.lan:5432/kb") == "postgresql://ana:***@db.lan:5432/kb"
+    assert shown_location("postgresql://ana@db.lan/kb") == "postgresql://ana@db.lan/kb"
 
 
 def test_text_with_a_nul_character_is_kept_readable(postgres_url: str) -> None:
