@@ -34,7 +34,7 @@ from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
 from explorer.store import DatabaseBusy, StoreError
 from explorer.store import jobs as jobs_store
-from explorer.store.database import Connection, Fence
+from explorer.store.database import Connection, DatabaseUnavailable, Fence
 from explorer.store.leases import identity, is_alive
 
 PROGRESS_EVERY_S = 0.5  # progress is written at most this often, and the cancel flag read this often
@@ -136,9 +136,12 @@ def _progress(runtime: Runtime, job: Job, stopping: Callable[[], bool], row: thr
         now = time.monotonic()
         if now - last[0] < PROGRESS_EVERY_S and done < total:
             return
+        try:
+            with row, runtime.db.transaction() as con:
+                cancelled = jobs_store.report_progress(con, job.id, done, total, note[:200])
+        except DatabaseUnavailable:  # the server restarting: reported at the next item (the watch beats meanwhile)
+            return
         last[0] = now
-        with row, runtime.db.transaction() as con:
-            cancelled = jobs_store.report_progress(con, job.id, done, total, note[:200])
         if cancelled:
             raise JobCancelled(f"cancelled after {done} of {total}")
         if stopping():

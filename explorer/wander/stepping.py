@@ -13,6 +13,7 @@ were most of a step's cost at scale.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -26,7 +27,7 @@ from explorer.runtime import Runtime
 from explorer.store import events as events_store
 from explorer.store import leases
 from explorer.store import wander as wander_store
-from explorer.store.database import Connection, StoreError, WriteConflict
+from explorer.store.database import Connection, DatabaseUnavailable, StoreError, WriteConflict
 from explorer.text import shorten
 from explorer.wander import selection
 from explorer.wander.caches import SessionMemory, corpus_space, forget_session, session_memory
@@ -40,6 +41,10 @@ from explorer.wander.walk import take_step
 
 T = TypeVar("T")
 TUNING = WanderTuning()
+OUTAGE_S = 60.0  # how long a walk waits out a database server that cannot be reached (a restart) before failing
+# A lease of this process's that could not be given back (the server away as its step failed), by session: given
+# back by the session's next step here, which would otherwise find it held by a living process, this one.
+_UNRELEASED: dict[str, str] = {}
 StepRead = tuple[StepInputs, SessionMemory, str]  # and the holder of the session's step lease
 
 
@@ -73,12 +78,22 @@ def run(
     require_active(session)
     session_id = session.id  # the full id, once, when a short one was given
     read: StepRead | None = None
+    away_since: float | None = None
     try:
         while done < steps and stopped is None:
             # holds the file only to read and to write (writing one step and reading the next at once)
-            result, read = _step(
-                runtime, read or _read_step(runtime, session_id, tuning), tuning, read_next=done + 1 < steps
-            )
+            try:
+                result, read = _step(
+                    runtime, read or _read_step(runtime, session_id, tuning), tuning, read_next=done + 1 < steps
+                )
+            except DatabaseUnavailable:  # the server restarting: nothing of the step was kept; take it again
+                away_since = away_since or time.monotonic()
+                if time.monotonic() - away_since > OUTAGE_S:
+                    raise
+                read = None
+                time.sleep(1.0)
+                continue
+            away_since = None
             done += 1
             formed += result.crystal is not None
             if result.residue is None:
@@ -119,6 +134,9 @@ def hold(con: Connection, session: Session, work: str = "step") -> str:
     holder, to give back with the write. Refused at once while another process is taking a step of the session
     (see :mod:`explorer.store.leases`): it would be refused at its write anyway, after paying for its calls.
     """
+    unreleased = _UNRELEASED.pop(session.id, None)
+    if unreleased is not None:
+        leases.release(con, session.id, unreleased)
     holder = leases.new_holder()
     other = leases.take(con, session.id, holder)
     if other is not None:
@@ -142,7 +160,7 @@ def let_go(runtime: Runtime, session_id: str, holder: str, spending: Spending) -
             if current is not None and (spending.usage.calls or spending.cloud_cents):
                 wander_store.update_session(tx, session_id, **spending.spent_on(current))
     except StoreError:
-        pass
+        _UNRELEASED[session_id] = holder
 
 
 def _read_step(runtime: Runtime, session_id: str, tuning: WanderTuning) -> StepRead:
@@ -165,7 +183,10 @@ def _read_step(runtime: Runtime, session_id: str, tuning: WanderTuning) -> StepR
         try:
             inputs, memory = _read_held(runtime, con, session, tuning)
         except BaseException:
-            leases.release(con, session.id, holder)
+            try:
+                leases.release(con, session.id, holder)
+            except StoreError:
+                _UNRELEASED[session.id] = holder
             raise
         return inputs, memory, holder
 
@@ -305,7 +326,10 @@ def _step(
             return plan.result, None
         try:
             return plan.result, _read_step(runtime, inputs.session.id, tuning)
-        except WanderError:  # this step stands; the next one reads again and reports what stops it
+        except (
+            WanderError,
+            DatabaseUnavailable,
+        ):  # this step stands; the next one reads again (and says what stops it)
             return plan.result, None
 
 

@@ -14,6 +14,7 @@ import pytest
 from explorer.prompts import Prompt
 from explorer.runtime import Runtime
 from explorer.store import corpus as corpus_store
+from explorer.store import leases
 from explorer.store.database import Database, DatabaseUnavailable
 from explorer.wander import service
 from explorer.wander.errors import SessionStateError
@@ -199,3 +200,31 @@ def test_a_database_failing_while_the_step_thinks_fails_the_step_whole(
         monkeypatch.undo()
     offline_runtime.calls.flush()
     assert service.step(offline_runtime, s.id).step_number == 2
+
+
+def test_a_walk_waits_out_a_server_away_for_one_step_and_takes_them_all(
+    offline_runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step that meets the database away (a statement in flight as the server restarts) is not kept, nor can its
+    lease be given back then; the walk takes the step again once the server answers, freeing that lease itself.
+    """
+    s = new_session(offline_runtime)
+    monkeypatch.setattr(offline_runtime.calls, "size", 1)  # every call logged as it ends
+    write, release = offline_runtime.calls.write, leases.release
+    failed: list[str] = []
+
+    def once(real: Any, what: str) -> Any:
+        def maybe(*args: Any) -> Any:
+            if what not in failed:
+                failed.append(what)
+                raise DatabaseUnavailable("the database server cannot be reached now (test); nothing was kept")
+            return real(*args)
+
+        return maybe
+
+    monkeypatch.setattr(offline_runtime.calls, "write", once(write, "call log"))
+    monkeypatch.setattr(leases, "release", once(release, "lease"))
+    result = service.run(offline_runtime, s.id, 3)
+    assert failed == ["call log", "lease"]  # the step failed, and so did giving its lease back
+    view = service.session_view(offline_runtime, s.id)
+    assert result.steps_completed == view.session.step_count == len(view.trace) == 3
