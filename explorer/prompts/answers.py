@@ -18,7 +18,11 @@ The one rule holds for every score, so no prompt has its own idea of "out of ran
 What is asked matches what is accepted. Each field's check is declared with :class:`Checked`, which also puts the
 bounds it enforces into the field's JSON schema (``maxLength``, ``maxItems``, scores as an ``enum`` of steps): a
 server that turns the schema into a grammar (llama.cpp) cannot then write a value the check refuses, nor an answer
-longer than :func:`longest_answer`, which each prompt's ``max_tokens`` is sized to hold.
+longer than :func:`longest_answer`, which each prompt's ``max_tokens`` is sized to hold. A bound the reader needs of
+several fields together is asked of each (``minLength``, ``minItems``), so the grammar writes more than enough. What
+no schema can say in a form every server reads is left to the prompt: a text of only blanks, quotes or dots, which
+the reader trims to nothing (llama.cpp takes a ``pattern`` in place of the lengths; OpenAI's strict mode has no
+``not``), and a placeholder echoed as a name; no prompt shows such a value to copy.
 """
 
 from __future__ import annotations
@@ -148,9 +152,14 @@ def text(max_chars: int | None, min_chars: int = 0) -> Callable[[object], str]:
     return check
 
 
-def text_field(max_chars: int, min_chars: int = 0) -> Checked:
-    """:func:`text`'s check with its bounds asked for: a text field of an answer model, ``Annotated[str, …]``."""
-    bounds = {"maxLength": max_chars} | ({"minLength": min_chars} if min_chars else {})
+def text_field(max_chars: int, min_chars: int = 0, *, asked_min: int = 0) -> Checked:
+    """:func:`text`'s check with its bounds asked for: a text field of an answer model, ``Annotated[str, …]``.
+
+    ``asked_min`` asks for more than the field's own check needs, where the reader judges the fields together (a
+    dwelling's five reflections are each asked for, and three are enough): the grammar writes all of them.
+    """
+    least = max(min_chars, asked_min)
+    bounds = {"maxLength": max_chars} | ({"minLength": least} if least else {})
     return Checked(text(max_chars, min_chars), bounds)
 
 
@@ -183,7 +192,9 @@ def _each(items: list[object], one: Callable[[object], str]) -> tuple[str, ...]:
     return tuple(seen.values())
 
 
-LABEL_SCHEMA = {"type": "string", "maxLength": LABEL_MAX_CHARS}
+# A name in a list is asked for non-empty: a grammar that allows "" lets a small model fill the list with blanks,
+# which the reader drops (a dwelling's themes ["", ""] are none given).
+LABEL_SCHEMA = {"type": "string", "minLength": 1, "maxLength": LABEL_MAX_CHARS}
 Label = Annotated[str, Checked(label, {"maxLength": LABEL_MAX_CHARS})]
 
 
@@ -221,7 +232,7 @@ def phrases(max_items: int, max_chars: int) -> Checked:
             refuse(f"{len(kept)} items, over the {max_items} allowed")
         return kept
 
-    items = {"type": "string", "maxLength": max_chars}
+    items = {"type": "string", "minLength": 1, "maxLength": max_chars}
     return Checked(check, {"items": items, "minItems": 1, "maxItems": max_items})
 
 

@@ -83,7 +83,7 @@ class JudgementsAnswer(AnswerModel):
     one that does not check out leaves its candidate unjudged and the others kept).
     """
 
-    judgements: Annotated[list[JudgementAnswer], Field(max_length=MAX_JUDGEMENTS)]
+    judgements: Annotated[list[JudgementAnswer], Field(min_length=1, max_length=MAX_JUDGEMENTS)]
 
 
 def _judgement(entry: JudgementAnswer, position: int) -> Judgement:

@@ -27,6 +27,7 @@ from explorer.prompts.answers import (
 )
 
 Sentences = Annotated[str, text_field(400)]  # "1-2 sentences": two of 30 words fit
+Reflection = Annotated[str, text_field(400, asked_min=1)]  # each asked for; three of the five are enough
 MAX_THEMES = 5  # "3-5 thematic keywords"
 MAX_DOMAINS = 4
 MAX_ANALOGIES = 3  # the walk's default count: each analogy is one more candidate to embed and ground
@@ -98,11 +99,11 @@ class Dwelling:
 class DwellingAnswer(AnswerModel):
     """The dwelling prompt's JSON: reflections are text, themes short names, ratings 0–1 scores."""
 
-    connection: Sentences = ""
-    tension: Sentences = ""
-    bridge: Sentences = ""
-    surprise: Sentences = ""
-    possibility: Sentences = ""
+    connection: Reflection = ""
+    tension: Reflection = ""
+    bridge: Reflection = ""
+    surprise: Reflection = ""
+    possibility: Reflection = ""
     themes: Annotated[tuple[str, ...], labels(MAX_THEMES, min_items=1)] = ()
     interestingness: Score01
     actionability: Score01
