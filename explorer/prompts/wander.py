@@ -1,7 +1,8 @@
 """Prompts of Wander (docs/wander.md): dwelling, analogy, crystallization, validation.
 
-The dwelling prompt (docs/wander.md#dwelling-prompt) is the original design's word for word; its JSON
-example's braces are doubled only so that ``str.format`` leaves them alone.
+The dwelling prompt (docs/wander.md#dwelling-prompt) is the original design's word for word but its last lines: the
+JSON it asks for is described in words, with no value to copy. Shown ``"themes": ["...", "..."]``, a small model held
+to the schema by a grammar wrote themes and reflections of dots (SmolLM2-135M, 2 dwellings in 10 refused).
 """
 
 from __future__ import annotations
@@ -65,17 +66,9 @@ Also extract:
 - INTERESTINGNESS: Rate 0.0-1.0 how interesting this encounter is
 - ACTIONABILITY: Rate 0.0-1.0 how actionable insights here might be
 
-Respond in JSON format:
-{{
-  "connection": "...",
-  "tension": "...",
-  "bridge": "...",
-  "surprise": "...",
-  "possibility": "...",
-  "themes": ["...", "..."],
-  "interestingness": 0.X,
-  "actionability": 0.X
-}}"""
+Respond in JSON format: an object whose "connection", "tension", "bridge", "surprise" and "possibility" are your
+answers to the five questions (each in your own words), whose "themes" is a list of your 3-5 keywords, and whose
+"interestingness" and "actionability" are your two ratings."""
 
 REFLECTIONS = ("connection", "tension", "bridge", "surprise", "possibility")
 
@@ -113,7 +106,7 @@ def read_dwelling(text: str) -> Dwelling:
     """The five reflections, themes and ratings; refused without themes, ratings or most reflections."""
     answer = check(DwellingAnswer, json_object(text))
     reflections = {name: getattr(answer, name) for name in REFLECTIONS}
-    given = sum(bool(v) for v in reflections.values())
+    given = sum(bool(v.strip(".…").strip()) for v in reflections.values())  # "..." copied says nothing
     if given < 3:
         raise AnswerRejected(f"only {given} of the five reflections given")
     if not answer.themes:

@@ -279,7 +279,7 @@ def trimmed(answer: Any) -> bool:
         return any(trimmed(value) for value in answer.values())
     if isinstance(answer, list):
         return any(trimmed(value) for value in answer)
-    return isinstance(answer, str) and answer != answer.strip().strip('"').strip().strip(".").strip()
+    return isinstance(answer, str) and answer != answer.strip().strip('"').strip().strip(".…").strip()
 
 
 def drawn(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
