@@ -34,6 +34,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from explorer.inputs import storable
+from explorer.records.notes import FRONT_MATTER_MAX_CHARS, front_matter, is_exported
 
 SUFFIXES = (".txt", ".md", ".markdown", ".jsonl")
 DEFAULT_MAX_MB = 20.0
@@ -264,15 +265,35 @@ def _load(path: Path, year: int | None, domain: str | None, max_mb: float) -> It
         yield LoadError(str(path), str(exc) if isinstance(exc, ValueError) else exc.strerror or str(exc))
 
 
+def exported_note(path: Path) -> bool:
+    """Whether ``path`` is a note Dream Explorer exported (``explorer export --notes``): Markdown whose front matter
+    says ``generated_by: dream-explorer``. Such a note is the engine's own finding, not a source: read back, it
+    would become evidence for itself.
+    """
+    if path.suffix.lower() not in (".md", ".markdown"):
+        return False
+    try:
+        with path.open(encoding="utf-8", errors="replace") as file:
+            return is_exported(front_matter(file.read(FRONT_MATTER_MAX_CHARS)))
+    except OSError:
+        return False  # reading it will say what is wrong
+
+
 def expand_paths(paths: Iterable[str | Path]) -> Iterator[Path | LoadError]:
-    """Files to read: each file named, and the supported files under each directory."""
+    """Files to read: each file named, and the supported files under each directory; a note Dream Explorer
+    exported (:func:`exported_note`) is passed over in a folder and refused when named.
+    """
     for raw in paths:
         path = Path(raw).expanduser()
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+            files = sorted(
+                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES and not exported_note(p)
+            )
             if not files:
                 yield LoadError(str(path), f"no {', '.join(SUFFIXES)} files in this folder")
             yield from files
+        elif path.is_file() and exported_note(path):
+            yield LoadError(str(path), "a note Dream Explorer exported (generated_by: dream-explorer), not a source")
         elif path.is_file():
             yield (
                 path
