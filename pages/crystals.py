@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.errors import ExplorerError
+from explorer.notes import service as notes_export
 from explorer.records.wander import REVIEW_OUTCOMES, Crystal, Review, ReviewDecision, ReviewFilter, ReviewState
 from explorer.wander import review as reviewing
 from explorer.wander import service as wander
@@ -135,6 +136,7 @@ def list_view() -> None:
     crystals = [c for c in in_scope if STATUS_FILTERS[status] in (None, c.review_state)]
     crystals.sort(key=lambda c: (-c.confidence, c.id))
     st.caption(f"{counted(len(crystals), 'crystal')} shown · {awaiting} awaiting review in all sessions")
+    export_to_notes()
     if not crystals:
         st.info(hidden_by_filters(status, in_scope), icon=":material/diamond:")
         return
@@ -158,6 +160,31 @@ def list_view() -> None:
                     st.rerun()
             with st.expander("Evidence: residues → loci → source chunks", icon=":material/account_tree:"):
                 evidence(crystal)
+
+
+def export_to_notes() -> None:
+    """The approved crystals (of the session above, when one is chosen) and the kept dreams as Markdown notes in a
+    folder of the person's vault, through the engine's export (``explorer export --notes`` does the same).
+    """
+    with st.expander("Export to notes", icon=":material/note_stack:"):
+        folder = st.text_input("Folder", key="notes_folder", placeholder="~/vault/findings")
+        into_vault = st.checkbox(
+            "Write inside an ingested folder too",
+            key="notes_into_vault",
+            help="A folder the knowledge base was read from is refused unless this is ticked; ingest never reads "
+            "the exported notes back.",
+        )
+        if st.button("Export to notes", key="notes_export", icon=":material/download:", disabled=not folder.strip()):
+            try:
+                done = notes_export.export_notes(rt, folder.strip(), session_id=session_id, into_vault=into_vault)
+            except ExplorerError as exc:
+                st.error(common.error_text(exc), icon=":material/error:")
+                return
+            st.success(
+                f"{counted(done.written, 'note')} written, {done.unchanged} unchanged, {done.removed} removed in "
+                f"{untrusted.md(done.directory)}",
+                icon=":material/done_all:",
+            )
 
 
 def hidden_by_filters(status: str, in_scope: list[Crystal]) -> str:
