@@ -20,7 +20,7 @@ import yaml
 
 from explorer.dreaming.service import run_rem
 from explorer.notes.folder import IntoVault, NotesExportError
-from explorer.notes.render import note_name, note_text, slug, wikilink
+from explorer.notes.render import note_name, note_names, note_text, slug, wikilink
 from explorer.notes.service import export_notes
 from explorer.providers.embeddings import Embedder
 from explorer.reading.ingest import ingest_paths
@@ -218,6 +218,19 @@ def test_model_text_cannot_break_the_front_matter_or_the_links() -> None:
     assert note_name(finding) == "dream-1a2b3c4d-evian-water-kind-crystal.md"
     assert slug("¿¡!?") == "" and wikilink("[]") is None
     assert note_name(NoteFinding("crystal", "ffffffff-1", "", "", "approved", 1.0)) == "crystal-ffffffff.md"
+
+
+def test_two_findings_that_would_share_a_name_are_named_by_their_whole_ids() -> None:
+    twins = [
+        NoteFinding("dream", f"1a2b3c4d-0000-4000-8000-00000000000{i}", "Same words", "text", "kept", 0.5)
+        for i in (1, 2)
+    ]
+    other = NoteFinding("dream", "99999999-0000-4000-8000-000000000000", "Same words", "text", "kept", 0.5)
+    assert note_names([*twins, other]) == [
+        "dream-1a2b3c4d-0000-4000-8000-000000000001-same-words.md",
+        "dream-1a2b3c4d-0000-4000-8000-000000000002-same-words.md",
+        "dream-99999999-same-words.md",
+    ]
 
 
 def read_note_text(text: str) -> tuple[dict[str, Any], str]:

@@ -44,10 +44,19 @@ def slug(text: str) -> str:
     return "-".join(kept) or (words[0][:SLUG_MAX_CHARS] if words else "")
 
 
-def note_name(finding: NoteFinding) -> str:
-    """The note's file name: kind, short id and a slug of its title."""
+def note_name(finding: NoteFinding, digits: int = SHORT_ID) -> str:
+    """The note's file name: kind, the first ``digits`` of its id and a slug of its title."""
     words = slug(finding.title or finding.text)
-    return "-".join(part for part in (finding.kind, finding.id[:SHORT_ID], words) if part) + ".md"
+    return "-".join(part for part in (finding.kind, finding.id[:digits], words) if part) + ".md"
+
+
+def note_names(findings: list[NoteFinding]) -> list[str]:
+    """Each finding's :func:`note_name`; two that would share one (the same kind, first digits and words) are
+    named by their whole ids instead, so neither note overwrites the other.
+    """
+    names = [note_name(f) for f in findings]
+    shared = {name for name in names if names.count(name) > 1}
+    return [note_name(f, len(f.id)) if name in shared else name for f, name in zip(findings, names, strict=True)]
 
 
 def wikilink(name: str) -> str | None:

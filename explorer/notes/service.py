@@ -16,7 +16,7 @@ from pathlib import Path
 
 from explorer.dreaming import service as dreaming
 from explorer.notes.folder import IntoVault, vault_folder, write_notes
-from explorer.notes.render import note_name, note_text
+from explorer.notes.render import note_name, note_names, note_text
 from explorer.records import PAGE_MAX, Document
 from explorer.records.dreaming import Dream
 from explorer.records.notes import NoteFinding, NotesExport
@@ -53,7 +53,7 @@ def export_notes(
             "the vault itself",
             subject=str(directory),
         )
-    return write_notes(directory, {note_name(f): note_text(f) for f in findings})
+    return write_notes(directory, {name: note_text(f) for f, name in zip(findings, note_names(findings), strict=True)})
 
 
 def read_findings(runtime: Runtime, session_id: str | None = None) -> tuple[list[NoteFinding], list[str]]:

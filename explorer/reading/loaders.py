@@ -34,7 +34,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from explorer.inputs import storable
-from explorer.records.notes import FRONT_MATTER_MAX_CHARS, front_matter, is_exported
+from explorer.records.notes import FRONT_MATTER_MAX_CHARS, MARK_FIELD, front_matter, is_exported
 
 SUFFIXES = (".txt", ".md", ".markdown", ".jsonl")
 DEFAULT_MAX_MB = 20.0
@@ -274,9 +274,10 @@ def exported_note(path: Path) -> bool:
         return False
     try:
         with path.open(encoding="utf-8", errors="replace") as file:
-            return is_exported(front_matter(file.read(FRONT_MATTER_MAX_CHARS)))
+            head = file.read(FRONT_MATTER_MAX_CHARS)
     except OSError:
         return False  # reading it will say what is wrong
+    return MARK_FIELD in head and is_exported(front_matter(head))  # most notes are not parsed twice
 
 
 def expand_paths(paths: Iterable[str | Path]) -> Iterator[Path | LoadError]:
