@@ -17,7 +17,9 @@ def export(
     session_id: Annotated[
         str | None,
         typer.Argument(
-            metavar="[SESSION]", help="Session id (see `explorer wander list`); the archive's.", show_default=False
+            metavar="SESSION",
+            help="Session id (see `explorer wander list`): the archive's (with --png).",
+            show_default=False,
         ),
     ] = None,
     png: Annotated[
