@@ -66,10 +66,8 @@ def write_notes(directory: Path, notes: Mapping[str, str]) -> NotesExport:
     A file of the same name that the export did not write is refused before anything is written
     (:class:`NotesExportError`), as is a ``directory`` that is a file or cannot be made.
 
-    Example::
-
-        done = write_notes(Path("vault/findings"), {"crystal-1a2b3c4d-hashing.md": note_text(finding)})
-        done.written, done.unchanged, done.removed
+    Example: ``write_notes(Path("vault/findings"), {note_name(finding): note_text(finding)})`` returns the counts
+    (``written``, ``unchanged``, ``removed``).
     """
     directory = directory.expanduser()
     if directory.exists() and not directory.is_dir():

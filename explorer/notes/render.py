@@ -10,7 +10,7 @@ the only structure it could break), then a "Sources" list with a ``[[wikilink]]`
 Example::
 
     finding = NoteFinding("crystal", crystal.id, "Hashing and bees", crystal.insight, "approved", 0.8, ("Bees",))
-    note_name(finding)  # 'crystal-1a2b3c4d-hashing-and-bees.md'
+    note_name(finding)  # the name above
     note_text(finding).splitlines()[:3]  # ['---', 'generated_by: dream-explorer', 'kind: crystal']
 """
 
