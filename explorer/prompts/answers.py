@@ -19,10 +19,10 @@ What is asked matches what is accepted. Each field's check is declared with :cla
 bounds it enforces into the field's JSON schema (``maxLength``, ``maxItems``, scores as an ``enum`` of steps): a
 server that turns the schema into a grammar (llama.cpp) cannot then write a value the check refuses, nor an answer
 longer than :func:`longest_answer`, which each prompt's ``max_tokens`` is sized to hold. A bound the reader needs of
-several fields together is asked of each (``minLength``, ``minItems``), so the grammar writes more than enough. What
-no schema can say in a form every server reads is left to the prompt: a text of only blanks, quotes or dots, which
-the reader trims to nothing (llama.cpp takes a ``pattern`` in place of the lengths; OpenAI's strict mode has no
-``not``), and a placeholder echoed as a name; no prompt shows such a value to copy.
+several fields together is asked of each (``minLength``, ``minItems``), so the grammar writes more than enough; a
+text that must say something begins with a character the reader keeps (:func:`said`), so " " or "..." cannot pass
+for one. Left to the prompt, as no schema says it in a form every server reads (OpenAI's strict mode has no
+``not``): a placeholder echoed as a name, and blanks at a text's end that leave it under its least length.
 """
 
 from __future__ import annotations
@@ -152,6 +152,24 @@ def text(max_chars: int | None, min_chars: int = 0) -> Callable[[object], str]:
     return check
 
 
+# What a reader trims from a text's ends (Python's blanks, quotes, dots) and JSON's control characters: a text that
+# must say something may not begin with one, or " " and "..." would pass for a theme or a reflection.
+_TRIMMED = r"\x00-\x20\x7F\x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\"\\.…"
+_PLAIN = r"[^\"\\\x00-\x1F\x7F]"  # a character of a JSON string that needs no escape
+
+
+def said(min_chars: int, max_chars: int) -> dict[str, Any]:
+    """The schema of a text that must say something: at least ``min_chars`` (one or more) and at most ``max_chars``
+    characters, beginning with one the reader keeps.
+
+    A ``pattern`` says it, and holds the lengths too, as llama.cpp's grammar reads a pattern in place of them; the
+    lengths stay for the servers and checks that read those. The text can hold no double quote or backslash (a
+    grammar would otherwise have to spell JSON's escapes): a model quotes with single quotes.
+    """
+    pattern = f"^[^{_TRIMMED}]{_PLAIN}{{{min_chars - 1},{max_chars - 1}}}$"
+    return {"minLength": min_chars, "maxLength": max_chars, "pattern": pattern}
+
+
 def text_field(max_chars: int, min_chars: int = 0, *, asked_min: int = 0) -> Checked:
     """:func:`text`'s check with its bounds asked for: a text field of an answer model, ``Annotated[str, …]``.
 
@@ -159,8 +177,7 @@ def text_field(max_chars: int, min_chars: int = 0, *, asked_min: int = 0) -> Che
     dwelling's five reflections are each asked for, and three are enough): the grammar writes all of them.
     """
     least = max(min_chars, asked_min)
-    bounds = {"maxLength": max_chars} | ({"minLength": least} if least else {})
-    return Checked(text(max_chars, min_chars), bounds)
+    return Checked(text(max_chars, min_chars), said(least, max_chars) if least else {"maxLength": max_chars})
 
 
 def label(value: object) -> str:
@@ -194,7 +211,7 @@ def _each(items: list[object], one: Callable[[object], str]) -> tuple[str, ...]:
 
 # A name in a list is asked for non-empty: a grammar that allows "" lets a small model fill the list with blanks,
 # which the reader drops (a dwelling's themes ["", ""] are none given).
-LABEL_SCHEMA = {"type": "string", "minLength": 1, "maxLength": LABEL_MAX_CHARS}
+LABEL_SCHEMA = {"type": "string", **said(1, LABEL_MAX_CHARS)}
 Label = Annotated[str, Checked(label, {"maxLength": LABEL_MAX_CHARS})]
 
 
@@ -232,8 +249,7 @@ def phrases(max_items: int, max_chars: int) -> Checked:
             refuse(f"{len(kept)} items, over the {max_items} allowed")
         return kept
 
-    items = {"type": "string", "minLength": 1, "maxLength": max_chars}
-    return Checked(check, {"items": items, "minItems": 1, "maxItems": max_items})
+    return Checked(check, {"items": {"type": "string", **said(1, max_chars)}, "minItems": 1, "maxItems": max_items})
 
 
 class AnswerModel(BaseModel):

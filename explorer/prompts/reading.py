@@ -20,6 +20,7 @@ from explorer.prompts.answers import (
     listed,
     prose,
     refuse,
+    said,
     text_field,
 )
 
@@ -101,7 +102,7 @@ def entity_name(value: object) -> str:
 class EntityAnswer(AnswerModel):
     """One entity: a short name and what the passage teaches about it, in a sentence."""
 
-    entity: Annotated[str, Checked(entity_name, {"minLength": 1, "maxLength": LABEL_MAX_CHARS})]
+    entity: Annotated[str, Checked(entity_name, said(1, LABEL_MAX_CHARS))]
     learning: Annotated[str, text_field(300, 1)]  # a sentence
 
 

@@ -22,6 +22,7 @@ from explorer.prompts.answers import (
     answer_schema,
     labels,
     longest_answer,
+    said,
     text_field,
 )
 from explorer.testing.llama_server import missing, model_path
@@ -48,7 +49,7 @@ def test_the_schema_is_the_models_plain_and_whole_with_the_bounds_its_checks_enf
     step = {
         "type": "object",
         "properties": {
-            "name": {"type": "string", "maxLength": 20, "minLength": 1},
+            "name": {"type": "string", **said(1, 20)},
             "level": score,
             "doubt": {"anyOf": [score, {"type": "null"}]},
         },
@@ -62,7 +63,7 @@ def test_the_schema_is_the_models_plain_and_whole_with_the_bounds_its_checks_enf
             "steps": {"type": "array", "items": step},
             "themes": {
                 "type": "array",
-                "items": {"type": "string", "minLength": 1, "maxLength": 80},
+                "items": {"type": "string", **said(1, 80)},
                 "minItems": 0,
                 "maxItems": 3,
             },
@@ -270,10 +271,9 @@ def test_every_json_prompt_has_its_refusals_listed() -> None:
 
 
 def trimmed(answer: Any) -> bool:
-    """Whether a text in ``answer`` begins or ends with blanks, quotes or dots, which a reader trims (a text of only
-    those is no text; one of 3 characters with a quote is 2). A schema cannot forbid them in a form every server
-    reads: llama.cpp's grammar takes a ``pattern`` in place of the lengths, and OpenAI's strict mode takes no
-    ``not``. The prompts give no such value to copy.
+    """Whether a text in ``answer`` begins or ends with blanks, quotes or dots, which a reader trims. A text that must
+    say something cannot begin so (its pattern); one that ends so may be shorter than its least once trimmed ("ab "
+    for a concept of three or more), which the prompts leave to the model.
     """
     if isinstance(answer, dict):
         return any(trimmed(value) for value in answer.values())
@@ -296,6 +296,8 @@ def drawn(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
         return st.fixed_dictionaries({name: drawn(sub) for name, sub in schema["properties"].items()})
     if kind == "array":
         return st.lists(drawn(schema["items"]), min_size=schema.get("minItems", 0), max_size=schema["maxItems"])
+    if kind == "string" and "pattern" in schema:
+        return st.from_regex(schema["pattern"], fullmatch=True)
     if kind == "string":
         return st.text(min_size=schema.get("minLength", 0), max_size=schema["maxLength"])
     if kind == "integer":
