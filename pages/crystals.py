@@ -19,7 +19,7 @@ from explorer.records.wander import REVIEW_OUTCOMES, Crystal, Review, ReviewDeci
 from explorer.wander import review as reviewing
 from explorer.wander import service as wander
 from explorer.wander.guards import review_allowed
-from explorer.wording import counted
+from explorer.wording import counted, locus_kind
 from pages import clicks, common, signin, untrusted
 
 PAGE_SIZE = 10
@@ -119,7 +119,7 @@ def evidence(crystal: Crystal) -> None:
     st.markdown(f"**Loci** ({len(found.loci)})")
     for locus in found.loci:
         untrusted.text(
-            f"{locus.source_type} · {', '.join(locus.domains) or '—'} · visits {locus.visit_count}",
+            f"{locus_kind(locus.source_type)} · {', '.join(locus.domains) or '—'} · visits {locus.visit_count}",
             " ".join(locus.concept.split())[:300],
         )
     st.markdown(f"**Source chunks** ({len(found.chunks)})")

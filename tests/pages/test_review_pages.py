@@ -176,3 +176,15 @@ def test_going_back_to_the_page_without_a_step_shows_what_it_showed_first(open_a
     at.query_params.pop("step")  # the back button, to the address before the choice
     at.run()
     assert at.selectbox(key="trace_step").value == last
+
+
+def test_a_crystal_s_evidence_names_its_loci_in_words(open_app, app_runtime, shown) -> None:
+    """A locus reads as "adjacent" or "seed" in the evidence, never as its stored constant ("ADJACENT")."""
+    (crystal, *_) = wander.list_crystals(app_runtime)
+    loci = wander.crystal_evidence(app_runtime, crystal.id).loci
+    assert loci
+    at = open_app("crystals?view=List")
+    captions = [shown(c.value) for c in at.caption]
+    for locus in loci:
+        assert any(c.startswith(f"{locus.source_type.lower()} · ") for c in captions), locus.source_type
+    assert not any(kind in c for c in captions for kind in ("SEED", "ADJACENT", "BRIDGED", "SERENDIPITOUS"))
