@@ -139,7 +139,7 @@ st.dataframe(
             "max steps": [s.max_steps for s in sessions],
             "seed concept": [s.seed_concept[:80] for s in sessions],
             "why": [s.status_reason or "" for s in sessions],
-            "last step": [s.last_step_at for s in sessions],
+            "last step": [f"{s.last_step_at:%Y-%m-%d %H:%M}" if s.last_step_at else "—" for s in sessions],
             "id": [s.id for s in sessions],
         }
     ),

@@ -119,8 +119,10 @@ def rem(
         bar=("dreaming", "dream"),
         summary=lambda report: [
             f"{report.dreams_stored} dreams stored, {report.dreams_dropped} dropped as adding nothing "
-            f"({report.duplicates} near-duplicates), {report.failures} failed; year {report.current_year}, "
-            f"{report.model_calls} model calls, seed {report.seed}",
+            f"({report.duplicates} near-duplicates), {report.failures} failed; "
+            + ("" if report.current_year is None else f"year {report.current_year}, ")
+            + f"{report.model_calls} model calls"
+            + ("" if report.seed is None else f", seed {report.seed}"),
             spent_line(report.spent_cents, report.budget_exhausted),
         ],
     )
@@ -165,7 +167,8 @@ def explore(
             f"{report.discoveries} discoveries from {report.seeds_explored} seeds "
             f"({report.candidates_judged} candidates judged, {report.candidates_kept} kept, "
             f"{report.eligible_memories} memories in the window), "
-            f"{report.failures} failed; {report.model_calls} model calls, seed {report.seed}",
+            f"{report.failures} failed; {report.model_calls} model calls"
+            + ("" if report.seed is None else f", seed {report.seed}"),
             spent_line(report.spent_cents, report.budget_exhausted),
         ],
     )

@@ -173,3 +173,14 @@ def test_an_empty_database_says_documents_come_first(open_app, page_text, tmp_pa
     at = open_app("sessions")
     assert "the knowledge base holds, and it is empty: add documents first" in page_text(at)
     assert not at.expander[0].proto.expanded  # the form waits, folded, until there is something to walk through
+
+
+def test_the_sessions_table_shows_a_missing_value_as_a_dash(open_app, app_runtime) -> None:
+    """A session that has not stepped yet has no last step: its cell reads "—", and no cell reads "None"."""
+    wander.create_session(app_runtime, SessionConfig(seed_concept="tides and the moon", name="Not yet stepped"))
+    at = open_app("sessions")
+    (table,) = at.dataframe
+    rows = table.value
+    assert rows.loc[rows["name"] == "Not yet stepped", "last step"].tolist() == ["—"]
+    assert not rows.isna().any().any()
+    assert "None" not in {str(cell) for cell in rows.to_numpy().ravel()}
