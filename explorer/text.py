@@ -640,7 +640,25 @@ def inert_markdown(text: str) -> str:
     return _PUNCTUATION.sub(r"\\\1", _AUTOLINK.sub(JOINER, _CONTROL.sub("", text)))
 
 
-def shorten(text: str, words: int = 40) -> str:
-    """The first ``words`` words of ``text``, with an ellipsis when something was cut."""
+def shorten(text: str, words: int = 40, *, chars: int | None = None) -> str:
+    """The first ``words`` words of ``text``, with an ellipsis when something was cut.
+
+    With ``chars``, also on one line and at most ``chars`` characters long, ellipsis included: cut at the last
+    word that fits, never inside a word (unless the first word alone is longer).
+
+    Example::
+
+        shorten("the cat sat on the mat", 3)  # 'the cat sat …'
+        shorten("what it means to be curious", chars=20)  # 'what it means to …'
+    """
     tokens = text.split()
-    return text.strip() if len(tokens) <= words else " ".join(tokens[:words]) + " …"
+    if chars is None:
+        return text.strip() if len(tokens) <= words else " ".join(tokens[:words]) + " …"
+    line = " ".join(tokens[:words])
+    if len(tokens) <= words and len(line) <= chars:
+        return line
+    room = max(chars - 2, 1)  # the ellipsis and the space before it
+    if len(line) > room:
+        head = line[: room + 1]  # one more: a word ending exactly at the limit is kept whole
+        line = head.rsplit(" ", 1)[0] if " " in head else line[:room]
+    return line.rstrip(" ,;:-–—") + " …"

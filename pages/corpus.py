@@ -12,6 +12,7 @@ import streamlit as st
 from explorer import demo, jobs
 from explorer.figures.charts import count_bars, year_bars
 from explorer.records import NODE_TYPES
+from explorer.text import shorten
 from explorer.views import corpus_overview, find_nodes, node_provenance
 from explorer.wording import counted, node_kind
 from pages import common, untrusted
@@ -178,7 +179,7 @@ if rows:
             "domain": [n.domain or "—" for n in rows],  # a cell says "—" where nothing is known, never "None"
             "year": [str(n.year) if n.year else "—" for n in rows],
             "generation": [n.generation for n in rows],
-            "text": [" ".join(n.text.split())[:160] for n in rows],
+            "text": [shorten(n.text, chars=160) for n in rows],
             "id": [n.id for n in rows],
         }
     )
@@ -228,8 +229,8 @@ if rows:
             with left:
                 st.markdown(f"**Parents** ({len(found.parents)})")
                 for parent in found.parents:
-                    untrusted.text(f"{node_kind(parent.type)} · {parent.id[:8]}", " ".join(parent.text.split())[:400])
+                    untrusted.text(f"{node_kind(parent.type)} · {parent.id[:8]}", shorten(parent.text, chars=400))
             with right:
                 st.markdown(f"**Children** ({len(found.children)})")
                 for child in found.children:
-                    untrusted.text(f"{node_kind(child.type)} · {child.id[:8]}", " ".join(child.text.split())[:400])
+                    untrusted.text(f"{node_kind(child.type)} · {child.id[:8]}", shorten(child.text, chars=400))

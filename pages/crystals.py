@@ -16,6 +16,7 @@ import streamlit as st
 from explorer.errors import ExplorerError
 from explorer.notes import service as notes_export
 from explorer.records.wander import REVIEW_OUTCOMES, Crystal, Review, ReviewDecision, ReviewFilter, ReviewState
+from explorer.text import shorten
 from explorer.wander import review as reviewing
 from explorer.wander import service as wander
 from explorer.wander.guards import review_allowed
@@ -110,7 +111,7 @@ def evidence(crystal: Crystal) -> None:
     for residue in found.residues:
         locus = loci.get(residue.to_locus_id)
         st.caption(
-            f"at “{untrusted.md(locus.concept[:100] if locus else residue.to_locus_id)}” · "
+            f"at “{untrusted.md(shorten(locus.concept, chars=100) if locus else residue.to_locus_id)}” · "
             f"themes {untrusted.md(', '.join(residue.themes[:5]))} · interest "
             f"{residue.interestingness or 0:.2f} · by {untrusted.md(residue.model_used)}"
         )
@@ -120,7 +121,7 @@ def evidence(crystal: Crystal) -> None:
     for locus in found.loci:
         untrusted.text(
             f"{locus_kind(locus.source_type)} · {', '.join(locus.domains) or '—'} · visits {locus.visit_count}",
-            " ".join(locus.concept.split())[:300],
+            shorten(locus.concept, chars=300),
         )
     st.markdown(f"**Source chunks** ({len(found.chunks)})")
     for chunk in found.chunks:

@@ -12,6 +12,7 @@ import streamlit as st
 from explorer import jobs, projection
 from explorer.dreaming import service as dreaming
 from explorer.records.dreaming import CycleReport, ExplorationReport, FusionReport, RemReport
+from explorer.text import shorten
 from explorer.wording import counted, node_kind
 from pages import common, untrusted
 
@@ -131,7 +132,7 @@ with left:
         st.caption("No dream yet.")
     for view in recent:
         with st.expander(
-            untrusted.md(" ".join(view.dream.text.split())[:110]),
+            untrusted.md(shorten(view.dream.text, chars=110)),
             icon=":material/bedtime:",
             expanded=view is shared,
             key=f"dream_{view.dream.id}",
@@ -147,7 +148,7 @@ with left:
             for source in view.sources:
                 untrusted.text(
                     f"{node_kind(source.type)} · {source.domain or '—'} · {source.year or '—'}",
-                    " ".join(source.text.split())[:400],
+                    shorten(source.text, chars=400),
                 )
 with right:
     st.subheader("Discovered links")
@@ -160,8 +161,8 @@ with right:
             st.dataframe(
                 pd.DataFrame(
                     {
-                        "from": [" ".join(d.seed.text.split())[:80] for d in found],
-                        "to": [" ".join(d.neighbor.text.split())[:80] for d in found],
+                        "from": [shorten(d.seed.text, chars=80) for d in found],
+                        "to": [shorten(d.neighbor.text, chars=80) for d in found],
                         "why": [d.relation.description or "" for d in found],
                         "confidence": [round(d.relation.confidence, 3) for d in found],
                     }
@@ -179,8 +180,8 @@ with right:
                 pd.DataFrame(
                     {
                         "kept": [v.verdict.kept for v in judged],
-                        "from": [" ".join(v.seed.text.split())[:60] for v in judged],
-                        "to": [" ".join(v.candidate.text.split())[:60] for v in judged],
+                        "from": [shorten(v.seed.text, chars=60) for v in judged],
+                        "to": [shorten(v.candidate.text, chars=60) for v in judged],
                         "reason": [v.verdict.reason for v in judged],
                         "novelty": [v.verdict.novelty for v in judged],
                         "plausibility": [v.verdict.plausibility for v in judged],

@@ -6,6 +6,7 @@ import streamlit as st
 
 from explorer import projection
 from explorer.figures.map import LAYERS, selected_items, session_map
+from explorer.text import shorten
 from explorer.views import map_data, node_provenance
 from explorer.wander import service as wander
 from explorer.wording import locus_kind, node_kind, way
@@ -115,7 +116,7 @@ if view is not None:
             "—"
             if number is None
             else f"step {number} · "
-            + (" ".join(loci[by_step[number]].concept.split())[:90] if by_step[number] in loci else by_step[number])
+            + (shorten(loci[by_step[number]].concept, chars=90) if by_step[number] in loci else by_step[number])
         ),
     )
     if step is not None:

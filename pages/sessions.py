@@ -14,6 +14,7 @@ from explorer.consolidation import service as consolidation
 from explorer.export import archive_zip, map_figure, render_png
 from explorer.figures.map import session_map
 from explorer.records.wander import ReviewState
+from explorer.text import shorten
 from explorer.views import corpus_overview, map_data
 from explorer.wander import service as wander
 from explorer.wander.config import SessionConfig
@@ -137,7 +138,7 @@ st.dataframe(
             "status": [s.status for s in sessions],
             "steps": [s.step_count for s in sessions],
             "max steps": [s.max_steps for s in sessions],
-            "seed concept": [s.seed_concept[:80] for s in sessions],
+            "seed concept": [shorten(s.seed_concept, chars=80) for s in sessions],
             "why": [s.status_reason or "" for s in sessions],
             "last step": [f"{s.last_step_at:%Y-%m-%d %H:%M}" if s.last_step_at else "—" for s in sessions],
             "id": [s.id for s in sessions],
@@ -178,7 +179,7 @@ common.checkpoint_banner(session)
 st.caption(
     f"Status **{session.status}**"
     + (f" ({untrusted.md(session.status_reason)})" if session.status_reason else "")
-    + f" · seed: {untrusted.md(session.seed_concept[:120])} · random seed {session.random_seed} · "
+    + f" · seed: {untrusted.md(shorten(session.seed_concept, chars=120))} · random seed {session.random_seed} · "
     f"calls: {session.local_calls} local, {session.cloud_calls} cloud, {session.offline_calls} offline · "
     f"cloud spend {session.cloud_spent_cents:.2f}/{session.cloud_budget_cents} ¢"
 )
@@ -292,7 +293,7 @@ with st.expander("Steer the walk", icon=":material/tune:", key="steer"):
         if st.form_submit_button("Inject") and concept.strip():
             locus = wander.inject(rt, session.id, concept)
             projection.place_new(rt)
-            st.success(f"Next step goes to: {untrusted.md(locus.concept[:80])}")
+            st.success(f"Next step goes to: {untrusted.md(shorten(locus.concept, chars=80))}")
     with s2.form("fence", clear_on_submit=True):
         concept = st.text_input(
             "Fence around a concept",
@@ -301,7 +302,7 @@ with st.expander("Steer the walk", icon=":material/tune:", key="steer"):
         action = st.radio("Action", ["include", "exclude"], horizontal=True)
         if st.form_submit_button("Change the fence") and concept.strip():
             wander.fence(rt, session.id, concept, action)
-            st.success(f"Fence: {action} “{untrusted.md(concept[:60])}”")
+            st.success(f"Fence: {action} “{untrusted.md(shorten(concept, chars=60))}”")
     with s3:
         st.caption("Force a crystallization attempt at the current locus with the resonance that bears on it most.")
         if st.button("Crystallize now", key="crystallize"):

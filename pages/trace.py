@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.figures.charts import scores_by_step
+from explorer.text import shorten
 from explorer.wander import service as wander
 from explorer.wording import counted, way
 from pages import common, untrusted
@@ -29,7 +30,7 @@ loci = {locus.id: locus for locus in view.loci}
 
 def concept(locus_id: str | None) -> str:
     locus = loci.get(locus_id or "")
-    return " ".join(locus.concept.split())[:90] if locus else "—"
+    return shorten(locus.concept, chars=90) if locus else "—"
 
 
 st.plotly_chart(scores_by_step([t.step_number for t in trace], [t.selection_scores for t in trace]), key="scores")

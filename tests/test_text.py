@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from markdown_it import MarkdownIt
 
-from explorer.text import SENTENCE_PIECE, inert_markdown, is_theme, keyphrases, split_sentences
+from explorer.text import SENTENCE_PIECE, inert_markdown, is_theme, keyphrases, shorten, split_sentences
 
 SUBJECTS = ["delay slot", "Microsoft SMB", "power supply", "processor family", "speed", "networking"]
 SUBJECTS += ["operating system", "distributed systems", "IBM", "binary", "ALU"]
@@ -69,3 +69,17 @@ def test_a_sentence_running_on_past_pieces_is_still_one(unit: str) -> None:
 def test_a_line_end_ends_a_sentence_in_any_piece() -> None:
     lines = [f"line {i} has no full stop" for i in range(300)]
     assert split_sentences("\n".join(lines)) == lines
+
+
+def test_shorten_to_a_length_cuts_between_words() -> None:
+    assert shorten("what it means to be curious", chars=20) == "what it means to …"
+    assert shorten("  short\n text ", chars=20) == "short text"  # on one line, whole when it fits
+    assert shorten("what it means to be", chars=19) == "what it means to be"
+    assert shorten("one two three four", 2, chars=50) == "one two …"
+    assert shorten("considered, and then more", chars=14) == "considered …"  # no comma before the ellipsis
+    assert shorten("a" * 30, chars=20) == "a" * 18 + " …"  # one word longer than the room: cut, it is all there is
+    for text in ("Why would a memory need to be curious about itself", "x " * 100):
+        for chars in range(3, 60):
+            cut = shorten(text, chars=chars)
+            assert len(cut) <= chars
+            assert cut.endswith(" …") or cut == " ".join(text.split())

@@ -19,6 +19,7 @@ from explorer.records import Node, Verdict
 from explorer.store import corpus
 from explorer.store import dreaming as dreaming_store
 from explorer.testing.dreams import dream_node
+from explorer.text import shorten
 from explorer.wording import node_kind
 from pages.common import UNEXPECTED
 
@@ -83,7 +84,7 @@ def test_dreaming_from_the_page_reports_and_lists_the_dreams(
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["dreams requested"] == "2" and metrics["dreams stored"] == str(len(stored))
     assert int(metrics["dreams stored"]) + int(metrics["dreams dropped"]) <= 2  # the rest failed
-    assert [shown(e.label) for e in dream_cards(at)] == [" ".join(d.dream.text.split())[:110].strip() for d in stored]
+    assert [shown(e.label) for e in dream_cards(at)] == [shorten(d.dream.text, chars=110) for d in stored]
     again = open_app("dreams")  # a reload: the last run stands, with why it did less than asked
     assert "Last run: REM cycle" in page_text(again)
     if len(stored) < 2:
@@ -136,8 +137,25 @@ def test_the_dreams_page_shows_each_dream_with_its_question_and_what_it_was_drea
         assert captions[:2] == ["question", "dream"]
         assert f"year {dream.year} · confidence 0.70 · model offline-extractive" in captions
         assert f"**Dreamt from** ({len(parents)})" in [m.value for m in card.markdown]
-        assert texts[2:] == [" ".join(p.text.split())[:400].strip() for p in parents]  # st.text trims the cut
+        assert texts[2:] == [shorten(p.text, chars=400) for p in parents]
         assert captions[3:] == [f"{node_kind(p.type)} · {p.domain or '—'} · {p.year or '—'}" for p in parents]
+
+
+def test_a_long_dream_s_title_is_cut_between_words(open_app, app_runtime, shown) -> None:
+    """A dream too long for its card's title ends at a whole word and an ellipsis, never "…to be c"."""
+    with app_runtime.db.connect() as con:
+        chunks = corpus.list_nodes(con, types=["raw_chunk"], latest_only=True)[:3]
+    text = (
+        "Reading the old release notes, one finds that every change was argued for as if it had to be "
+        "considered permanent, and each was later revised."
+    )
+    assert text[:110].split()[-1] not in text.split()  # cut at 110 characters, a word would break
+    with app_runtime.db.transaction() as con:
+        corpus.insert_nodes(con, [dream_node(app_runtime.embedder, text, "What lasts?", chunks)])
+    (card,) = dream_cards(open_app("dreams"))
+    title = shown(card.label)
+    assert title.endswith(" …") and len(title) <= 110
+    assert text.startswith(title.removesuffix(" …")) and text[len(title) - 2] == " "
 
 
 def test_model_and_corpus_text_is_shown_as_text_never_html(open_app, app_runtime) -> None:
