@@ -60,6 +60,18 @@ with st.form("dream"):
     budget = c2.number_input("Budget (cents)", 0, 100_000, value=None, help="Spend at most this on cloud calls.")
     started = st.form_submit_button("Dream", type="primary", icon=":material/bedtime:")
 
+
+def report_lines(values: dict[str, Any]) -> list[str]:
+    """A stored report's counts and flags as "dreams stored: 2" lines (its ids and errors are shown elsewhere)."""
+    lines = []
+    for key, value in values.items():
+        if isinstance(value, bool):
+            lines.append(f"{key.replace('_', ' ')}: {'yes' if value else 'no'}")
+        elif isinstance(value, int | float):
+            lines.append(f"{key.replace('_', ' ')}: {value:g}")
+    return lines
+
+
 KINDS = {
     "REM cycle": "dream.rem",
     "REM exploration": "dream.explore",
@@ -67,6 +79,7 @@ KINDS = {
     "All (one night)": "dream.cycle",
 }
 MECHANISM_OF = {kind: mechanism for mechanism, kind in KINDS.items()}
+NIGHT_PARTS = {"exploration": "REM exploration", "fusion": "Fusion", "rem": "REM cycle"}  # a night's reports
 NIGHT = "dream_job"  # the dreaming job this page follows: it goes on if the page is left or reloaded
 if started:
     chosen = {"seed": seed, "as_of": as_of and as_of.isoformat(), "budget_cents": budget}
@@ -100,8 +113,10 @@ if "last_dream_report" in st.session_state:
         columns = st.columns(max(1, min(6, len(flat))))
         for column, (key, value) in zip(columns, list(flat.items())[:6], strict=False):
             column.metric(key.replace("_", " "), value)
-        if any(isinstance(v, dict) for v in parts.values()):
-            st.json(parts, expanded=False)
+        for name, part in parts.items():  # a night's three reports, each as lines a person reads
+            if isinstance(part, dict):
+                st.markdown(f"**{NIGHT_PARTS.get(name, name)}**")
+                st.text("\n".join(report_lines(part)) or "—")
         errors = [e for e in (result.get("errors") or [])] + [
             e for part in parts.values() if isinstance(part, dict) for e in part.get("errors", [])
         ]

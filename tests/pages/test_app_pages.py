@@ -14,6 +14,7 @@ import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import jobs
 from explorer.dreaming import service as dreaming
 from explorer.records import Node, Verdict
 from explorer.store import corpus
@@ -89,6 +90,23 @@ def test_dreaming_from_the_page_reports_and_lists_the_dreams(
     assert "Last run: REM cycle" in page_text(again)
     if len(stored) < 2:
         assert "The REM cycle stored" in page_text(again)
+
+
+def test_the_last_night_s_report_reads_as_lines_not_a_json_widget(open_app, app_runtime, page_text, after_jobs) -> None:
+    at = open_app("dreams")
+    at.radio[0].set_value("All (one night)")
+    at.number_input[0].set_value(1)
+    at.form_submit_button[0].click().run()
+    after_jobs(at)
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Last run: All (one night)" in page_text(at)
+    assert not at.json  # a collapsed {...} says nothing to a person
+    (night,) = [j for j in jobs.list_jobs(app_runtime) if j.kind == "dream.cycle"]
+    shown = page_text(at)
+    for name, title in (("exploration", "REM exploration"), ("fusion", "Fusion"), ("rem", "REM cycle")):
+        assert f"**{title}**" in [m.value for m in at.markdown]
+        assert f"model calls: {night.result[name]['model_calls']}" in shown
+    assert "{" not in "".join(t.value for t in at.text)
 
 
 def test_a_night_with_nothing_fading_says_why_in_plain_words(open_app, page_text, after_jobs) -> None:
