@@ -63,6 +63,7 @@ def demo(
 
     if not no_browser:
         refuse_unnamed_network(host)  # before the demo is prepared, or even its database made
+        refuse_taken_port(host, port)
     path = db or str(Path(user_data_dir("dream-explorer")) / "demo.duckdb")
     runtime = runtime_for(path)
     _say(f"demo database: {shown_location(path)}")
@@ -84,6 +85,7 @@ def app(port: PortOption = 8501, host: HostOption = LOOPBACK, db: DbOption = Non
     (EXPLORER_TOKENS), so the app asks who you are and logs your reviews under your name.
     """
     refuse_unnamed_network(host)
+    refuse_taken_port(host, port)
     runtime = runtime_for(db)
     runtime.db.schema_version()  # a database that cannot be opened is said here, in one line, not in the app
     _say(f"database: {runtime.db.location}")
@@ -102,6 +104,23 @@ def refuse_unnamed_network(host: str) -> None:
             "the app would serve anyone who reaches this address: set EXPLORER_TOKENS to name who may use it",
             param_hint="--host",
         )
+
+
+def refuse_taken_port(host: str, port: int) -> None:
+    """Refuse, in one line, a port another program holds, before the app is announced: the app's server would
+    only say so after the announcement, in its own words. Bound the way the server binds (``SO_REUSEADDR``, so a
+    port its last run left in TIME_WAIT is free), then let go at once; port 0 (any free one) is always free.
+    """
+    import errno
+    import socket
+
+    if port == 0:
+        return
+    try:
+        socket.create_server((host, port)).close()
+    except OSError as exc:
+        why = "in use" if exc.errno == errno.EADDRINUSE else f"not available ({os.strerror(exc.errno or 0).lower()})"
+        raise typer.BadParameter(f"port {port} on {host} is {why}: choose another", param_hint="--port") from None
 
 
 def _serve_app(database: str, port: int, host: str) -> None:
