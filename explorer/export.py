@@ -32,7 +32,7 @@ from explorer.projection import update_projection
 from explorer.providers.gateway import OFFLINE_MODEL
 from explorer.records.wander import SessionView
 from explorer.runtime import Runtime
-from explorer.text import inert_markdown
+from explorer.text import plain_markdown, shorten
 from explorer.views import map_data
 from explorer.wander import service as wander
 
@@ -140,8 +140,7 @@ def estimate_tokens(text: str) -> int:
 # theirs, and a terminal printing it obeys no escape sequence.
 def _one_line(text: str | None, words: int) -> str:
     """The first ``words`` words of an untrusted text, on one line, inert in Markdown."""
-    parts = " ".join((text or "").split()).split(" ")
-    return inert_markdown(" ".join(parts[:words]) + (" …" if len(parts) > words else ""))
+    return plain_markdown(shorten(" ".join((text or "").split()), words))
 
 
 def _listed(items: Iterable[str]) -> str:

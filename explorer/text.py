@@ -640,6 +640,22 @@ def inert_markdown(text: str) -> str:
     return _PUNCTUATION.sub(r"\\\1", _AUTOLINK.sub(JOINER, _CONTROL.sub("", text)))
 
 
+# What starts inline markup in a Markdown file (GFM): code, emphasis, strikethrough, links and images (their
+# brackets), HTML and autolinks, table cells, math, and an entity (only an ``&`` that begins one).
+_INLINE_MARKUP = re.compile(r"([\\`*_~\[\]<|$])|&(?=#?\w+;)")
+
+
+def plain_markdown(text: str) -> str:
+    """``text`` (a model's or a document's) inert inside a line of a Markdown file that people and models read as
+    it stands: no link, image, HTML, code or emphasis a viewer would act on, no control character a terminal
+    would, and only the characters that would start those escaped, so ``checkpoint: 50 steps; review`` reads as
+    written. For text placed after something of the line's own (a list marker, a label): at a line's start a
+    ``#`` or ``>`` would still begin a block. Streamlit, which reads ``:`` as its own markup, takes
+    :func:`inert_markdown`.
+    """
+    return _INLINE_MARKUP.sub(lambda m: "\\" + (m.group(1) or "&"), _AUTOLINK.sub(JOINER, _CONTROL.sub("", text)))
+
+
 def shorten(text: str, words: int = 40, *, chars: int | None = None) -> str:
     """The first ``words`` words of ``text``, with an ellipsis when something was cut.
 

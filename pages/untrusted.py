@@ -21,7 +21,7 @@ from explorer.text import inert_markdown
 
 def md(value: object) -> str:
     """``value`` as literal text inside Streamlit Markdown: on one line, every Markdown character escaped
-    (:func:`explorer.text.inert_markdown`, which the session archive's summary uses too).
+    (:func:`explorer.text.inert_markdown`; Streamlit reads ``:`` as markup too, which a Markdown file does not).
     """
     return inert_markdown(" ".join(str(value).split()))
 

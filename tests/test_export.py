@@ -231,6 +231,23 @@ HOSTILE = (
 )
 
 
+def test_an_exported_summary_reads_as_plain_text(explored, embedder, tmp_path) -> None:
+    """The archive's summary escapes only what would start Markdown markup: a reason's ``:`` and ``;`` read as
+    written, for people and for a language model's context alike.
+    """
+    template, session_id = explored
+    for suffix in ("", ".wal"):  # a copy of its own: the module's session stays as it is
+        if Path(f"{template}{suffix}").exists():
+            shutil.copy(f"{template}{suffix}", tmp_path / f"mine.duckdb{suffix}")
+    mine = open_runtime(replace(Settings(), db_path=tmp_path / "mine.duckdb"), embedder=embedder)
+    reason = "checkpoint: 50 steps taken; review (then resume) — 3.5% done, ok?"
+    with mine.db.transaction() as con:
+        con.execute("UPDATE wander_sessions SET status_reason = ? WHERE id = ?", [reason, session_id])
+    summary = export_session(mine, session_id, tmp_path / "out").summary.read_text(encoding="utf-8")
+    assert f"({reason})" in summary
+    assert not re.search(r"\\[:;.,()?!%-]", summary), re.findall(r".{20}\\[:;.,()?!%-].{20}", summary)
+
+
 def test_the_summary_keeps_model_text_inert(runtime, explored) -> None:
     view = wander.session_view(runtime, explored[1])
     hostile = replace(

@@ -68,6 +68,7 @@ CASES: list[tuple[str, Callable[[str], object], str, int]] = [
     ("fenced JSON over blanks", lambda s: extract_json("```" + s), " ", 10_000),
     ("passages over unclosed labels", split_passages, "[1] (\n", 10_000),
     ("fence line over empty lines", answers._FENCE_LINE.search, "\n", 10_000),
+    ("plain Markdown over entity openers", text.plain_markdown, "&a", 20_000),
     ("strategies over a name with no count", offline_consolidation._strategies, "a", 5_000),
 ]
 
