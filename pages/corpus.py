@@ -56,7 +56,10 @@ else:
     by_kind = {node_kind(kind): count for kind, count in overview.by_type.items()}
     left.plotly_chart(count_bars(by_kind, "Nodes by type"), key="by_type")
     middle.plotly_chart(count_bars(overview.by_domain, "Nodes by domain", colour_by_name=True), key="by_domain")
-    right.plotly_chart(year_bars(overview.by_year), key="by_year")
+    if overview.years:
+        right.plotly_chart(year_bars(overview.by_year), key="by_year")
+    else:  # an axis over no year would span made-up ones
+        right.caption(f"Nodes by year: none has a year ({counted(overview.by_year.get(None, 0), 'undated node')}).")
 
 if overview.pending and READING not in st.session_state:
     with st.container(border=True):

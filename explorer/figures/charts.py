@@ -61,7 +61,12 @@ def year_bars(counts: Mapping[int | None, int], title: str = "Nodes by year", he
         )
     )
     undated = counts.get(None, 0)
-    figure.update_layout(showlegend=False, xaxis=dict(type="category", title=None), yaxis=dict(title=None))
+    # no year at all: no axes either, which Plotly would otherwise number from -1 to 4
+    figure.update_layout(
+        showlegend=False,
+        xaxis=dict(type="category", title=None, visible=bool(dated)),
+        yaxis=dict(title=None, visible=bool(dated)),
+    )
     if undated:
         title += f" ({undated} undated)"
     return _small(figure, title, height)

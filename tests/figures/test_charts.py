@@ -18,6 +18,13 @@ def test_year_bars_in_order_every_year_in_place_and_undated_counted_in_the_title
     figure = year_bars({2003: 4, None: 7, 2000: 2})
     assert list(figure.data[0].x) == [2000, 2001, 2002, 2003] and list(figure.data[0].y) == [2, 0, 0, 4]
     assert figure.layout.title.text == "Nodes by year (7 undated)"
+    assert figure.layout.xaxis.visible and figure.layout.yaxis.visible
+
+
+def test_year_bars_without_a_year_draw_no_axis() -> None:
+    figure = year_bars({None: 5})
+    assert list(figure.data[0].x) == [] and figure.layout.title.text == "Nodes by year (5 undated)"
+    assert figure.layout.xaxis.visible is False and figure.layout.yaxis.visible is False
 
 
 def test_strength_by_step_keeps_the_strongest_resonances() -> None:

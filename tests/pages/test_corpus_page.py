@@ -151,3 +151,19 @@ def test_while_the_demo_is_prepared_the_corpus_is_said_to_be_on_its_way(
     assert "The demo's corpus is on its way" in shown and "Two ways in" not in shown
     bars = [bar.proto.text.replace("\\", "") for bar in at.get("progress")]  # Markdown-escaped
     assert "demo: waiting for a worker" in bars, bars
+
+
+def test_a_corpus_without_years_draws_no_year_axis(open_app, app_runtime, page_text) -> None:
+    """With no dated node the year chart gives way to a caption (an empty axis ran from -1 to 4); with years, the
+    chart's axis is those years.
+    """
+    at = open_app("corpus")
+    years = corpus_overview(app_runtime).years
+    (by_year,) = [f for f in charts(at) if f["layout"]["title"]["text"].startswith("Nodes by year")]
+    assert by_year["data"][0]["x"] == list(range(years[0], years[-1] + 1))
+    with app_runtime.db.transaction() as con:
+        con.execute("UPDATE nodes SET year = NULL")
+    nodes = corpus_overview(app_runtime).nodes
+    at = open_app("corpus")
+    assert not [f for f in charts(at) if f["layout"]["title"]["text"].startswith("Nodes by year")]
+    assert f"Nodes by year: none has a year ({counted(nodes, 'undated node')})." in page_text(at)
