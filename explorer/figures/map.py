@@ -1,7 +1,8 @@
 """The session map (docs/wander.md#visual-encoding-for-session-archives).
 
 Position: the stored UMAP point. Colour: domain. Size: visit count. The trace is
-an ordered path with direction arrows and step numbers; crystals are stars;
+an ordered path whose older moves fade, with a few direction arrows and a few step
+labels written beside their points; crystals are stars;
 resonances are translucent halos around their supporting loci, sized by strength
 and fading with decay. Dream nodes are diamonds and the links dreaming
 discovered are dashed lines. A consolidation pattern's cluster is a tinted outline (convex hull)
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.figures.framing import Frame, frame, place_labels
+from explorer.figures.framing import Frame, frame
 from explorer.figures.palette import (
     APPROVED_LINE,
     CLUSTER_COLOURS,
@@ -41,6 +42,7 @@ from explorer.figures.palette import (
     domain_colours,
     hover_text,
 )
+from explorer.figures.step_labels import PLOT_PIXELS, Mark, place_step_labels
 from explorer.records.wander import ResonanceStatus, ReviewState, SourceType
 from explorer.wording import locus_kind, node_kind
 
@@ -52,6 +54,15 @@ DETAILED_NODES = 10_000
 # Bytes of a compact map's JSON for the nodes' own hover text (year and first words), over all nodes: 150 each
 # up to 16k nodes, 48 at 50k, 24 at 100k; with the coordinates and rows, 100k nodes make about 4 MB.
 HOVER_BYTES = 2_400_000
+# A long walk's path: the newest moves drawn strong, older ones in bands of ever fainter lines (down to an alpha of
+# FAINTEST), arrows on a few moves only, and a label every MILESTONE steps once a walk is twice that long.
+RECENT_MOVES = 10
+AGE_BANDS = 5
+OLDER_STRONGEST = 0.5  # the newest band of older moves, against 1 for the newest moves
+FAINTEST = 0.12
+MOST_ARROWS, RECENT_ARROWS = 12, 6
+SHORTEST_ARROWED_PX = 40  # at scale 1
+MILESTONE = 25
 TITLE_MARGIN_PX = 12  # the title's left margin (x=0.01 of the figure) and room on its right
 
 
@@ -194,14 +205,14 @@ def session_map(
     if "links" in layers:
         traces += _links(data.links, scale)
     extent = view.extent if view else _extent(data)
-    path = _path(data.path, scale, selected_step, extent) if "path" in layers else []
-    traces += path[:2]  # the line and its places, under the loci
+    path_under, path_over = _path(data, scale, selected_step, extent) if "path" in layers else ([], [])
+    traces += path_under  # the line, its arrows and its places, under the loci
     if "loci" in layers:
         traces += _painted_over(_loci(data.loci, data.path, colours, scale), compact)
     if "crystals" in layers:
         traces += _painted_over(_crystals(data.crystals, scale), compact)
     traces += _selected(data, selected_step, selected_crystal, scale)
-    traces += path[2:]  # the start and the step numbers on top of everything, so they stay seen
+    traces += path_over  # the start and the step numbers on top of everything, so they stay seen
     figure = go.Figure(traces)
     title_px, subtitle_px = max(11, round(20 * scale)), max(9, round(13 * scale))
     title = f"<b>{hover_text(data.title, min(90, _fitting_chars(width, title_px, bold=True)))}</b>"
@@ -595,70 +606,34 @@ def _cluster_members(clusters: list[MapCluster], scale: float) -> list[go.BaseTr
     ]
 
 
-def _path(steps: list[MapStep], scale: float, selected: int | None, extent: float) -> list[go.BaseTraceType]:
-    """The walk as one line with an arrow at each segment's midpoint, its start, and its step numbers (last).
+def _path(data: MapData, scale: float, selected: int | None, extent: float) -> tuple[list[Any], list[Any]]:
+    """The walk, as (what goes under the loci, what goes over everything): the line fading with age, sparse
+    direction arrows and every place's steps on hover; then the start and the step labels.
 
-    Arrows use ``angleref="previous"``: each midpoint's arrow points away from the
-    vertex before it, i.e. along its segment in screen space, whatever the zoom.
+    A walk of a hundred steps drawn at full strength was a hairball: the newest :data:`RECENT_MOVES` moves are
+    drawn as before, older ones ever fainter and thinner, so the order reads from faint to strong.
     """
+    steps = data.path
     if not steps:
-        return []
-    xs: list[float] = []
-    ys: list[float] = []
-    symbols: list[str] = []
-    sizes: list[float] = []
-    following: list[MapStep | None] = [*steps[1:], None]  # the last step leads nowhere: no arrow after it
-    for before, after in zip(steps, following, strict=True):
-        xs.append(before.x)
-        ys.append(before.y)
-        symbols.append("circle")
-        sizes.append(0)
-        if after is not None and (after.x, after.y) != (before.x, before.y):
-            xs.append((before.x + after.x) / 2)
-            ys.append((before.y + after.y) / 2)
-            symbols.append("arrow")
-            sizes.append(max(9, 17 * scale))
-    line = go.Scatter(
-        x=xs,
-        y=ys,
-        mode="lines+markers",
-        name="trace (path)",
-        hoverinfo="skip",
-        line=dict(color=PATH_COLOUR, width=max(1.2, 2.4 * scale)),
-        marker=dict(symbol=symbols, size=sizes, angleref="previous", color=PATH_COLOUR, line=dict(width=0)),
-        legendrank=40,
-    )
-    # Labels where they help: the start, the end and the selected step, placed so that none covers another; every
-    # place a step reached says its numbers on hover ("steps 3, 7").
+        return [], []
+    strength = _move_strengths(len(steps) - 1)
+    px_per_unit = PLOT_PIXELS * scale / (extent or 1.0)
+    under = [*_path_lines(steps, strength, scale), _arrows(steps, strength, scale, px_per_unit)]
+    # every place a step reached says its numbers on hover ("steps 3, 7")
     by_place: dict[tuple[float, float], list[int]] = defaultdict(list)
     for step in steps:
         by_place[(step.x, step.y)].append(step.number)
-    named = {steps[0].number: "start", steps[-1].number: str(steps[-1].number)}
-    if selected is not None and selected in {step.number for step in steps}:
-        named[selected] = str(selected)
-    wanted = [(step.x, step.y, named.pop(step.number)) for step in steps if step.number in named]
-    labels = place_labels(wanted, extent)
-    numbers = go.Scatter(
-        x=[label.x for label in labels],
-        y=[label.y for label in labels],
-        mode="markers+text",  # an invisible marker the size of a locus's: the text starts beside the point, not on it
-        marker=dict(size=max(10, 18 * scale), opacity=0),
-        text=[label.text for label in labels],
-        textposition=[label.position for label in labels],
-        name="step numbers",
-        textfont=dict(size=max(8, round(13 * scale)), color=PATH_COLOUR, weight="bold", shadow="0px 0px 3px white"),
-        hoverinfo="skip",
-        showlegend=False,
-    )
-    places = go.Scatter(
-        x=[x for x, _ in by_place],
-        y=[y for _, y in by_place],
-        mode="markers",
-        name="steps",
-        marker=dict(size=max(8, 14 * scale), color=PATH_COLOUR, opacity=0),
-        hovertext=[_steps_text(numbers) for numbers in by_place.values()],
-        hoverinfo="text",
-        showlegend=False,
+    under.append(
+        go.Scatter(
+            x=[x for x, _ in by_place],
+            y=[y for _, y in by_place],
+            mode="markers",
+            name="steps",
+            marker=dict(size=max(8, 14 * scale), color=PATH_COLOUR, opacity=0),
+            hovertext=[_steps_text(numbers) for numbers in by_place.values()],
+            hoverinfo="text",
+            showlegend=False,
+        )
     )
     start = go.Scatter(
         x=[steps[0].x],
@@ -669,7 +644,167 @@ def _path(steps: list[MapStep], scale: float, selected: int | None, extent: floa
         hoverinfo="skip",
         legendrank=41,
     )
-    return [line, places, start, numbers]
+    # the end framed, its locus's colour still seen inside (a long walk's last label has neighbours to tell from)
+    sizes = {locus.id: _locus_size(locus, scale) for locus in data.loci}
+    end = go.Scatter(
+        x=[steps[-1].x],
+        y=[steps[-1].y],
+        mode="markers",
+        name="end",
+        marker=dict(
+            symbol="square-open",
+            size=max(14 * scale, sizes.get(steps[-1].locus_id, 0) + 8 * scale),
+            color=PATH_COLOUR,
+            line=dict(width=max(1.5, 2.5 * scale)),
+        ),
+        hoverinfo="skip",
+        legendrank=41.5,
+    )
+    over = [start, end] if len(steps) > 1 else [start]
+    return under, [*over, _step_numbers(data, scale, selected, extent)]
+
+
+def _move_strengths(moves: int) -> list[float]:
+    """How strongly each move is drawn, oldest first, in (0, 1]: the newest :data:`RECENT_MOVES` at 1, older ones
+    in :data:`AGE_BANDS` steps down to the faintest (steps, not a gradient: each band is one trace).
+    """
+    older = moves - RECENT_MOVES
+    strengths = []
+    for index in range(moves):
+        if index >= older:
+            strengths.append(1.0)
+            continue
+        band = 1 + index * AGE_BANDS // older  # 1 (the oldest moves) … AGE_BANDS
+        strengths.append(OLDER_STRONGEST * band / AGE_BANDS)  # a step down from the newest moves
+    return strengths
+
+
+def _path_rgba(strength: float) -> str:
+    r, g, b = (int(PATH_COLOUR[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{FAINTEST + (1 - FAINTEST) * strength:.2f})"
+
+
+def _path_lines(steps: list[MapStep], strength: list[float], scale: float) -> list[go.Scatter]:
+    """One line per band of equal strength (each a run of consecutive moves); the newest is the legend's."""
+    traces = []
+    full = max(1.2, 2.4 * scale)
+    start = 0
+    while start < len(strength):
+        end = start
+        while end + 1 < len(strength) and strength[end + 1] == strength[start]:
+            end += 1
+        band = steps[start : end + 2]  # move i runs from step i to step i + 1
+        newest = end == len(strength) - 1
+        traces.append(
+            go.Scatter(
+                x=[s.x for s in band],
+                y=[s.y for s in band],
+                mode="lines",
+                name="trace (path)" if newest else f"trace (path), steps {band[0].number}–{band[-1].number}",
+                hoverinfo="skip",
+                line=dict(color=_path_rgba(strength[start]), width=full * (0.4 + 0.6 * strength[start])),
+                legendgroup="path",
+                showlegend=newest,
+                legendrank=40,
+            )
+        )
+        start = end + 1
+    if not traces:  # a walk that has not moved yet: its one place, in the legend as the path
+        traces.append(
+            go.Scatter(
+                x=[steps[0].x],
+                y=[steps[0].y],
+                mode="lines",
+                name="trace (path)",
+                line=dict(color=PATH_COLOUR, width=full),
+                legendgroup="path",
+                legendrank=40,
+            )
+        )
+    return traces
+
+
+def _arrows(steps: list[MapStep], strength: list[float], scale: float, px_per_unit: float) -> go.Scatter:
+    """Direction arrows at the midpoints of a few moves: every move of a short walk; on a long one the newest
+    :data:`RECENT_ARROWS` and a few older ones evenly spread, :data:`MOST_ARROWS` in all. A long walk's moves
+    between neighbouring loci get none: their arrow would hide under the loci.
+
+    Arrows use ``angleref="previous"``: each midpoint follows an invisible copy of its move's first vertex, so it
+    points along its move in screen space, whatever the zoom.
+    """
+    moving = [i for i in range(len(steps) - 1) if (steps[i].x, steps[i].y) != (steps[i + 1].x, steps[i + 1].y)]
+    if len(moving) > MOST_ARROWS:
+        shortest = SHORTEST_ARROWED_PX * scale / px_per_unit
+        length = {i: math.dist((steps[i].x, steps[i].y), (steps[i + 1].x, steps[i + 1].y)) for i in moving}
+        moving = [i for i in moving if length[i] >= shortest] or moving[-1:]
+    chosen = moving
+    if len(moving) > MOST_ARROWS:
+        older = moving[:-RECENT_ARROWS]
+        spread = MOST_ARROWS - RECENT_ARROWS
+        chosen = [older[round(k * (len(older) - 1) / (spread - 1))] for k in range(spread)]
+        chosen += moving[-RECENT_ARROWS:]
+    xs: list[float] = []
+    ys: list[float] = []
+    sizes: list[float] = []
+    colours: list[str] = []
+    full = max(9, 17 * scale)
+    for i in chosen:
+        before, after = steps[i], steps[i + 1]
+        xs += [before.x, (before.x + after.x) / 2]
+        ys += [before.y, (before.y + after.y) / 2]
+        sizes += [0, full * (0.6 + 0.4 * strength[i])]
+        colours += [_path_rgba(0), _path_rgba(strength[i])]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="markers",
+        name="direction",
+        hoverinfo="skip",
+        marker=dict(symbol="arrow", size=sizes, angleref="previous", color=colours, line=dict(width=0)),
+        legendgroup="path",
+        showlegend=False,
+    )
+
+
+def _step_numbers(data: MapData, scale: float, selected: int | None, extent: float) -> go.Scatter:
+    """Labels where they help: the start, the end, the selected step and on a long walk every
+    :data:`MILESTONE`-th step, each beside its point where it covers no locus, star or other label.
+    """
+    steps = data.path
+    last = steps[-1].number
+    named = {steps[0].number: "start", last: str(last)}
+    if last >= 2 * MILESTONE:
+        named.update({s.number: str(s.number) for s in steps if s.number % MILESTONE == 0 and s.number not in named})
+    if selected is not None and selected in {step.number for step in steps}:
+        named[selected] = str(selected)
+    first = {steps[0].number, last, selected}  # the ends and the selection choose their side first
+    wanted = sorted(
+        ((s.x, s.y, named.pop(s.number), s.number not in first) for s in steps if s.number in named),
+        key=lambda w: w[3],
+    )
+    marks = [Mark(locus.x, locus.y, _locus_size(locus, scale) / 2) for locus in data.loci]
+    marks += [Mark(c.x, c.y, max(12, 28 * scale) / 2) for c in data.crystals if c.review is not ReviewState.REJECTED]
+    marks += [Mark(s.x, s.y, max(8, 14 * scale) / 2 + 2) for s in (steps[0], steps[-1])]  # the start and end
+    font = max(8, round(13 * scale))
+    labels = place_step_labels(
+        [(x, y, text) for x, y, text, _ in wanted],
+        marks,
+        px_per_unit=PLOT_PIXELS * scale / (extent or 1.0),
+        font_px=font,
+        nearest_px=max(10, 18 * scale),
+    )
+    return go.Scatter(
+        x=[label.x for label in labels],
+        y=[label.y for label in labels],
+        mode="markers+text",  # an invisible marker: the text starts beside the point, never on it
+        marker=dict(size=[label.marker_px for label in labels], opacity=0),
+        text=[label.text for label in labels],
+        textposition=[label.position for label in labels],
+        name="step numbers",
+        textfont=dict(size=font, color=PATH_COLOUR, weight="bold", shadow="0px 0px 3px white"),
+        hoverinfo="skip",
+        showlegend=False,
+    )
 
 
 def _selected(data: MapData, step: int | None, crystal: str | None, scale: float) -> list[go.BaseTraceType]:
@@ -730,7 +865,7 @@ def _loci(loci: list[MapLocus], steps: list[MapStep], colours: dict[str, str], s
     reached: dict[str, list[int]] = defaultdict(list)
     for step in steps:
         reached[step.locus_id].append(step.number)
-    sizes = [min(34.0, (9 + 5 * math.sqrt(max(0, locus.visit_count)))) * scale * 1.2 for locus in loci]
+    sizes = [_locus_size(locus, scale) for locus in loci]
     text = [
         f"<b>locus</b> ({locus_kind(locus.source_type)}) · visits {locus.visit_count} · "
         f"{hover_text(locus.domain or UNKNOWN_DOMAIN, 40)}<br>{hover_text(locus.concept, 160)}"
@@ -756,6 +891,11 @@ def _loci(loci: list[MapLocus], steps: list[MapStep], colours: dict[str, str], s
             legendrank=50,
         )
     ]
+
+
+def _locus_size(locus: MapLocus, scale: float) -> float:
+    """A locus's marker size in pixels: it grows with the visits, up to a cap."""
+    return min(34.0, (9 + 5 * math.sqrt(max(0, locus.visit_count)))) * scale * 1.2
 
 
 def _crystals(crystals: list[MapCrystal], scale: float) -> list[go.BaseTraceType]:

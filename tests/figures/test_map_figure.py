@@ -65,13 +65,16 @@ def by_name(figure: go.Figure) -> dict[str, go.BaseTraceType]:
 def test_path_is_ordered_with_an_arrow_per_move_and_step_numbers() -> None:
     data = sample()
     traces = by_name(session_map(data))
-    path = traces["trace (path)"]
-    vertices = [(x, y) for x, y, s in zip(path.x, path.y, path.marker.symbol, strict=True) if s == "circle"]
-    assert vertices == [(s.x, s.y) for s in data.path]
-    arrows = [i for i, s in enumerate(path.marker.symbol) if s == "arrow"]
-    assert len(arrows) == len(data.path) - 1 and path.marker.angleref == "previous"
-    for i in arrows:  # each arrow sits halfway along its move
-        assert (path.x[i], path.y[i]) == ((path.x[i - 1] + path.x[i + 1]) / 2, (path.y[i - 1] + path.y[i + 1]) / 2)
+    path = traces["trace (path)"]  # a short walk is one line at full strength, as it always was
+    assert list(zip(path.x, path.y, strict=True)) == [(s.x, s.y) for s in data.path]
+    assert not [t for t in figure_paths(traces) if t is not path]
+    direction = traces["direction"]
+    arrows = [i for i, size in enumerate(direction.marker.size) if size > 0]
+    assert len(arrows) == len(data.path) - 1 and direction.marker.angleref == "previous"
+    for i, step in zip(arrows, data.path, strict=False):  # each arrow halfway along its move, after its start
+        after = data.path[step.number + 1]
+        assert (direction.x[i - 1], direction.y[i - 1]) == (step.x, step.y)
+        assert (direction.x[i], direction.y[i]) == ((step.x + after.x) / 2, (step.y + after.y) / 2)
     numbers = traces["step numbers"]
     labels = dict(zip(zip(numbers.x, numbers.y, strict=True), numbers.text, strict=True))
     assert labels == {(data.loci[0].x, data.loci[0].y): "start", (data.loci[1].x, data.loci[1].y): "6"}
@@ -83,11 +86,15 @@ def test_path_is_ordered_with_an_arrow_per_move_and_step_numbers() -> None:
     assert loci["l1"].endswith("<br>steps 1, 3, 6") and loci["l0"].endswith("<br>step start")  # over the places
 
 
+def figure_paths(traces: dict[str, go.BaseTraceType]) -> list[go.BaseTraceType]:
+    return [t for name, t in traces.items() if name.startswith("trace (path)")]
+
+
 def test_labels_name_the_start_the_end_and_the_selected_step_and_never_overlap() -> None:
     loci = [MapLocus(f"l{i}", float(i % 7) * 0.01, float(i // 7) * 0.01, "c") for i in range(100)]
     data = MapData(loci=loci, path=[MapStep(i, locus.id, locus.x, locus.y) for i, locus in enumerate(loci)])
     numbers = by_name(session_map(data, selected_step=42))["step numbers"]
-    assert sorted(numbers.text) == ["42", "99", "start"]
+    assert sorted(numbers.text) == ["25", "42", "50", "75", "99", "start"]  # and every 25th on a long walk
     crowded = [MapStep(n, "l", 0.0, 0.001 * n) for n in range(4)]  # start, end and the selection almost together
     labels = place_labels([(s.x, s.y, str(s.number)) for s in crowded], extent=1.0)
     assert not any(overlaps(a, b, 1.0) for i, a in enumerate(labels) for b in labels[i + 1 :])
@@ -157,7 +164,7 @@ def test_every_point_names_its_item_and_hover_text_is_escaped() -> None:
 def test_layers_webgl_and_static_size() -> None:
     data = sample()
     only = by_name(session_map(data, layers={"path", "crystals"}))
-    assert set(only) == {"trace (path)", "steps", "start", "step numbers", "crystal"}
+    assert set(only) == {"trace (path)", "direction", "steps", "start", "end", "step numbers", "crystal"}
     interactive = session_map(data)
     static = session_map(data, webgl=False, width=512, height=512)
     assert isinstance(by_name(interactive)["python"], go.Scattergl)

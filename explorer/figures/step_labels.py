@@ -1,0 +1,115 @@
+"""Where a session map writes its step labels: beside their point, clear of the other marks.
+
+A label is Plotly text beside an invisible marker (``mode="markers+text"``): the text starts just outside the
+marker on the side its ``textposition`` names, so it keeps its distance in pixels at any zoom. On a 100-step walk
+the side that is free of labels was often on a neighbouring locus ("100" sat on a point); each label here takes the
+side and distance, of a few tried nearest first, whose text covers the fewest marks (loci, stars, the start) and
+no other label.
+
+Sizes are in pixels of a plot about :data:`PLOT_PIXELS` × ``scale`` wide across the frame's larger side (the map's
+``scale``: 1 for the 1024 px archive); plots drawn wider only move marks further apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+PLOT_PIXELS = 800
+GLYPH_EM = 0.62  # a bold glyph's average width, in ems
+PAD_PX = 3  # kept clear around a mark
+# Plotly's text positions, in the order tried at each distance, and which way each moves the text.
+SIDES: dict[str, tuple[int, int]] = {
+    "top right": (1, 1),
+    "top left": (-1, 1),
+    "bottom right": (1, -1),
+    "bottom left": (-1, -1),
+    "middle right": (1, 0),
+    "middle left": (-1, 0),
+    "top center": (0, 1),
+    "bottom center": (0, -1),
+}
+DISTANCES = (1.0, 1.7, 2.6)  # the invisible marker's size, in multiples of the smallest one
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Something drawn on the map that a label must not cover: its centre and radius in pixels."""
+
+    x: float
+    y: float
+    radius_px: float
+
+
+@dataclass(frozen=True)
+class StepLabel:
+    """A label's point, its text, the side it is written on and the size of the invisible marker it starts beside."""
+
+    x: float
+    y: float
+    text: str
+    position: str
+    marker_px: float
+
+
+def text_box(label: StepLabel, font_px: float, px_per_unit: float) -> tuple[float, float, float, float]:
+    """(left, bottom, right, top) of the label's text in pixels, y up, from its point's pixel.
+
+    Plotly starts a text ``marker_radius / 0.8 + 1`` pixels from its marker's centre on the side it is written
+    (``Drawing.textPointPosition``); a middle one is centred on the point along that axis.
+    """
+    dx, dy = SIDES[label.position]
+    gap = label.marker_px / 2 / 0.8 + 1
+    width, height = len(label.text) * font_px * GLYPH_EM, font_px * 1.1
+    cx, cy = label.x * px_per_unit, label.y * px_per_unit
+    left = cx + gap if dx > 0 else cx - gap - width if dx < 0 else cx - width / 2
+    bottom = cy + gap if dy > 0 else cy - gap - height if dy < 0 else cy - height / 2
+    return left, bottom, left + width, bottom + height
+
+
+def place_step_labels(
+    wanted: Sequence[tuple[float, float, str]],
+    marks: Sequence[Mark],
+    *,
+    px_per_unit: float,
+    font_px: float,
+    nearest_px: float,
+) -> list[StepLabel]:
+    """Each wanted label (x, y, text in data units), in order, on the nearest side of its point where it covers
+    the fewest ``marks`` and none of the labels placed before it. ``px_per_unit`` converts data units to
+    pixels; ``nearest_px`` is the smallest invisible marker, about a locus's size.
+    """
+    placed: list[StepLabel] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    for x, y, text in wanted:
+        best: tuple[float, StepLabel, tuple[float, float, float, float]] | None = None
+        for rank, (distance, position) in enumerate((d, p) for d in DISTANCES for p in SIDES):
+            label = StepLabel(x, y, text, position, nearest_px * distance)
+            box = text_box(label, font_px, px_per_unit)
+            cost: float = sum(_covers(box, mark, px_per_unit) for mark in marks)
+            cost += 100 * sum(_crosses(box, other) for other in boxes)
+            cost += rank / 1000  # nearest first, then the order of SIDES
+            if best is None or cost < best[0]:
+                best = (cost, label, box)
+        assert best is not None
+        placed.append(best[1])
+        boxes.append(best[2])
+    return placed
+
+
+def covered_marks(label: StepLabel, marks: Sequence[Mark], *, px_per_unit: float, font_px: float) -> list[Mark]:
+    """The marks the label's text covers (what a test checks)."""
+    box = text_box(label, font_px, px_per_unit)
+    return [mark for mark in marks if _covers(box, mark, px_per_unit)]
+
+
+def _covers(box: tuple[float, float, float, float], mark: Mark, px_per_unit: float) -> bool:
+    """Whether a text box comes within the mark's radius (and a little room) of its centre."""
+    left, bottom, right, top = box
+    mx, my = mark.x * px_per_unit, mark.y * px_per_unit
+    nearest_x, nearest_y = min(max(mx, left), right), min(max(my, bottom), top)
+    return (mx - nearest_x) ** 2 + (my - nearest_y) ** 2 < (mark.radius_px + PAD_PX) ** 2
+
+
+def _crosses(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
