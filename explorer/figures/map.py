@@ -55,7 +55,8 @@ DETAILED_NODES = 10_000
 # up to 16k nodes, 48 at 50k, 24 at 100k; with the coordinates and rows, 100k nodes make about 4 MB.
 HOVER_BYTES = 2_400_000
 # A long walk's path: the newest moves drawn strong, older ones in bands of ever fainter lines (down to an alpha of
-# FAINTEST), arrows on a few moves only, and a label every MILESTONE steps once a walk is twice that long.
+# FAINTEST), arrows on a few moves only, and a label every MILESTONE steps (or a multiple: four at most) once a
+# walk is twice that long.
 RECENT_MOVES = 10
 AGE_BANDS = 5
 OLDER_STRONGEST = 0.5  # the newest band of older moves, against 1 for the newest moves
@@ -768,13 +769,15 @@ def _arrows(steps: list[MapStep], strength: list[float], scale: float, px_per_un
 
 def _step_numbers(data: MapData, scale: float, selected: int | None, extent: float) -> go.Scatter:
     """Labels where they help: the start, the end, the selected step and on a long walk every
-    :data:`MILESTONE`-th step, each beside its point where it covers no locus, star or other label.
+    :data:`MILESTONE`-th step (every 50th past 100 steps, ...), each beside its point where it covers no locus,
+    star or other label.
     """
     steps = data.path
     last = steps[-1].number
     named = {steps[0].number: "start", last: str(last)}
-    if last >= 2 * MILESTONE:
-        named.update({s.number: str(s.number) for s in steps if s.number % MILESTONE == 0 and s.number not in named})
+    if last >= 2 * MILESTONE:  # every 25th step up to 100 steps, then every 50th, ...: four at most
+        every = MILESTONE * math.ceil(last / (4 * MILESTONE))
+        named.update({s.number: str(s.number) for s in steps if s.number % every == 0 and s.number not in named})
     if selected is not None and selected in {step.number for step in steps}:
         named[selected] = str(selected)
     first = {steps[0].number, last, selected}  # the ends and the selection choose their side first

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 PLOT_PIXELS = 800
 GLYPH_EM = 0.62  # a bold glyph's average width, in ems
 PAD_PX = 3  # kept clear around a mark
@@ -81,12 +83,14 @@ def place_step_labels(
     """
     placed: list[StepLabel] = []
     boxes: list[tuple[float, float, float, float]] = []
+    centres = np.array([(mark.x, mark.y) for mark in marks], dtype=float).reshape(-1, 2) * px_per_unit
+    reach = np.array([mark.radius_px + PAD_PX for mark in marks], dtype=float)
     for x, y, text in wanted:
         best: tuple[float, StepLabel, tuple[float, float, float, float]] | None = None
         for rank, (distance, position) in enumerate((d, p) for d in DISTANCES for p in SIDES):
             label = StepLabel(x, y, text, position, nearest_px * distance)
             box = text_box(label, font_px, px_per_unit)
-            cost: float = sum(_covers(box, mark, px_per_unit) for mark in marks)
+            cost = float(_covering(box, centres, reach).sum())
             cost += 100 * sum(_crosses(box, other) for other in boxes)
             cost += rank / 1000  # nearest first, then the order of SIDES
             if best is None or cost < best[0]:
@@ -100,15 +104,17 @@ def place_step_labels(
 def covered_marks(label: StepLabel, marks: Sequence[Mark], *, px_per_unit: float, font_px: float) -> list[Mark]:
     """The marks the label's text covers (what a test checks)."""
     box = text_box(label, font_px, px_per_unit)
-    return [mark for mark in marks if _covers(box, mark, px_per_unit)]
+    centres = np.array([(mark.x, mark.y) for mark in marks], dtype=float).reshape(-1, 2) * px_per_unit
+    reach = np.array([mark.radius_px + PAD_PX for mark in marks], dtype=float)
+    return [mark for mark, covered in zip(marks, _covering(box, centres, reach), strict=True) if covered]
 
 
-def _covers(box: tuple[float, float, float, float], mark: Mark, px_per_unit: float) -> bool:
-    """Whether a text box comes within the mark's radius (and a little room) of its centre."""
+def _covering(box: tuple[float, float, float, float], centres: np.ndarray, reach: np.ndarray) -> np.ndarray:
+    """Which marks (centres in pixels, each with the distance to keep) the text box comes within reach of."""
     left, bottom, right, top = box
-    mx, my = mark.x * px_per_unit, mark.y * px_per_unit
-    nearest_x, nearest_y = min(max(mx, left), right), min(max(my, bottom), top)
-    return (mx - nearest_x) ** 2 + (my - nearest_y) ** 2 < (mark.radius_px + PAD_PX) ** 2
+    nearest = np.column_stack([np.clip(centres[:, 0], left, right), np.clip(centres[:, 1], bottom, top)])
+    result: np.ndarray = ((centres - nearest) ** 2).sum(axis=1) < reach**2
+    return result
 
 
 def _crosses(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:

@@ -154,3 +154,14 @@ def test_a_label_moves_off_the_side_a_mark_takes() -> None:
     ring = [Mark(22 * np.cos(a), 22 * np.sin(a), 8.0) for a in np.linspace(0, 2 * np.pi, 12, endpoint=False)]
     (far,) = place_step_labels([(0.0, 0.0, "7")], ring, px_per_unit=1.0, font_px=13, nearest_px=18)
     assert far.marker_px > 18 and covered_marks(far, ring, px_per_unit=1.0, font_px=13) == []
+
+
+def test_a_very_long_walk_labels_a_few_steps_still() -> None:
+    (labels,) = [t for t in session_map(walk(1000)).data if t.name == "step numbers"]
+    assert sorted(labels.text, key=lambda text: -1 if text == "start" else int(text)) == [
+        "start",
+        "250",
+        "500",
+        "750",
+        "1000",
+    ]
