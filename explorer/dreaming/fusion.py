@@ -20,7 +20,7 @@ import numpy as np
 
 from explorer.dreaming.graph import GetRelations, category_of, other_end
 from explorer.dreaming.prominence import ACTIVE, DORMANT
-from explorer.prompts import format_passages
+from explorer.prompts import fitting, format_passages
 from explorer.prompts.dreaming import FUSION
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
@@ -129,12 +129,8 @@ def prompt_share(cluster: Sequence[Node], get_relations: GetRelations, words: in
     """
     members = {m.id for m in cluster}
     degree = {m.id: sum(other_end(r, m.id) in members for r in get_relations(m.id)) for m in cluster}
-    held, total = set(), 0
-    for memory in sorted(cluster, key=lambda m: -degree[m.id]):
-        size = len(memory.text.split())
-        if total + size <= words:
-            held.add(memory.id)
-            total += size
+    central = sorted(cluster, key=lambda m: -degree[m.id])
+    held = {central[i].id for i in fitting([m.text for m in central], words)}
     return [m for m in cluster if m.id in held]
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from explorer.affinity import Affinity
 from explorer.dreaming.triads import DEFAULT_TRIADS, TriadConfig, binding, current_period, sample_triads
-from explorer.prompts import Prompt, format_passages
+from explorer.prompts import Prompt, fitting, format_passages
 from explorer.prompts.dreaming import DREAM_RELATION, REM_QUESTION, REM_SYNTHESIS
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
@@ -46,6 +46,9 @@ class RemConfig:
     dreams: int = 100
     related: int = 5  # nodes nearest the question
     neighbours: int = 5  # nodes nearest the synthesis
+    # The most words of passages one prompt quotes: the three memories and as many related ones as fit with them;
+    # the synthesis and its neighbours. Eight passages of real documentation (600 tokens each) overran 4,096.
+    prompt_words: int = 1500
     duplicate_similarity: float = 0.95
     relate_min_similarity: float = 0.5  # a dream EXTENDS the neighbours at least this close
     triads: TriadConfig = DEFAULT_TRIADS
@@ -120,6 +123,15 @@ def _ask(
     return value, answer.model
 
 
+def _words(ids: Sequence[str], known: KnownNodes) -> int:
+    return sum(len(known.text[i].split()) for i in ids)
+
+
+def _within(ids: Sequence[str], known: KnownNodes, words: int) -> list[str]:
+    """The nodes of ``ids`` a prompt quotes within ``words`` words, nearest first (see :func:`fitting`)."""
+    return [ids[position] for position in fitting([known.text[i] for i in ids], words)]
+
+
 def _passages(ids: Sequence[str], known: KnownNodes) -> str:
     return format_passages([known.text[i] for i in ids], [str(known.year[i]) if known.year[i] else None for i in ids])
 
@@ -140,7 +152,8 @@ def draft_dream(
         passages = _passages(draft.parents, known)
         draft.question, _ = _ask(gateway, REM_QUESTION, {"passages": passages}, draft, budget)
         vector = embedder.embed([draft.question])[0]
-        draft.related = [i for i, _ in known.index.top_k(vector, config.related, exclude=draft.parents)]
+        related = [i for i, _ in known.index.top_k(vector, config.related, exclude=draft.parents)]
+        draft.related = _within(related, known, config.prompt_words - _words(draft.parents, known))
         draft.synthesis, _ = _ask(
             gateway,
             REM_SYNTHESIS,
@@ -148,7 +161,8 @@ def draft_dream(
             draft,
             budget,
         )
-        draft.neighbours = [i for i, _ in known.index.top_k(embedder.embed([draft.synthesis])[0], config.neighbours)]
+        neighbours = [i for i, _ in known.index.top_k(embedder.embed([draft.synthesis])[0], config.neighbours)]
+        draft.neighbours = _within(neighbours, known, config.prompt_words - len(draft.synthesis.split()))
         draft.text, draft.model = _ask(
             gateway,
             DREAM_RELATION,

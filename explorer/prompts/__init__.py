@@ -14,7 +14,7 @@ import importlib
 import json
 import re
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -197,6 +197,20 @@ def format_passages(texts: list[str], labels: list[str | None] | None = None) ->
         f"[{i}] " + (f"({label}) " if label else "") + " ".join(text.split())
         for i, (text, label) in enumerate(zip(texts, labels, strict=True), 1)
     )
+
+
+def fitting(texts: Sequence[str], words: int) -> list[int]:
+    """The positions of the texts one prompt can quote whole within ``words`` words together, in their order: as many
+    as fit, one that would overrun passed over for the next. Why words: a prompt and its answer must fit a local
+    model's context (4,096 tokens for the tests' server), and a word is one to two tokens in any tokenizer.
+    """
+    kept, total = [], 0
+    for position, text in enumerate(texts):
+        size = len(text.split())
+        if total + size <= words:
+            kept.append(position)
+            total += size
+    return kept
 
 
 def split_passages(block: str) -> list[str]:

@@ -91,6 +91,32 @@ def test_each_dream_asks_question_synthesis_and_relation(scripted, embedder) -> 
     )
 
 
+def test_a_prompt_quotes_only_the_related_passages_that_fit_its_words(scripted, embedder) -> None:
+    """Eight passages of real documentation overran a 4,096-token context: the triad is quoted whole, and of the
+    related and neighbouring passages only as many as fit ``prompt_words`` with it, nearest first; the dream's
+    provenance names only those quoted.
+    """
+    nodes = corpus_nodes(embedder)
+    triad_words = 3 * max(len(text.split()) for texts in PASSAGES.values() for text in texts)
+    echo = echo_script()
+
+    def script(prompt, fields):  # a synthesis of 40 words: room for one neighbour of 12-14 words beside it
+        return "Synthesis: " + "word " * 39 if prompt.kind == "rem_synthesis" else echo(prompt, fields)
+
+    gateway = scripted(script)
+    config = RemConfig(dreams=2, related=3, neighbours=3, prompt_words=triad_words + 14)
+    result = rem_cycle(nodes, gateway, embedder, config, current_year=2015, rng=np.random.default_rng(1))
+    for number, dream in enumerate(result.nodes):
+        synthesis_fields, relation_fields = (f for _, f in gateway.calls[3 * number + 1 : 3 * number + 3])
+        quoted = split_passages(synthesis_fields["passages"]) + split_passages(synthesis_fields["related"])
+        related = split_passages(synthesis_fields["related"])
+        assert 1 <= len(related) < 3 and sum(len(text.split()) for text in quoted) <= config.prompt_words
+        assert len(dream.metadata["related_ids"]) == len(related)
+        neighbours = split_passages(relation_fields["related"])
+        words = len(relation_fields["synthesis"].split()) + sum(len(text.split()) for text in neighbours)
+        assert len(neighbours) == 1 and words <= config.prompt_words
+
+
 def test_dreams_judged_empty_are_dropped(scripted, embedder) -> None:
     result = rem_cycle(
         corpus_nodes(embedder),
