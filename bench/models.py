@@ -107,11 +107,17 @@ def main() -> None:
     parser.add_argument("--dreams", type=int, default=60, help="dreams for the end-to-end command")
     parser.add_argument("--real", action="store_true", help="a real small model end to end (bench/real_model.py)")
     parser.add_argument("--context", action="store_true", help="each prompt kind's tokens on the demo corpus")
+    parser.add_argument("--corpus", nargs="+", choices=("demo", "docs"), default=["demo", "docs"], help="with --real")
+    parser.add_argument("--modes", nargs="+", choices=("off", "auto"), default=["off", "auto"], help="with --real")
+    parser.add_argument("--steps", type=int, default=10, help="the walk's steps, with --real")
     args = parser.parse_args()
     if args.real or args.context:
         from bench import real_model
 
-        (real_model.real if args.real else real_model.context)()
+        if args.real:
+            real_model.real(args.corpus, args.modes, steps=args.steps)
+        else:
+            real_model.context()
         return
     with tempfile.TemporaryDirectory() as folder, ModelServer(latency_s=args.latency, script=quick) as server:
         path = prepared(Path(folder))

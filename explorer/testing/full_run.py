@@ -112,13 +112,14 @@ def full_run(
     steps: int = 10,
     dreams: int = 1,
     seed: int = 7,
+    seed_concept: str = SEED_CONCEPT,
 ) -> FullRun:
-    """Read ``documents``, walk ``steps`` steps, dream a night of ``dreams`` dreams, import the log of
-    ``experiences`` and consolidate it with what the walk and the night left; see the module.
+    """Read ``documents``, walk ``steps`` steps from ``seed_concept``, dream a night of ``dreams`` dreams, import
+    the log of ``experiences`` and consolidate it with what the walk and the night left; see the module.
     """
     budget = dreaming.run_budget(runtime)
     ingest = ingest_paths(runtime, documents, budget=budget)
-    session_id, step_seconds, resumed = walk(runtime, steps, seed)
+    session_id, step_seconds, resumed = walk(runtime, steps, seed, seed_concept)
     try:
         attempt = wander.crystallize(runtime, session_id)
         crystallized = attempt.crystal.insight if attempt.crystal else attempt.reason
@@ -137,13 +138,13 @@ def full_run(
     )
 
 
-def walk(runtime: Runtime, steps: int, seed: int) -> tuple[str, list[float], int]:
+def walk(runtime: Runtime, steps: int, seed: int, seed_concept: str) -> tuple[str, list[float], int]:
     """A new session's ``steps`` steps, one at a time (each timed), resumed whenever its circuit breaker paused it:
     a small model fails dwell after dwell, and three in a row pause a walk for a person to look.
     """
     # A wide fence and no checkpoint: the walk goes its whole length whatever the corpus's embedding.
     config = SessionConfig(
-        seed_concept=SEED_CONCEPT, random_seed=seed, max_drift_distance=1.5, human_checkpoint_frequency=0
+        seed_concept=seed_concept, random_seed=seed, max_drift_distance=1.5, human_checkpoint_frequency=0
     )
     session = wander.create_session(runtime, config)
     step_seconds, resumed = [], 0
