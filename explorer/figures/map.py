@@ -42,7 +42,7 @@ from explorer.figures.palette import (
     domain_colours,
     hover_text,
 )
-from explorer.figures.step_labels import PLOT_PIXELS, Mark, place_step_labels
+from explorer.figures.step_labels import Mark, place_step_labels
 from explorer.records.wander import ResonanceStatus, ReviewState, SourceType
 from explorer.wording import locus_kind, node_kind
 
@@ -64,7 +64,15 @@ FAINTEST = 0.12
 MOST_ARROWS, RECENT_ARROWS = 12, 6
 SHORTEST_ARROWED_PX = 40  # at scale 1
 MILESTONE = 25
-TITLE_MARGIN_PX = 12  # the title's left margin (x=0.01 of the figure) and room on its right
+TITLE_MARGIN_PX = 12
+SMALL_WIDTH = 700  # an image narrower than this has its legend below the map
+# Room the legend takes at the right of a large image, below a small one or the app's map; the app's map is about
+# APP_WIDTH_PX wide (the page's width).
+LEGEND_SIDE_PX, LEGEND_BAND_PX, APP_WIDTH_PX = (
+    170,
+    70,
+    1000,
+)  # the title's left margin (x=0.01 of the figure) and room on its right
 
 
 @dataclass
@@ -205,8 +213,10 @@ def session_map(
     compact = webgl and len(data.nodes) > DETAILED_NODES
     if "links" in layers:
         traces += _links(data.links, scale)
-    extent = view.extent if view else _extent(data)
-    path_under, path_over = _path(data, scale, selected_step, extent) if "path" in layers else ([], [])
+    if width is None:
+        height = _fitting_height(data, height, view)
+    per_unit = _pixels_per_unit(data, view, width, height, scale)
+    path_under, path_over = _path(data, scale, selected_step, per_unit) if "path" in layers else ([], [])
     traces += path_under  # the line, its arrows and its places, under the loci
     if "loci" in layers:
         traces += _painted_over(_loci(data.loci, data.path, colours, scale), compact)
@@ -221,9 +231,7 @@ def session_map(
         subtitle = hover_text(data.subtitle, min(220, _fitting_chars(width, subtitle_px)))
         title += f"<br><span style='font-size:{subtitle_px}px'>{subtitle}</span>"
     axis = dict(showgrid=False, zeroline=False, showticklabels=False, title=None, showline=False)
-    small = width is not None and width < 700
-    if width is None:
-        height = _fitting_height(data, height, view)
+    small = width is not None and width < SMALL_WIDTH
     figure.update_layout(
         template="plotly_white",
         title=dict(text=title, x=0.01, xanchor="left", font=dict(size=title_px)),
@@ -277,10 +285,23 @@ def _frame(data: MapData) -> Frame | None:
 
 
 def _extent(data: MapData) -> float:
-    """The width of everything drawn, in data units: what labels are sized against on an unframed map."""
+    """The width of everything drawn, in data units: what labels are placed against on an unframed map."""
     xs = np.concatenate([data.nodes.x, [p.x for p in data.path], [c.x for c in data.crystals]])
     ys = np.concatenate([data.nodes.y, [p.y for p in data.path], [c.y for c in data.crystals]])
     return float(max(np.ptp(xs), np.ptp(ys))) if len(xs) > 1 else 1.0
+
+
+def _pixels_per_unit(data: MapData, view: Frame | None, width: int | None, height: int, scale: float) -> float:
+    """About how many pixels one data unit spans where the map is drawn, a little under rather than over: the axes
+    keep one scale, so the tighter of the plot's width over the x range and its height over the y range, the
+    legend taking a side (a large image) or a band below (a small one, the app's). What labels and arrows are
+    sized against.
+    """
+    legend_right = width is not None and width >= SMALL_WIDTH
+    plot_width = (width or APP_WIDTH_PX) - 20 - (LEGEND_SIDE_PX if legend_right else 0)
+    plot_height = height - max(40, round(70 * scale)) - 10 - (0 if legend_right else LEGEND_BAND_PX)
+    spans = (view.x[1] - view.x[0], view.y[1] - view.y[0]) if view is not None else (_extent(data),) * 2
+    return max(1e-9, min(plot_width / (spans[0] or 1.0), plot_height / (spans[1] or 1.0)))
 
 
 def _fitting_height(data: MapData, most: int, view: Frame | None) -> int:
@@ -607,7 +628,7 @@ def _cluster_members(clusters: list[MapCluster], scale: float) -> list[go.BaseTr
     ]
 
 
-def _path(data: MapData, scale: float, selected: int | None, extent: float) -> tuple[list[Any], list[Any]]:
+def _path(data: MapData, scale: float, selected: int | None, per_unit: float) -> tuple[list[Any], list[Any]]:
     """The walk, as (what goes under the loci, what goes over everything): the line fading with age, sparse
     direction arrows and every place's steps on hover; then the start and the step labels.
 
@@ -618,8 +639,7 @@ def _path(data: MapData, scale: float, selected: int | None, extent: float) -> t
     if not steps:
         return [], []
     strength = _move_strengths(len(steps) - 1)
-    px_per_unit = PLOT_PIXELS * scale / (extent or 1.0)
-    under = [*_path_lines(steps, strength, scale), _arrows(steps, strength, scale, px_per_unit)]
+    under = [*_path_lines(steps, strength, scale), _arrows(steps, strength, scale, per_unit)]
     # every place a step reached says its numbers on hover ("steps 3, 7")
     by_place: dict[tuple[float, float], list[int]] = defaultdict(list)
     for step in steps:
@@ -662,7 +682,7 @@ def _path(data: MapData, scale: float, selected: int | None, extent: float) -> t
         legendrank=41.5,
     )
     over = [start, end] if len(steps) > 1 else [start]
-    return under, [*over, _step_numbers(data, scale, selected, extent)]
+    return under, [*over, _step_numbers(data, scale, selected, per_unit)]
 
 
 def _move_strengths(moves: int) -> list[float]:
@@ -767,7 +787,7 @@ def _arrows(steps: list[MapStep], strength: list[float], scale: float, px_per_un
     )
 
 
-def _step_numbers(data: MapData, scale: float, selected: int | None, extent: float) -> go.Scatter:
+def _step_numbers(data: MapData, scale: float, selected: int | None, per_unit: float) -> go.Scatter:
     """Labels where they help: the start, the end, the selected step and on a long walk every
     :data:`MILESTONE`-th step (every 50th past 100 steps, ...), each beside its point where it covers no locus,
     star or other label.
@@ -792,7 +812,7 @@ def _step_numbers(data: MapData, scale: float, selected: int | None, extent: flo
     labels = place_step_labels(
         [(x, y, text) for x, y, text, _ in wanted],
         marks,
-        px_per_unit=PLOT_PIXELS * scale / (extent or 1.0),
+        px_per_unit=per_unit,
         font_px=font,
         nearest_px=max(10, 18 * scale),
     )

@@ -6,8 +6,8 @@ the side that is free of labels was often on a neighbouring locus ("100" sat on 
 side and distance, of a few tried nearest first, whose text covers the fewest marks (loci, stars, the start) and
 no other label.
 
-Sizes are in pixels of a plot about :data:`PLOT_PIXELS` × ``scale`` wide across the frame's larger side (the map's
-``scale``: 1 for the 1024 px archive); plots drawn wider only move marks further apart.
+Sizes are in the drawn map's pixels: the caller says how many a data unit spans, a little under rather than over
+(a map drawn larger only moves its marks further apart).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-PLOT_PIXELS = 800
 GLYPH_EM = 0.62  # a bold glyph's average width, in ems
 PAD_PX = 3  # kept clear around a mark
 # Plotly's text positions, in the order tried at each distance, and which way each moves the text.
@@ -31,7 +30,7 @@ SIDES: dict[str, tuple[int, int]] = {
     "top center": (0, 1),
     "bottom center": (0, -1),
 }
-DISTANCES = (1.0, 1.7, 2.6)  # the invisible marker's size, in multiples of the smallest one
+DISTANCES = (1.0, 1.7, 2.6, 3.8, 5.5)  # the invisible marker's size, in multiples of the smallest one
 
 
 @dataclass(frozen=True)
