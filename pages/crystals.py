@@ -425,7 +425,7 @@ def _bulk(where: ReviewFilter, decision: ReviewDecision, notes: str | None) -> N
     )
 
 
-awaiting = sum(c.review_state is ReviewState.PENDING for c in wander.list_crystals(rt))
+awaiting = reviewing.awaiting_review(rt)  # counted in the database: this page runs again after every key
 # The review queue first when something waits for review, or when a link names a crystal; the list otherwise.
 linked = "crystal" in st.query_params
 tabs = st.tabs(VIEWS, key="view", bind="query-params", default="Review" if linked or awaiting else "List")

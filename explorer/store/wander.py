@@ -8,7 +8,7 @@ column names are their field names. Deleting a session cascades here, in code
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import fields as dataclass_fields
 from typing import Any, TypeVar
 
@@ -20,6 +20,7 @@ from explorer.records.wander import (
     Locus,
     Residue,
     Resonance,
+    ReviewState,
     Session,
     Trace,
     WarmMemory,
@@ -435,6 +436,26 @@ def get_crystal(con: Connection, crystal_id: str, *, lock: bool = False) -> Crys
     return _by_id(con, Crystal, crystal_id, lock)
 
 
+# Crystal.review_state in SQL, so the review queue reads (and the pages count) only the crystals in the states
+# asked for: a person waits on that read after every key, and every crystal ever formed is most of a store's.
+REVIEW_STATE_SQL = {
+    ReviewState.ARCHIVED: "status = 'archived'",
+    ReviewState.REJECTED: "status = 'invalidated'",
+    ReviewState.APPROVED: "status NOT IN ('archived', 'invalidated') AND human_approved",
+    ReviewState.PENDING: "status NOT IN ('archived', 'invalidated') AND NOT human_approved",
+}
+
+
+def _in_review_states(states: Collection[ReviewState]) -> str:
+    return "(" + (" OR ".join(f"({REVIEW_STATE_SQL[s]})" for s in sorted(states)) or "FALSE") + ")"
+
+
+def count_crystals(con: Connection, *, states: Collection[ReviewState] | None = None) -> int:
+    """How many crystals there are (in ``states``, when given), counted in the database."""
+    where = f"WHERE {_in_review_states(states)}" if states is not None else ""
+    return int(scalar(con, f"SELECT count(*) FROM wander_crystals {where}"))
+
+
 def list_crystals(
     con: Connection,
     *,
@@ -442,16 +463,17 @@ def list_crystals(
     min_confidence: float | None = None,
     session_id: str | None = None,
     source_resonance_ids: Sequence[str] | None = None,
+    states: Collection[ReviewState] | None = None,
     with_vectors: bool = False,
     lock: bool = False,
 ) -> list[Crystal]:
-    """Crystals newest first, narrowed by status, confidence, session or the resonances they came from; ``lock``:
-    for the transaction that will change them (:attr:`~explorer.store.dialect.Dialect.row_lock`). A mistyped
-    session id finds none.
+    """Crystals newest first, narrowed by status, confidence, session, review states or the resonances they came
+    from; ``lock``: for the transaction that will change them (:attr:`~explorer.store.dialect.Dialect.row_lock`).
+    A mistyped session id finds none.
     """
     if session_id is not None and not is_uuid(session_id):
         return []
-    clauses: list[str] = []
+    clauses: list[str] = [] if states is None else [_in_review_states(states)]
     params: list[object] = []
     if status is not None:
         clauses.append("status = ?")

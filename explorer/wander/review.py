@@ -24,6 +24,7 @@ from explorer.records.wander import (
     Review,
     ReviewDecision,
     ReviewFilter,
+    ReviewState,
     review_fields,
     utcnow,
 )
@@ -217,8 +218,16 @@ def _matching(con: Connection, where: ReviewFilter, *, lock: bool = False) -> li
     """
     if where.session_id:  # a short id as the pages show it
         where = replace(where, session_id=wander_store.session_id_of(con, where.session_id))
-    found = wander_store.list_crystals(con, min_confidence=where.min_confidence, session_id=where.session_id, lock=lock)
+    found = wander_store.list_crystals(
+        con, min_confidence=where.min_confidence, session_id=where.session_id, states=where.states, lock=lock
+    )
     return sorted((c for c in found if where.matches(c)), key=lambda c: (-c.confidence, c.id))
+
+
+def awaiting_review(runtime: Runtime) -> int:
+    """How many crystals, of every session, await a person's review (a count, not the crystals)."""
+    with runtime.db.connect() as con:
+        return wander_store.count_crystals(con, states={ReviewState.PENDING})
 
 
 def review_queue(runtime: Runtime, where: ReviewFilter | None = None) -> list[Crystal]:

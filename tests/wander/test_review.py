@@ -205,3 +205,29 @@ def test_the_log_refuses_what_the_state_machine_does_not_know(runtime: Runtime) 
             "VALUES (?, 'maybe', 'x', 'pending', 'approved')",
             [crystal.id],
         )
+
+
+def test_the_store_narrows_and_counts_by_review_state_as_the_records_read_it(runtime: Runtime) -> None:
+    """The review queue reads only the states it shows, in SQL: that SQL means what ``Crystal.review_state`` does,
+    for every state and every set of them.
+    """
+    stored = stored_crystals(runtime, [0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    wander.review_crystal(runtime, stored[0].id, "approve")
+    wander.review_crystal(runtime, stored[1].id, "reject")
+    wander.review_crystal(runtime, stored[2].id, "archive")
+    wander.review_crystal(runtime, stored[3].id, "approve")
+    wander.review_crystal(runtime, stored[3].id, "archive", force=True)  # approved, then archived: archived
+    with runtime.db.connect() as con:
+        every = wander_store.list_crystals(con)
+        for chosen in [
+            set(),
+            *({s} for s in ReviewState),
+            set(ReviewState),
+            {ReviewState.PENDING, ReviewState.REJECTED},
+        ]:
+            expected = {c.id for c in every if c.review_state in chosen}
+            assert {c.id for c in wander_store.list_crystals(con, states=chosen)} == expected, chosen
+            assert wander_store.count_crystals(con, states=chosen) == len(expected), chosen
+        assert wander_store.count_crystals(con) == len(every) == 6
+    assert review.awaiting_review(runtime) == 2
+    assert [c.id for c in review.review_queue(runtime)] == [stored[4].id, stored[5].id]
