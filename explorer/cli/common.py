@@ -93,6 +93,8 @@ def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[P
     """
     from tqdm import tqdm
 
+    from explorer.text import shorten
+
     bars: list[Any] = []
 
     def update(done: int, total: int, note: str) -> None:
@@ -104,7 +106,7 @@ def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[P
             )
         bars[0].total = total
         bars[0].n = done
-        bars[0].set_postfix_str(note[:40], refresh=True)
+        bars[0].set_postfix_str(shorten(note, chars=40), refresh=True)  # a dream's title, cut between words
 
     try:
         yield update
