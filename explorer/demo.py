@@ -19,7 +19,7 @@ from explorer.dreaming import service as dreaming
 from explorer.dreaming.service import DreamingError
 from explorer.projection import place_new, update_projection
 from explorer.reading.ingest import ingest_paths
-from explorer.records import Progress
+from explorer.records import Progress, in_phase
 from explorer.records.wander import ReviewState
 from explorer.runtime import Runtime
 from explorer.views import latest_consolidation
@@ -58,25 +58,20 @@ def is_ready(runtime: Runtime) -> bool:
 def prepare(
     runtime: Runtime, progress: Progress | None = None, say: Callable[[str], None] = lambda _: None
 ) -> dict[str, Any]:
-    """Whatever of the demo is missing, in order; ``progress`` hears ``(done, total, "phase: note")`` and ``say``
-    one line per finished part. Returns the demo session's id and the seconds it took.
+    """Whatever of the demo is missing, in order; ``progress`` hears each part's phases under the part's name
+    ("1/5 reading: embedding") and ``say`` one line per finished part. Returns the demo session's id and the
+    seconds it took.
     """
     started = time.perf_counter()
 
     def phase(number: int) -> Progress | None:
-        if progress is None:
-            return None
-        name = f"{number + 1}/{len(PHASES)} {PHASES[number]}"
-        return lambda done, total, note: progress(done, total, f"{name}: {note}" if note else name)
+        return in_phase(progress, f"{number + 1}/{len(PHASES)} {PHASES[number]}")
 
-    if (reading := phase(0)) is not None:  # said at once: loading the embedding model takes a while
-        reading(0, 0, "the embedding model loads")
+    reading = phase(0)
     report = ingest_paths(runtime, CORPUS, progress=reading)
     if report.documents_added:
         say(f"ingested {report.documents_added} documents, {report.chunks_added} chunks")
-    if (fitting := phase(1)) is not None:
-        fitting(0, 1, "UMAP (the first time on a machine it compiles for a minute or so)")
-    update_projection(runtime)
+    update_projection(runtime, progress=phase(1))
     session_id = demo_session(runtime) or _walk(runtime, phase(2), say)
     if not dreaming.recent_dreams(runtime, limit=1):
         try:

@@ -501,8 +501,9 @@ def _progress(ctx: Context) -> Progress:
     thread the tool runs on.
     """
 
-    def report(done: int, total: int, note: str) -> None:
-        anyio.from_thread.run(functools.partial(ctx.report_progress, done, total, note))
+    def report(done: int, total: int, note: str, phase: str = "") -> None:
+        message = f"{phase}: {note}" if phase and note else phase or note
+        anyio.from_thread.run(functools.partial(ctx.report_progress, done, total, message))
 
     return report
 

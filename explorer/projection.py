@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.records import Progress
+from explorer.records import Progress, begin
 from explorer.runtime import Runtime
 from explorer.store import events as events_store
 from explorer.store import projection as projection_store
@@ -269,8 +269,8 @@ def update_projection(
     fitted = 0
     moved: tuple[float, float] | None = None
     if vectors is not None and ids:
-        if progress:
-            progress(0, 2, f"fitting the map to {len(ids)} nodes")
+        # the first fit in a process imports UMAP and compiles it (a minute or so on a busy machine)
+        begin(progress, "fitting the map", note=f"{len(ids)} nodes; the first fit in a process compiles UMAP")
         xy = fit_layout(vectors, config)
         if old_ids:
             xy, moved = align_to(ids, xy, old_ids, old_xy)
@@ -292,15 +292,12 @@ def update_projection(
                 },
             )
         fitted = len(ids)
-    if progress:
-        progress(1, 2, "placing new points")
+    begin(progress, "placing new points on the map")
     report = place_new(runtime, config)
     report.fitted = fitted
     if moved:
         report.mean_displacement, report.mean_displacement_unaligned = moved
     report.seconds = round(time.perf_counter() - started, 3)
-    if progress:
-        progress(2, 2, "done")
     return report
 
 

@@ -278,9 +278,11 @@ class ProgressBar:
         self.interval_s = interval_s
         self._last = time.monotonic()
 
-    def __call__(self, done: int, total: int, note: str) -> None:
+    def __call__(self, done: int, total: int, note: str, phase: str = "") -> None:
         fraction = 0.0 if total <= 0 else min(1.0, done / total)
-        self.bar.progress(fraction, text=md(f"{self.label}: {done}/{total} · {note}"[:200]))
+        count = f"{done}/{total}" if total else ""
+        where = " · ".join(part for part in (phase, count, note) if part)
+        self.bar.progress(fraction, text=md(f"{self.label}: {where or '…'}"[:200]))
         if self.every and (time.monotonic() - self._last >= self.interval_s or done >= total):
             self._last = time.monotonic()
             self.every(done, total)
@@ -305,10 +307,13 @@ def start_job(rt: Runtime, kind: str, params: dict, key: str) -> Job:
 
 
 def job_progress(job: Job, label: str) -> None:
-    """A job's progress bar: how far it got and the item it is on (plain text: the item may be a model's words)."""
+    """A job's progress bar: the phase its run is in, how far it got and the item it is on (plain text: the item
+    may be a model's words).
+    """
     fraction = 0.0 if job.total <= 0 else min(1.0, job.done / job.total)
     waiting = "waiting for a worker" if job.status == "queued" else "starting"
-    where = f"{job.done}/{job.total} · {job.current}" if job.total else (job.current or waiting)
+    count = f"{job.done}/{job.total}" if job.total else ""
+    where = " · ".join(part for part in (job.phase, count, job.current) if part) or waiting
     st.progress(fraction, text=md(f"{label}: {where}"[:200]))
 
 

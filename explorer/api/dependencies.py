@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 
 from explorer import jobs
 from explorer.consolidation import service as consolidation
+from explorer.records import unheard
 from explorer.records.jobs import JobJson
 from explorer.runtime import Runtime
 
@@ -42,7 +43,7 @@ def run_or_submit(runtime: Runtime, kind: str, params: dict[str, Any], backgroun
     checked = spec.params.model_validate(params)  # the body was checked by this very model already
     if spec.check is not None:
         spec.check(runtime, checked)
-    return spec.run(runtime, checked, lambda done, total, note: None)
+    return spec.run(runtime, checked, unheard)
 
 
 def consolidated(runtime: Runtime, status: str) -> dict[str, Any]:

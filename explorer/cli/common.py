@@ -87,32 +87,91 @@ def print_json(value: Any, indent: int | None = 2) -> None:
 
 @contextmanager
 def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[Progress]:
-    """A ``(done, total, note)`` callback drawing a tqdm bar on stderr, so --json output stays clean.
-
-    The bar is made on the first call that gives a total, when the engine knows it.
+    """A :class:`~explorer.records.Progress` drawn on stderr, so --json output stays clean: on a terminal a rich
+    line with the run's phase, a bar (a spinner while the phase cannot be counted), the item it is on and the
+    time taken; elsewhere (a log, a pipe) a line when a phase starts and every few seconds within it.
+    ``unit`` names what a phase counts when it gives no phase name.
     """
-    from tqdm import tqdm
+    from rich.console import Console
+
+    from explorer.records import unheard
+
+    if not enabled:
+        yield unheard
+        return
+    console = Console(stderr=True, highlight=False)
+    if console.is_terminal:
+        with _drawn(console, label) as update:
+            yield update
+    else:
+        yield _logged(console, label, unit)
+
+
+LOG_EVERY_S = 5.0  # how often a log (stderr not a terminal) hears how far a phase got
+
+
+def _heading(label: str, phase: str) -> str:
+    """The command's label before the run's phase, once: "reading: embedding", but "dreaming", not "dreaming:
+    dreaming".
+    """
+    if not phase or phase == label:
+        return label
+    return phase if phase.startswith(f"{label}: ") else f"{label}: {phase}"
+
+
+def _logged(console: Any, label: str, unit: str) -> Progress:
+    """Progress as lines of text: each phase as it starts, then its count at most every :data:`LOG_EVERY_S`."""
+    import time
 
     from explorer.text import shorten
 
-    bars: list[Any] = []
+    shown: list[Any] = [None, 0.0]  # the phase last written, and when a line was last written
 
-    def update(done: int, total: int, note: str) -> None:
-        if not bars:
-            if total == 0:  # a note before the engine knows how much there is ("the model loads"): no bar yet
-                return
-            bars.append(
-                tqdm(total=total, desc=label, unit=unit, file=sys.stderr, dynamic_ncols=True, disable=not enabled)
+    def update(done: int, total: int, note: str, phase: str = "") -> None:
+        now = time.monotonic()
+        if phase == shown[0] and now - shown[1] < LOG_EVERY_S:
+            return
+        count = f"{done}/{total} {unit if not phase else ''}".rstrip() if total else ""
+        parts = [part for part in (count, shorten(note, chars=40)) if part]
+        line = _heading(label, phase) + (" · " + " · ".join(parts) if parts else "…")
+        console.print(line, markup=False, soft_wrap=True)  # a note may be a model's words: never markup
+        shown[0], shown[1] = phase, now
+
+    return update
+
+
+@contextmanager
+def _drawn(console: Any, label: str) -> Iterator[Progress]:
+    """Progress as one live rich line: spinner, phase, bar (pulsing when uncounted), count, note, time taken."""
+    from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Display
+
+    from explorer.text import shorten
+
+    display = Display(
+        SpinnerColumn(),
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[note]}", markup=False),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+
+    with display:
+        task = display.add_task(label, total=None, note="")
+
+        def update(done: int, total: int, note: str, phase: str = "") -> None:
+            display.update(
+                task,
+                description=_heading(label, phase),
+                total=total or None,
+                completed=done,
+                note=shorten(note, chars=40),  # a dream's title, cut between words
             )
-        bars[0].total = total
-        bars[0].n = done
-        bars[0].set_postfix_str(shorten(note, chars=40), refresh=True)  # a dream's title, cut between words
 
-    try:
         yield update
-    finally:
-        if bars:
-            bars[0].close()
 
 
 def run_reported(

@@ -32,7 +32,7 @@ from explorer.prompts import format_passages
 from explorer.prompts.dreaming import REM_JUDGE, JudgeAnswer, Judgement
 from explorer.providers.budget import Budget
 from explorer.providers.gateway import Answer, Gateway, Usage
-from explorer.records import Node, Progress, Relation, Verdict
+from explorer.records import Node, Progress, Relation, Verdict, begin, in_phase
 
 CREATED_BY = "rem_exploration"
 
@@ -393,6 +393,7 @@ def explore(
     result.eligible = len(eligible)
     by_id = {m.id: m for m in memories}
     texts = {m.id: m.text for m in memories}
+    begin(progress, "choosing seeds and candidates")
     strengths = None if affinity is None else bridge_strengths(eligible, by_id, get_relations, affinity, config)
     seeds = sample_seeds(eligible, config, rng, strengths)
     result.seeds_explored = len(seeds)
@@ -420,7 +421,8 @@ def explore(
             return exc
 
     seen_pairs: set[frozenset[str]] = set()
-    for (seed, candidates, evidence), answer in zip(to_judge, gateway.map(judge, to_judge, progress), strict=True):
+    answers = gateway.map(judge, to_judge, in_phase(progress, "judging links"))
+    for (seed, candidates, evidence), answer in zip(to_judge, answers, strict=True):
         if isinstance(answer, Exception):
             result.failures += 1
             result.errors.append(f"seed {seed.id}: {type(answer).__name__}: {answer}")

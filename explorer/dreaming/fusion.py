@@ -25,7 +25,7 @@ from explorer.prompts.dreaming import FUSION
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Gateway, Usage
-from explorer.records import Node, Progress, Relation
+from explorer.records import Node, Progress, Relation, begin, in_phase
 
 CREATED_BY = "fusion"
 
@@ -210,6 +210,7 @@ def fuse(
     cluster's failure does not stop the others.
     """
     result = FusionResult(eligible=len(fusable(memories, config)))
+    begin(progress, "finding clusters")
     clusters = find_clusters(memories, get_relations, config)
     result.clusters_found = len(clusters)
 
@@ -224,7 +225,7 @@ def fuse(
             return held, exc, usage
 
     for number, (cluster, (held, outcome, usage)) in enumerate(
-        zip(clusters, gateway.map(merge, clusters, progress), strict=True), 1
+        zip(clusters, gateway.map(merge, clusters, in_phase(progress, "fusing")), strict=True), 1
     ):
         result.usage.merge(usage)
         try:

@@ -30,7 +30,7 @@ from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Gateway, Usage
 from explorer.reading.cycle import KnownNodes
-from explorer.records import Node, Progress, Relation
+from explorer.records import Node, Progress, Relation, begin, in_phase
 
 CREATED_BY = "rem_cycle"
 
@@ -259,9 +259,12 @@ def rem_cycle(
     triads: list[list[Node]] = []
     if len(memories) >= 2:
         affinity = affinity or Affinity.of_nodes(memories)
+        begin(progress, "choosing what each dream binds")
         anchors = current_period(memories, current_year, config.dreams)
         triads = sample_triads(anchors, memories, affinity, config.dreams, rng, config.triads)
-    drafts = gateway.map(lambda t: draft_dream(t, known, gateway, embedder, config, budget), triads, progress)
+    drafts = gateway.map(
+        lambda t: draft_dream(t, known, gateway, embedder, config, budget), triads, in_phase(progress, "dreaming")
+    )
     confidences = [binding(triad, affinity) for triad in triads] if affinity is not None else []
     for number, (draft, confidence) in enumerate(zip(drafts, confidences, strict=True), 1):
         result.usage.merge(draft.usage)

@@ -32,10 +32,11 @@ from explorer.dreaming.prominence import DEFAULT_PROMINENCE, ProminenceConfig, p
 from explorer.dreaming.rem_cycle import DEFAULT_REM, RemConfig, dreamable, latest_year, primary, rem_cycle
 from explorer.errors import ExplorerError, Remedy
 from explorer.providers.budget import Budget
+from explorer.providers.embeddings import load_model
 from explorer.reading.cycle import DEFAULT_READING, ReadingConfig
 from explorer.reading.ingest import IngestReport, collect_sources, ingest_sources
 from explorer.reading.loaders import DEFAULT_MAX_MB
-from explorer.records import Node, Progress, Relation
+from explorer.records import Node, Progress, Relation, begin, in_phase
 from explorer.records.dreaming import (
     DREAM_KINDS,
     ChronoReport,
@@ -159,11 +160,15 @@ def run_exploration(
     seed = _seed(seed)
     budget = budget or run_budget(runtime)
     before = budget.spent_cents
+    load_model(runtime.embedder, progress)
+    begin(progress, "refreshing prominence")
     refresh_prominence(runtime, as_of)
+    begin(progress, "loading memories")
     with runtime.db.connect() as con:
         nodes, relations = corpus.list_nodes(con, latest_only=True, with_vectors=True), corpus.list_relations(con)
         titles = _titles(con)
     linkable = primary(dreamable(nodes))
+    affinity = _affinity(linkable, titles, runtime, progress) if len(linkable) >= 2 else None
     result = explore(
         nodes,
         relations_lookup(relations),
@@ -172,7 +177,7 @@ def run_exploration(
         rng=np.random.default_rng(seed),
         budget=budget,
         progress=progress,
-        affinity=Affinity.of_nodes(linkable, titles, runtime.embedder) if len(linkable) >= 2 else None,
+        affinity=affinity,
     )
     found = [d.relation() for d in result.discoveries]
     report = ExplorationReport(
@@ -188,6 +193,7 @@ def run_exploration(
         errors=result.errors,
         **spent_fields(before, budget),
     )
+    begin(progress, "storing links")
     with runtime.db.transaction() as con:
         corpus.insert_relations(con, found)
         dreaming_store.insert_verdicts(con, result.verdicts)
@@ -214,7 +220,9 @@ def run_fusion(
     """
     budget = budget or run_budget(runtime)
     before = budget.spent_cents
+    begin(progress, "refreshing prominence")
     refresh_prominence(runtime, as_of)
+    begin(progress, "loading memories")
     nodes, relations = _graph(runtime)
     result = fuse(
         nodes, relations_lookup(relations), runtime.gateway, runtime.embedder, config, budget, progress=progress
@@ -228,6 +236,7 @@ def run_fusion(
         errors=result.errors,
         **spent_fields(before, budget),
     )
+    begin(progress, "storing fused memories")
     with runtime.db.transaction() as con:
         # A source another process superseded meanwhile spoils its cluster: keep the source, drop the fusion.
         still_latest = {n.id for n in corpus.get_nodes(con, result.superseded, with_vectors=False) if n.is_latest}
@@ -270,6 +279,8 @@ def run_rem(
     seed = _seed(seed)
     budget = budget or run_budget(runtime)
     before = budget.spent_cents
+    load_model(runtime.embedder, progress)
+    begin(progress, "loading memories")
     with runtime.db.connect() as con:
         pool = dreamable(corpus.list_nodes(con, latest_only=True, with_vectors=True))
         titles = _titles(con)
@@ -291,7 +302,7 @@ def run_rem(
         rng=np.random.default_rng(seed),
         budget=budget,
         progress=progress,
-        affinity=Affinity.of_nodes(primary(pool), titles, runtime.embedder),
+        affinity=_affinity(primary(pool), titles, runtime, progress),
     )
     report = RemReport(
         seed=seed,
@@ -306,6 +317,7 @@ def run_rem(
         errors=result.errors,
         **spent_fields(before, budget),
     )
+    begin(progress, "storing dreams")
     with runtime.db.transaction() as con:
         corpus.insert_nodes(con, result.nodes)
         corpus.insert_relations(con, result.relations)
@@ -331,10 +343,12 @@ def _span(years: list[int]) -> str:
     return f"{years[0]}–{years[-1]} ({len(years)} years)"
 
 
-def _phase(progress: Progress | None, name: str) -> Progress | None:
-    if progress is None:
-        return None
-    return lambda done, total, note: progress(done, total, f"{name}: {note}")
+def _affinity(memories: list[Node], titles: dict[str, str], runtime: Runtime, progress: Progress | None) -> Affinity:
+    """The memories' affinity, said first: the first run on a corpus embeds every memory headed by its title
+    (minutes on a large corpus; the embedding cache keeps them for the next run).
+    """
+    begin(progress, "measuring affinities", note=f"{len(memories)} memories")
+    return Affinity.of_nodes(memories, titles, runtime.embedder)
 
 
 def run_cycle(
@@ -357,9 +371,10 @@ def run_cycle(
         _require_dreamable(corpus.count_nodes(con, latest_only=True))
     seed = _seed(seed)
     budget = budget or run_budget(runtime)
-    exploration = run_exploration(runtime, seed=seed, progress=_phase(progress, "explore"), budget=budget, as_of=as_of)
-    fusion = run_fusion(runtime, progress=_phase(progress, "fuse"), budget=budget, as_of=as_of)
-    rem = run_rem(runtime, dreams=dreams, seed=seed + 1, progress=_phase(progress, "dream"), budget=budget, as_of=as_of)
+    explore, fusing, rem_cycle = (in_phase(progress, part) for part in ("exploration", "fusion", "REM"))
+    exploration = run_exploration(runtime, seed=seed, progress=explore, budget=budget, as_of=as_of)
+    fusion = run_fusion(runtime, progress=fusing, budget=budget, as_of=as_of)
+    rem = run_rem(runtime, dreams=dreams, seed=seed + 1, progress=rem_cycle, budget=budget, as_of=as_of)
     return CycleReport(exploration, fusion, rem)
 
 
@@ -401,9 +416,14 @@ def run_chrono(
     total, done = len(sources), 0
     for number, period in enumerate(periods):
 
-        def period_progress(index: int, count: int, title: str, key: str = period.key, base: int = done) -> None:
-            if progress:
-                progress(base + index, total, f"{key}: {title}")
+        def period_progress(
+            index: int, count: int, title: str, phase: str = "", key: str = period.key, base: int = done
+        ) -> None:
+            if progress is None:
+                return
+            if phase == "reading":  # the period's documents counted among the whole corpus's
+                index, count = base + index, total
+            progress(index, count, f"{key}: {title}" if title else key, phase)
 
         read = ingest_sources(runtime, period.sources, config=reading, progress=period_progress, budget=budget)
         done += len(period.sources)

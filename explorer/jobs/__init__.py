@@ -18,7 +18,7 @@ from typing import Any
 from explorer.errors import ExplorerError, Remedy
 from explorer.jobs.kinds import KINDS, Kind, Params
 from explorer.jobs.worker import ensure_worker, fail_orphans, work
-from explorer.records import Progress, new_id
+from explorer.records import Progress, new_id, unheard
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
 from explorer.store import Database
@@ -106,7 +106,7 @@ def run(
     way it was asked for.
     """
     spec, checked = _checked(runtime, kind, params)
-    return spec.run(runtime, checked, progress or (lambda done, total, note: None))
+    return spec.run(runtime, checked, progress or unheard)
 
 
 def get(runtime: Runtime, job_id: str) -> Job:

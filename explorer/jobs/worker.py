@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from explorer.errors import ExplorerError
 from explorer.jobs.kinds import KINDS
 from explorer.providers.deadline import CallCancelled
+from explorer.records import Progress
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
 from explorer.store import DatabaseBusy, StoreError
@@ -124,24 +125,26 @@ def ensure_worker(runtime: Runtime) -> None:
     threading.Thread(target=child.wait, name="reap-worker", daemon=True).start()
 
 
-def _progress(runtime: Runtime, job: Job, stopping: Callable[[], bool], row: threading.Lock) -> Any:
+def _progress(runtime: Runtime, job: Job, stopping: Callable[[], bool], row: threading.Lock) -> Progress:
     """The progress callback a job's run gets: writes how far it got at most every :data:`PROGRESS_EVERY_S` (and
-    always the last item), and raises :class:`JobCancelled` between items once someone cancelled the job, or
-    :class:`WorkerStopped` once its worker is ``stopping``. ``row`` is held while it writes the job's row, which
+    always the last item and a new phase, so a phase's name shows while it runs), and raises
+    :class:`JobCancelled` between items once someone cancelled the job, or :class:`WorkerStopped` once its
+    worker is ``stopping``. ``row`` is held while it writes the job's row, which
     the watch's heartbeat writes too: on the file two transactions writing one row at once conflict.
     """
     last = [0.0]
+    shown = [""]  # the phase last written
 
-    def report(done: int, total: int, note: str) -> None:
+    def report(done: int, total: int, note: str, phase: str = "") -> None:
         now = time.monotonic()
-        if now - last[0] < PROGRESS_EVERY_S and done < total:
+        if now - last[0] < PROGRESS_EVERY_S and done < total and phase == shown[0]:
             return
         try:
             with row, runtime.db.transaction() as con:
-                cancelled = jobs_store.report_progress(con, job.id, done, total, note[:200])
+                cancelled = jobs_store.report_progress(con, job.id, done, total, note[:200], phase[:200])
         except DatabaseUnavailable:  # the server restarting: reported at the next item (the watch beats meanwhile)
             return
-        last[0] = now
+        last[0], shown[0] = now, phase
         if cancelled:
             raise JobCancelled(f"cancelled after {done} of {total}")
         if stopping():

@@ -23,6 +23,7 @@ from explorer.errors import ExplorerError
 from explorer.providers.cores import IdleCores
 from explorer.providers.deadline import Interrupter
 from explorer.providers.retries import backoff_s, describe, retryable
+from explorer.records import Progress, begin
 
 LOCAL_PREFIX = "local:"
 HASHING = "hashing"
@@ -240,6 +241,17 @@ def make_embedder(
     if name.startswith(LOCAL_PREFIX):
         return LocalEmbedder(name)
     return LiteLLMEmbedder(name, api_base, timeout_s, retries, requests=requests)
+
+
+def load_model(embedder: Embedder, progress: Progress | None = None) -> None:
+    """Load the local model behind ``embedder`` now if it is not loaded yet, telling ``progress`` first: its first
+    use in a process imports torch and reads the weights (seconds; a minute on a busy machine), which would
+    otherwise pass unexplained inside whatever embeds first. Any other embedder has nothing to load.
+    """
+    inner = getattr(embedder, "inner", embedder)
+    if isinstance(inner, LocalEmbedder) and "_model" not in vars(inner):
+        begin(progress, "loading the embedding model")
+        inner._model  # noqa: B018 - the cached property loads it
 
 
 class CachedEmbedder:

@@ -213,9 +213,11 @@ class Gateway:
         items: an item that chains calls (a dream asks three questions, one after the other) holds no slot
         while it computes between them, and more items than slots are under way so that the slots stay
         full. ``work`` must not touch the database, and should turn its own trouble into a result: an
-        exception it lets out is raised here, after the other items are done. ``progress`` is told of each
-        item as it finishes.
+        exception it lets out is raised here, after the other items are done. ``progress`` is told when the
+        work starts (before the first item, which may take a while) and of each item as it finishes.
         """
+        if progress:
+            progress(0, len(items), "")
         if self.concurrency == 1 or len(items) <= 1:
             results = []
             for done, item in enumerate(items):
@@ -244,6 +246,8 @@ class Gateway:
         to four times more.
         """
         if self.offline_only:
+            if progress:  # the preparation is the answers' embedding: a while on a large batch
+                progress(0, len(requests), "")
             self.offline.prepare(requests)
         return self.map(
             lambda request: self.ask(request[0], request[1], purpose=purpose or request[0].kind, budget=budget),

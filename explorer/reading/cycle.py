@@ -27,7 +27,7 @@ from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Answer, Gateway
 from explorer.reading.chunker import DEFAULT_CHUNK_WORDS
 from explorer.reading.mentions import MentionIndex
-from explorer.records import Node, NodeType, PendingReading, Relation
+from explorer.records import Node, NodeType, PendingReading, Progress, Relation, begin, in_phase
 from explorer.vectors import VectorIndex
 
 
@@ -170,8 +170,10 @@ def read_documents(
     gateway: Gateway,
     config: ReadingConfig = DEFAULT_READING,
     budget: Budget | None = None,
+    progress: Progress | None = None,
 ) -> list[ReadingResult]:
-    """Run the READING cycle over documents read together, a result for each.
+    """Run the READING cycle over documents read together, a result for each; ``progress`` hears its phases
+    (placing the chunks, the implants and entities, the entities' insights), each before it starts.
 
     Every chunk is placed first, in order, among what ``known`` held and the
     chunks before it; its implant is made among the neighbours above the
@@ -196,6 +198,8 @@ def read_documents(
     """
     results = {d.document_id: ReadingResult() for d in documents}
     placed = []
+    titles = ", ".join(d.title or d.document_id for d in documents)
+    begin(progress, "placing chunks among what is known", note=titles)
     for d in documents:
         own = _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results)
         placed += own
@@ -211,6 +215,7 @@ def read_documents(
         config=config,
         budget=budget,
         results=results,
+        progress=progress,
     )
     return [results[d.document_id] for d in documents]
 
@@ -279,6 +284,7 @@ def _enrich(
     config: ReadingConfig,
     budget: Budget | None,
     results: dict[str, ReadingResult],
+    progress: Progress | None = None,
 ) -> None:
     """The model's two rounds: the implants of ``implants`` and the entities of ``entities`` together, then the
     insight of every entity found and of every learning given; what came back is added to ``results``.
@@ -286,9 +292,13 @@ def _enrich(
     first: list[tuple[Prompt[Any], dict[str, Any]]]
     first = [(IMPLANT, _implant_fields(neighbours, chunk, known)) for chunk, neighbours in implants]
     first += [(ENTITIES, {"passage": chunk.text, "max_entities": config.max_entities}) for chunk, _ in entities]
-    answers = gateway.ask_each(first, budget=budget)
+    answers = gateway.ask_each(first, budget=budget, progress=in_phase(progress, "implants and entities"))
     learnings = _learnings(entities, answers[len(implants) :], known, embedder, config, results) + learnings
-    insights = gateway.ask_each([(ENTITY_SYNTHESIS, fields) for _, _, fields in learnings], budget=budget)
+    insights = gateway.ask_each(
+        [(ENTITY_SYNTHESIS, fields) for _, _, fields in learnings],
+        budget=budget,
+        progress=in_phase(progress, "relating entities"),
+    )
     _keep_implants(implants, answers[: len(implants)], known, embedder, results)
     _keep_insights(learnings, insights, known, embedder, results)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from explorer.inputs import storable
 from explorer.providers.budget import Budget
+from explorer.providers.embeddings import load_model
 from explorer.reading.chunker import chunk_text
 from explorer.reading.cycle import (
     DEFAULT_READING,
@@ -30,7 +31,7 @@ from explorer.reading.cycle import (
     read_pending,
 )
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
-from explorer.records import Document, PendingReading, Progress
+from explorer.records import Document, PendingReading, Progress, begin, in_phase
 from explorer.runtime import Runtime
 from explorer.store import StoreError, corpus
 from explorer.store import reading as reading_store
@@ -193,16 +194,20 @@ def ingest_sources(
     report = report or IngestReport()
     budget = budget or Budget(runtime.settings.cloud_budget_cents)
     before = budget.spent_cents
+    load_model(runtime.embedder, progress)
+    begin(progress, "loading the knowledge base")
     known, stored = _load_stored(runtime)
+    begin(progress, "cutting documents into chunks")
     chunked = [(source, chunk_text(source.text, config.chunk_words)) for source in sources]  # cut once
-    _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks])
+    _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks], progress)
     seen: set[str] = set()
     other_titles: dict[str, list[str]] = {}  # content hash → the titles a text read once was found under again
     read_before: set[str] = set()  # the stored documents met again, whose pending steps are asked again
     batch: list[_Pending] = []
+    reading = in_phase(progress, "reading")
     for position, (source, chunks) in enumerate(chunked):
         if progress:
-            progress(position, len(sources), source.title)
+            progress(position, len(sources), source.title, "reading")
         digest = content_hash(source)
         if digest in seen or digest in stored:
             report.documents_skipped += 1
@@ -213,10 +218,11 @@ def ingest_sources(
         seen.add(digest)
         batch.append(_Pending(source, chunks, _document(source, digest)))
         if len(batch) >= config.documents_together:
-            known = _ingest_batch(runtime, batch, known, config, report, budget)
+            known = _ingest_batch(runtime, batch, known, config, report, budget, reading)
             batch = []
     if batch:
-        known = _ingest_batch(runtime, batch, known, config, report, budget)
+        known = _ingest_batch(runtime, batch, known, config, report, budget, reading)
+    begin(progress, "linking aliases")
     _add_aliases(runtime, other_titles, known, report)
     if retry_failed or read_before:
         _complete_pending(runtime, None if retry_failed else read_before, config, report, budget, progress)
@@ -224,7 +230,7 @@ def ingest_sources(
     report.budget_exhausted = report.budget_exhausted or budget.exhausted
     runtime.flush()
     if progress:
-        progress(len(sources), len(sources), "done")
+        progress(len(sources), len(sources), "done", "reading")
     return report
 
 
@@ -254,22 +260,29 @@ def _ingest_batch(
     config: ReadingConfig,
     report: IngestReport,
     budget: Budget,
+    progress: Progress | None = None,
 ) -> KnownNodes:
     """Read a batch with no connection held while the models think, then write each document in one transaction
     (all of them in one connection: opening the file costs about as much as writing a document); returns the
     (possibly reloaded) known nodes. When reading the batch fails outright, its documents are read one at a time,
-    so only the one at fault is lost.
+    so only the one at fault is lost. ``progress`` hears the reading's own phases (:func:`read_documents`).
     """
     texts = [DocumentText(p.document.id, p.chunks, p.document.year, p.document.domain, p.document.title) for p in batch]
     try:
         results = read_documents(
-            texts, known=known, embedder=runtime.embedder, gateway=runtime.gateway, config=config, budget=budget
+            texts,
+            known=known,
+            embedder=runtime.embedder,
+            gateway=runtime.gateway,
+            config=config,
+            budget=budget,
+            progress=progress,
         )
     except Exception as exc:  # one bad document must not stop the batch
         if len(batch) > 1:
             known = load_known(runtime)
             for pending in batch:
-                known = _ingest_batch(runtime, [pending], known, config, report, budget)
+                known = _ingest_batch(runtime, [pending], known, config, report, budget, progress)
             return known
         pending = batch[0]
         report.add_error(LoadError(pending.source.path, f"could not ingest: {exc}", pending.source.line))
@@ -280,7 +293,7 @@ def _ingest_batch(
     # The rest of the batch was read beside rows that were not written: read it again without them.
     rest = batch[written + 1 :]
     known = load_known(runtime)
-    return _ingest_batch(runtime, rest, known, config, report, budget) if rest else known
+    return _ingest_batch(runtime, rest, known, config, report, budget, progress) if rest else known
 
 
 def _write_batch(runtime: Runtime, batch: list[_Pending], results: list[ReadingResult], report: IngestReport) -> int:
@@ -342,7 +355,7 @@ def _complete_pending(
     order = list(by_document)
     for start in range(0, len(order), config.documents_together):
         if progress:
-            progress(start, len(order), "steps left pending")
+            progress(start, len(order), "documents with steps left pending", "asking again")
         ids = order[start : start + config.documents_together]
         part = [item for document_id in ids for item in by_document[document_id]]
         try:
@@ -398,9 +411,13 @@ def _add_aliases(runtime: Runtime, other_titles: dict[str, list[str]], known: Kn
         report.aliases_added += len(new)
 
 
-def _embed_in_batches(runtime: Runtime, texts: list[str]) -> None:
+def _embed_in_batches(runtime: Runtime, texts: list[str], progress: Progress | None = None) -> None:
     """Embed every chunk up front in large batches (the cache then serves the cycle):
     one text at a time costs several times more per text on a CPU.
     """
+    begin(progress, "embedding", len(texts))
     for start in range(0, len(texts), 256):
         runtime.embedder.embed(texts[start : start + 256])
+        if progress:
+            done = min(start + 256, len(texts))
+            progress(done, len(texts), f"{done} of {len(texts)} chunks", "embedding")

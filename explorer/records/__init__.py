@@ -8,10 +8,9 @@ pattern); a *relation* is a typed, weighted edge between two nodes.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -29,8 +28,51 @@ NODE_TYPES: tuple[str, ...] = (
     "abstraction",
 )
 
-# A long run reports ``(done, total, note)`` through this callback; surfaces draw it as they like.
-Progress = Callable[[int, int, str], None]
+
+class Progress(Protocol):
+    """How a long run tells whoever shows it how far it got; each surface draws it its own way (the command
+    line a bar on stderr, the app a progress bar, a job its stored progress).
+
+    ``phase`` names what the run does now, in words a person reads ("loading the embedding model", "embedding",
+    "dreaming"), told before that work starts, so no stretch of a run goes unexplained; ``done`` of ``total``
+    counts the phase's items (``total`` 0: not countable, a spinner) and ``note`` names the one it is on. A run
+    that names no phase leaves ``phase`` empty. Tell a phase with :func:`begin`; give a part of a run its own
+    name with :func:`in_phase`.
+
+    Example::
+
+        begin(progress, "embedding", total=len(batches))
+        for done, batch in enumerate(batches, 1):
+            embed(batch)
+            progress(done, len(batches), f"{done * 256} chunks", "embedding")
+    """
+
+    def __call__(self, done: int, total: int, note: str, /, phase: str = "") -> None:
+        """One report: ``done`` of ``total`` in ``phase``, on ``note``."""
+
+
+def unheard(done: int, total: int, note: str, phase: str = "") -> None:
+    """The :class:`Progress` of a run nobody follows (one carried out within a request)."""
+
+
+def begin(progress: Progress | None, phase: str, total: int = 0, note: str = "") -> None:
+    """Tell ``progress`` (if any) that ``phase`` starts now, with ``total`` items (0: not countable)."""
+    if progress is not None:
+        progress(0, total, note, phase)
+
+
+def in_phase(progress: Progress | None, name: str) -> Progress | None:
+    """``progress`` for a part of a run called ``name`` (a night's "dreaming"): its reports carry ``name``, before
+    the part's own phase when it names one ("exploring: measuring affinities").
+    """
+    if progress is None:
+        return None
+    outer = progress
+
+    def report(done: int, total: int, note: str, phase: str = "") -> None:
+        outer(done, total, note, f"{name}: {phase}" if phase else name)
+
+    return report
 
 
 def new_id() -> str:

@@ -31,13 +31,16 @@ class JobStatus(StrEnum):
 
 @dataclass(frozen=True)
 class JobProgress(JsonRecord):
-    """How far a job has got: items done of the total, and the one it is on."""
+    """How far a job has got: the phase it is in ("embedding", "REM: dreaming"; empty before its run names one),
+    the phase's items done of its total (0: not countable), and the one it is on.
+    """
 
     done: int
     total: int
     current: str
+    phase: str = ""
 
-    json_form = JsonForm("JobProgressJson", "done", "total", "current")
+    json_form = JsonForm("JobProgressJson", "phase", "done", "total", "current")
 
 
 def _iso(name: str) -> Computed:
@@ -64,6 +67,7 @@ class Job(JsonRecord):
     started_at: datetime | None
     finished_at: datetime | None
     heartbeat_at: datetime | None
+    phase: str = ""  # what the run does now, as its engine names it (see JobProgress)
 
     @property
     def worker_pid(self) -> int | None:
@@ -73,14 +77,14 @@ class Job(JsonRecord):
 
     @property
     def summary(self) -> str:
-        """One line for lists and the app's job panel: the kind, its progress and what it is on now."""
+        """One line for lists and the app's job panel: the kind, its phase and progress and what it is on now."""
         progress = f"{self.done}/{self.total}" if self.total else ""
-        return " ".join(part for part in (self.kind, self.status.value, progress, self.current) if part)
+        return " ".join(part for part in (self.kind, self.status.value, self.phase, progress, self.current) if part)
 
     @property
     def progress(self) -> JobProgress:
         """How far it has got."""
-        return JobProgress(self.done, self.total, self.current)
+        return JobProgress(self.done, self.total, self.current, self.phase)
 
     # what ``explorer jobs show --json``, the API and the MCP tools print; times as ISO 8601 text
     json_form = JsonForm(

@@ -11,7 +11,7 @@ from explorer.store.ids import full_id
 
 _COLUMNS = (
     'id, kind, params, status, done, total, "current", result, error, cancel_requested, worker, created_at, '
-    "started_at, finished_at, heartbeat_at"
+    "started_at, finished_at, heartbeat_at, phase"
 )
 
 
@@ -21,10 +21,10 @@ def _json(value: Any) -> Any:
 
 def _job(row: tuple[Any, ...]) -> Job:
     (id_, kind, params, status, done, total, current, result, error, cancel, worker, created, started, finished,
-     heartbeat) = row  # fmt: skip
+     heartbeat, phase) = row  # fmt: skip
     return Job(
         str(id_), kind, _json(params) or {}, JobStatus(status), done, total, current, _json(result), error,
-        bool(cancel), worker, created, started, finished, heartbeat,
+        bool(cancel), worker, created, started, finished, heartbeat, phase,
     )  # fmt: skip
 
 
@@ -111,12 +111,14 @@ def install_queue(con: Connection, schema: str, lock: int) -> bool:
     return True
 
 
-def report_progress(con: Connection, job_id: str, done: int, total: int, current: str) -> bool:
-    """Record how far a running job got (and that its worker lives); whether someone asked to cancel it."""
+def report_progress(con: Connection, job_id: str, done: int, total: int, current: str, phase: str = "") -> bool:
+    """Record how far a running job got, in which phase (and that its worker lives); whether someone asked to
+    cancel it.
+    """
     row = con.execute(
-        'UPDATE jobs SET done = ?, total = ?, "current" = ?, heartbeat_at = now() WHERE id = ? '
+        'UPDATE jobs SET done = ?, total = ?, "current" = ?, phase = ?, heartbeat_at = now() WHERE id = ? '
         "RETURNING cancel_requested",
-        [max(0, done), max(0, total), current, job_id],
+        [max(0, done), max(0, total), current, phase, job_id],
     ).fetchone()
     return bool(row and row[0])
 

@@ -202,6 +202,6 @@ def test_a_job_shows_its_id_as_job_id_its_progress_together_and_its_times_as_iso
         "created_at", "started_at", "finished_at",
     ]  # fmt: skip
     assert shown["job_id"] == "j1" and shown["status"] is JobStatus.RUNNING
-    assert shown["progress"] == {"done": 1, "total": 2, "current": "dream 2"}
+    assert shown["progress"] == {"phase": "", "done": 1, "total": 2, "current": "dream 2"}
     assert (shown["created_at"], shown["started_at"], shown["finished_at"]) == (AT.isoformat(), AT.isoformat(), None)
     assert TypeAdapter(JobJson).validate_python(shown) == shown
