@@ -26,7 +26,9 @@ import numpy as np
 from scipy import sparse
 
 from explorer.providers.embeddings import Embedder
-from explorer.records import Node
+from explorer.records import Node, Progress
+
+EMBED_TOGETHER = 64  # memories embedded at once before the count moves (the local model encodes 64 at a time)
 
 
 @dataclass(frozen=True)
@@ -103,16 +105,23 @@ class Affinity:
         titles: dict[str, str] | None = None,
         embedder: Embedder | None = None,
         config: AffinityConfig = DEFAULT_AFFINITY,
+        progress: Progress | None = None,
     ) -> Affinity:
         """Affinity over nodes with vectors. A node's text is headed by its document's title when ``titles``
         (document id → title) knows it, since a title names the subject its chunks leave implicit; with an
         ``embedder``, those headed texts are embedded (the embedder's cache keeps them) in place of the stored
-        vectors of the bare chunks.
+        vectors of the bare chunks, :data:`EMBED_TOGETHER` at a time, each batch counted to ``progress`` (the
+        first run on a corpus embeds them all: minutes on a large one).
         """
         titles = titles or {}
         texts = [f"{titles[n.document_id]}: {n.text}" if n.document_id in titles else n.text for n in nodes]
         if embedder is not None and titles:
-            vectors = embedder.embed(texts)
+            rows = []
+            for start in range(0, len(texts), EMBED_TOGETHER):
+                rows.append(embedder.embed(texts[start : start + EMBED_TOGETHER]))
+                if progress:
+                    progress(min(start + EMBED_TOGETHER, len(texts)), len(texts), "memories embedded with their titles")
+            vectors = np.vstack(rows) if rows else np.zeros((0, embedder.dim), dtype=np.float32)
         else:
             vectors = np.vstack([np.asarray(n.embedding, dtype=np.float32) for n in nodes])
         return cls([n.id for n in nodes], texts, vectors, config)

@@ -270,7 +270,7 @@ def update_projection(
     moved: tuple[float, float] | None = None
     if vectors is not None and ids:
         # the first fit in a process imports UMAP and compiles it (a minute or so on a busy machine)
-        begin(progress, "fitting the map", note=f"{len(ids)} nodes; the first fit in a process compiles UMAP")
+        begin(progress, "fitting the map", note=f"{len(ids)} nodes")
         xy = fit_layout(vectors, config)
         if old_ids:
             xy, moved = align_to(ids, xy, old_ids, old_xy)

@@ -91,6 +91,16 @@ def test_a_job_stores_the_phase_its_run_is_in(corpus_runtime: Runtime) -> None:
     assert "storing dreams" in ended.summary
 
 
+def test_the_apps_upload_names_the_map_fit_after_the_reading(runtime: Runtime, small_corpus: Path) -> None:
+    """The app's first documents are read, then the map is fitted: an ingest job says both, in order."""
+    heard, progress = recorder()
+    paths = [str(next(small_corpus.glob("*.md")))]
+    jobs.run(runtime, "ingest", {"paths": paths, "fit_map": True}, progress=progress)  # type: ignore[arg-type]
+    said = phases(heard)
+    assert said.index("embedding") < said.index("reading") < said.index("fitting the map")
+    assert said[-1] == "placing new points on the map"
+
+
 def _phases_on_stderr(args: list[str], env: dict[str, str]) -> tuple[list[str], list[str]]:
     """The lines a real ``explorer`` prints on stderr, those heard while it still ran and all of them."""
     process = subprocess.Popen(

@@ -161,6 +161,7 @@ def _drawn(console: Any, label: str) -> Iterator[Progress]:
 
     with display:
         task = display.add_task(label, total=None, note="")
+        shown = [""]
 
         def update(done: int, total: int, note: str, phase: str = "") -> None:
             display.update(
@@ -169,7 +170,9 @@ def _drawn(console: Any, label: str) -> Iterator[Progress]:
                 total=total or None,
                 completed=done,
                 note=shorten(note, chars=40),  # a dream's title, cut between words
+                refresh=phase != shown[0],  # a new phase drawn at once, before its work starts
             )
+            shown[0] = phase
 
         yield update
 

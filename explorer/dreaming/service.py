@@ -347,8 +347,8 @@ def _affinity(memories: list[Node], titles: dict[str, str], runtime: Runtime, pr
     """The memories' affinity, said first: the first run on a corpus embeds every memory headed by its title
     (minutes on a large corpus; the embedding cache keeps them for the next run).
     """
-    begin(progress, "measuring affinities", note=f"{len(memories)} memories")
-    return Affinity.of_nodes(memories, titles, runtime.embedder)
+    begin(progress, "measuring affinities", len(memories), "memories embedded with their titles")
+    return Affinity.of_nodes(memories, titles, runtime.embedder, progress=in_phase(progress, "measuring affinities"))
 
 
 def run_cycle(

@@ -26,7 +26,7 @@ from explorer.projection import ProjectionReport, place_new, update_projection
 from explorer.providers.budget import Budget
 from explorer.reading.ingest import IngestReport, ingest_paths
 from explorer.reading.loaders import DEFAULT_MAX_MB
-from explorer.records import Progress
+from explorer.records import Progress, begin
 from explorer.records.wander import RunResult
 from explorer.runtime import Runtime
 from explorer.wander import service as wander
@@ -189,8 +189,9 @@ def _ingest(runtime: Runtime, p: Ingest, progress: Progress) -> ReadingReport:
         retry_failed=p.retry_failed,
     )
     if p.fit_map:
-        return ReadingReport(read, update_projection(runtime))
+        return ReadingReport(read, update_projection(runtime, progress=progress))
     if read.documents_added or read.syntheses_added or read.entity_insights_added:
+        begin(progress, "placing new points on the map")
         place_new(runtime)  # new nodes join a fitted map where their neighbours are (cheap; never fits)
     return ReadingReport(read)
 

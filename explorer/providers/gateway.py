@@ -223,13 +223,13 @@ class Gateway:
             for done, item in enumerate(items):
                 results.append(work(item))
                 if progress:
-                    progress(done + 1, len(items), f"{done + 1}/{len(items)}")
+                    progress(done + 1, len(items), "")
             return results
         with ThreadPoolExecutor(max_workers=min(self.concurrency * ITEMS_PER_SLOT, len(items))) as pool:
             futures = [pool.submit(work, item) for item in items]
             if progress:
                 for done, _ in enumerate(as_completed(futures)):
-                    progress(done + 1, len(items), f"{done + 1}/{len(items)}")
+                    progress(done + 1, len(items), "")
             return [future.result() for future in futures]
 
     def ask_each(

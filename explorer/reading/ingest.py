@@ -411,13 +411,17 @@ def _add_aliases(runtime: Runtime, other_titles: dict[str, list[str]], known: Kn
         report.aliases_added += len(new)
 
 
+EMBED_TOGETHER = 64  # chunks embedded at once before the count moves
+
+
 def _embed_in_batches(runtime: Runtime, texts: list[str], progress: Progress | None = None) -> None:
-    """Embed every chunk up front in large batches (the cache then serves the cycle):
-    one text at a time costs several times more per text on a CPU.
+    """Embed every chunk up front in batches (the cache then serves the cycle): one text at a time costs several
+    times more per text on a CPU, while a batch of :data:`EMBED_TOGETHER` costs no more per text than a larger one
+    (the local model encodes 64 at a time) and lets the count move every few seconds.
     """
     begin(progress, "embedding", len(texts))
-    for start in range(0, len(texts), 256):
-        runtime.embedder.embed(texts[start : start + 256])
+    for start in range(0, len(texts), EMBED_TOGETHER):
+        runtime.embedder.embed(texts[start : start + EMBED_TOGETHER])
         if progress:
-            done = min(start + 256, len(texts))
+            done = min(start + EMBED_TOGETHER, len(texts))
             progress(done, len(texts), f"{done} of {len(texts)} chunks", "embedding")

@@ -15,3 +15,14 @@ def test_a_long_note_is_cut_between_words(capsys: pytest.CaptureFixture[str]) ->
     drawn = capsys.readouterr().err
     assert "1999: what would it mean for memory to …" in drawn
     assert "memory to b]" not in drawn
+
+
+def test_on_a_terminal_a_phase_is_drawn_as_it_starts(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich draws its live line as on a terminal
+    monkeypatch.setenv("COLUMNS", "120")
+    with progress_callback("reading", "doc") as progress:
+        progress(0, 0, "", "loading the embedding model")
+        assert "reading: loading the embedding model" in capsys.readouterr().err  # before the model loads
+        progress(3, 8, "What's New in Python 2.0", "embedding")
+        assert "reading: embedding" in capsys.readouterr().err
+    assert "3/8" in capsys.readouterr().err  # the last state stays on screen
