@@ -104,10 +104,14 @@ def progress_callback(label: str, unit: str, enabled: bool = True) -> Iterator[P
         with _drawn(console, label) as update:
             yield update
     else:
-        yield _logged(console, label, unit)
+        with _logged(console, label, unit) as update:
+            yield update
 
 
 LOG_EVERY_S = 5.0  # how often a log (stderr not a terminal) hears how far a phase got
+# A run over sooner says nothing of its progress in a log: progress is for runs longer than this, and a user error
+# found at once stays the one line on stderr it must be.
+QUIET_S = 2.0
 
 
 def _heading(label: str, phase: str) -> str:
@@ -119,25 +123,53 @@ def _heading(label: str, phase: str) -> str:
     return phase if phase.startswith(f"{label}: ") else f"{label}: {phase}"
 
 
-def _logged(console: Any, label: str, unit: str) -> Progress:
-    """Progress as lines of text: each phase as it starts, then its count at most every :data:`LOG_EVERY_S`."""
+@contextmanager
+def _logged(console: Any, label: str, unit: str) -> Iterator[Progress]:
+    """Progress as lines of text: each phase as it starts and its count at most every :data:`LOG_EVERY_S`, held
+    back for the first :data:`QUIET_S` (then written at once, by a timer, as a phase may be silent for long).
+    """
+    import threading
     import time
 
     from explorer.text import shorten
 
-    shown: list[Any] = [None, 0.0]  # the phase last written, and when a line was last written
+    lock = threading.Lock()
+    started = time.monotonic()
+    held: list[tuple[str, str]] = []  # (line, phase) of each phase begun while quiet, its latest line
+    shown: dict[str, Any] = {"phase": None, "at": 0.0, "quiet": True}
+
+    def write(line: str, phase: str) -> None:
+        console.print(line, markup=False, soft_wrap=True)  # a note may be a model's words: never markup
+        shown.update(phase=phase, at=time.monotonic())
+
+    def speak() -> None:
+        with lock:
+            shown["quiet"] = False
+            for line, phase in held:
+                write(line, phase)
+            held.clear()
 
     def update(done: int, total: int, note: str, phase: str = "") -> None:
-        now = time.monotonic()
-        if phase == shown[0] and now - shown[1] < LOG_EVERY_S:
-            return
         count = f"{done}/{total} {unit if not phase else ''}".rstrip() if total else ""
         parts = [part for part in (count, shorten(note, chars=40)) if part]
         line = _heading(label, phase) + (" · " + " · ".join(parts) if parts else "…")
-        console.print(line, markup=False, soft_wrap=True)  # a note may be a model's words: never markup
-        shown[0], shown[1] = phase, now
+        with lock:
+            if shown["quiet"] and time.monotonic() - started < QUIET_S:
+                held[-1:] = [*held[-1:], (line, phase)] if not held or held[-1][1] != phase else [(line, phase)]
+                return
+        if shown["quiet"]:
+            speak()
+        with lock:
+            if phase != shown["phase"] or time.monotonic() - shown["at"] >= LOG_EVERY_S:
+                write(line, phase)
 
-    return update
+    timer = threading.Timer(QUIET_S, speak)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield update
+    finally:
+        timer.cancel()
 
 
 @contextmanager

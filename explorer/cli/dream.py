@@ -22,6 +22,7 @@ from explorer.cli.common import (
 )
 from explorer.cli.jobs import BackgroundOption, run_kind
 from explorer.cli.run_outcome import Asked, asked_in, exit_if_nothing_came
+from explorer.wording import counted
 
 if TYPE_CHECKING:
     from explorer.records.dreaming import (
@@ -118,7 +119,7 @@ def rem(
         as_json=as_json,
         bar=("dreaming", "dream"),
         summary=lambda report: [
-            f"{report.dreams_stored} dreams stored, {report.dreams_dropped} dropped as adding nothing "
+            f"{counted(report.dreams_stored, 'dream')} stored, {report.dreams_dropped} dropped as adding nothing "
             f"({report.duplicates} near-duplicates), {report.failures} failed; "
             + ("" if report.current_year is None else f"year {report.current_year}, ")
             + f"{report.model_calls} model calls"
@@ -217,7 +218,7 @@ def _night(report: CycleReport) -> list[str]:
     return [
         f"exploration: {e.discoveries} discoveries from {e.seeds_explored} seeds, {e.failures} failed",
         f"fusion: {f.clusters_fused} of {f.clusters_found} clusters fused, {f.failures} failed",
-        f"rem: {r.dreams_stored} dreams stored, {r.dreams_dropped} dropped, {r.failures} failed",
+        f"rem: {counted(r.dreams_stored, 'dream')} stored, {r.dreams_dropped} dropped, {r.failures} failed",
         f"{report.model_calls} model calls",
         spent_line(report.to_json()["spent_cents"], report.rem.budget_exhausted),
     ]
@@ -277,14 +278,15 @@ def chrono(
         lines = []
         for period in report.periods:
             dreamt = (
-                f"{period.dreams_stored} dreams stored, {period.dreams_dropped} dropped"
+                f"{counted(period.dreams_stored, 'dream')} stored, {period.dreams_dropped} dropped"
                 if period.dreamt
                 else "no dreams"
             )
-            lines.append(f"{period.period}: {period.documents_added} documents read, {dreamt}")
+            lines.append(f"{period.period}: {counted(period.documents_added, 'document')} read, {dreamt}")
         lines.append(
-            f"{report.documents_added} documents, {report.chunks_added} chunks, {report.dreams_stored} "
-            f"dreams stored, {report.dreams_dropped} dropped, {report.failures} failed"
+            f"{counted(report.documents_added, 'document')}, {counted(report.chunks_added, 'chunk')}, "
+            f"{counted(report.dreams_stored, 'dream')} stored, {report.dreams_dropped} dropped, "
+            f"{report.failures} failed"
         )
         lines.append(spent_line(report.spent_cents, report.budget_exhausted))
         return lines
