@@ -1,8 +1,10 @@
-"""A first day with one's own notes, in a real browser, as a new user meets it: ``explorer app`` on a database that
+"""A first week with one's own notes, in a real browser, as a new user meets it: ``explorer app`` on a database that
 does not exist yet → add a folder of notes → create a walk → run it → the map framed on the walk → ask for a crystal
-and review it → dream a night → export the session. Each step checks what issue 26 found missing, by what the page
-shows. Its screenshots are the README's "A first day" (``FIRST_DAY_SCREENSHOTS=assets/screenshots/first-day``
-writes them there; otherwise they go to the test's own folder).
+and review it → dream a night → export the session; then a note edited and the folder read again, a second night,
+and the approved findings written back into the notes. Each step checks, by what the page shows, that nothing a
+first user met comes back: words for the store's names, "None", a dead end. Its screenshots are the README's "A
+first day" (``FIRST_DAY_SCREENSHOTS=assets/screenshots/first-day`` writes them there; otherwise they go to the test's
+own folder).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import io
 import os
 import re
+import shutil
+import time
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +21,7 @@ from urllib.parse import parse_qs, urlparse
 
 import harness
 
+from explorer import jobs
 from explorer.records import SHORT_ID_DIGITS
 from explorer.records.wander import ReviewState
 from explorer.runtime import open_runtime
@@ -53,7 +58,7 @@ def visible_text(page) -> str:
     return page.locator('[data-testid="stMain"]').inner_text()
 
 
-def test_a_first_day_with_ones_own_notes(tmp_path: Path) -> None:
+def test_a_first_week_with_ones_own_notes(tmp_path: Path) -> None:
     db = tmp_path / "mine.duckdb"
     shots = Path(os.environ.get("FIRST_DAY_SCREENSHOTS") or tmp_path / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
@@ -163,3 +168,55 @@ def test_a_first_day_with_ones_own_notes(tmp_path: Path) -> None:
         harness.open_page(page, url, f"trace?session={session.id[:SHORT_ID_DIGITS]}&step=99")
         assert page.get_by_text(f"The link names step 99, which is not here; showing {STEPS}.").count() == 1
         assert page.get_by_role("combobox", name="Step").input_value() == str(STEPS)
+
+        # -- a note edited, the folder read again: what was read before is said, not read twice ----------------
+        folder = tmp_path / "notes"
+        shutil.copytree(NOTES, folder)
+        varroa = folder / "bees" / "varroa.md"
+        varroa.write_text(varroa.read_text(encoding="utf-8") + "\n\nA sugar roll counts the mites on 300 bees.\n")
+        harness.open_page(page, url, "corpus")
+        page.locator('[data-testid="stExpander"] summary').filter(has_text="Add documents").click()
+        page.get_by_text("A folder", exact=True).click()
+        harness.settle(page)
+        page.locator('input[type="file"]').set_input_files(folder)
+        page.get_by_text("notes/bees/varroa.md").wait_for()
+        page.get_by_role("button", name="Ingest").click()
+        page.get_by_text(re.compile(r"added, \d+ already present")).wait_for(timeout=300_000)
+        harness.settle(page)
+        assert not UNWORDS.search(visible_text(page)), visible_text(page)
+
+        # -- a second night, over what the first one left ---------------------------------------------------
+        harness.open_page(page, url, "dreams")
+        page.get_by_text("All (one night)", exact=True).first.click()  # the first night's run is said below
+        page.get_by_role("button", name="Dream", exact=True).click()
+
+        def nights() -> list[str]:
+            return [job.status for job in jobs.list_jobs(runtime, kind="dream.cycle")]
+
+        deadline = time.monotonic() + 300
+        while nights() != ["succeeded", "succeeded"] and time.monotonic() < deadline:
+            page.wait_for_timeout(1000)
+        assert nights() == ["succeeded", "succeeded"], nights()
+        harness.settle(page)
+        page.get_by_text("Last run: All (one night)").wait_for()
+        harness.settle(page)
+        said = visible_text(page)
+        assert "failed" not in said.lower() and not UNWORDS.search(said), said
+
+        # -- the approved crystal and the kept dreams back into the notes, once -----------------------------
+        findings = tmp_path / "vault" / "findings"
+        harness.open_page(page, url, "crystals?view=List")
+        page.locator('[data-testid="stExpander"] summary').filter(has_text="Export to notes").click()
+        page.get_by_role("textbox", name="Folder").fill(str(findings))
+        page.get_by_role("textbox", name="Folder").press("Enter")
+        harness.settle(page)
+        page.get_by_role("button", name="Export to notes").click()
+        page.get_by_text(re.compile(r"written, 0 unchanged, 0 removed")).wait_for(timeout=60_000)
+        (note,) = [path for path in findings.glob("crystal-*.md")]
+        text = note.read_text(encoding="utf-8")
+        assert "generated_by: dream-explorer" in text and "status: approved" in text and "[[" in text, text
+        written = {path.name: path.read_text(encoding="utf-8") for path in findings.glob("*.md")}
+        page.get_by_role("button", name="Export to notes").click()
+        page.get_by_text(f"0 notes written, {len(written)} unchanged, 0 removed").wait_for(timeout=60_000)
+        assert {path.name: path.read_text(encoding="utf-8") for path in findings.glob("*.md")} == written
+        assert not UNWORDS.search(visible_text(page)), visible_text(page)
