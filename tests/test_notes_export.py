@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from explorer.dreaming.service import run_rem
-from explorer.notes.folder import IntoVault, NotesExportError
+from explorer.notes.folder import IntoVault, NotesExportError, vault_folder
 from explorer.notes.render import note_name, note_names, note_text, slug, wikilink
 from explorer.notes.service import export_notes
 from explorer.providers.embeddings import Embedder
@@ -269,3 +269,14 @@ def test_the_command_prints_its_counts_and_says_each_refusal_in_one_line(world: 
         refused = explorer("export", *args, "--db", db)
         assert refused.returncode == status and len(refused.stderr.splitlines()) == 1, (args, refused.stderr)
         assert refused.stderr.startswith("error: ") and "Traceback" not in refused.stderr
+
+
+def test_a_folder_beside_the_notes_in_an_obsidian_vault_is_the_vault(tmp_path: Path) -> None:
+    notes = tmp_path / "vault" / "bees"
+    notes.mkdir(parents=True)
+    documents = [str(notes / "Bees.md")]
+    assert vault_folder(tmp_path / "vault" / "findings", documents) is None  # no mark: only the notes' own folder
+    (tmp_path / "vault" / ".obsidian").mkdir()
+    assert vault_folder(tmp_path / "vault" / "findings", documents) == (tmp_path / "vault").resolve()
+    assert vault_folder(tmp_path / "elsewhere", documents) is None
+    assert vault_folder(notes / "findings", documents) == (tmp_path / "vault").resolve()  # the vault, named whole

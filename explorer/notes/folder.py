@@ -48,15 +48,25 @@ def own_note(path: Path) -> bool:
     return meta.get("kind") in FINDING_KINDS and isinstance(meta.get("id"), str)
 
 
+VAULT_MARKS = (".obsidian", "logseq")  # the folders Obsidian and Logseq keep at a vault's root
+
+
 def vault_folder(directory: Path, document_paths: list[str]) -> Path | None:
-    """The folder of an ingested document that ``directory`` is, or lies inside, or None: the documents' paths
-    as ingest stored them (a relative one read from the current folder).
+    """The vault ``directory`` is, or lies inside, or None: the folder of an ingested document, or a folder above one
+    that Obsidian or Logseq marks as a vault's root (so ``vault/findings`` is in the vault ``vault/bees/*.md`` came
+    from). The documents' paths are as ingest stored them (a relative one read from the current folder).
     """
     here = directory.expanduser().resolve()
-    for folder in sorted({Path(p).expanduser().resolve().parent for p in document_paths if p}):
+    folders = {Path(p).expanduser().resolve().parent for p in document_paths if p}
+    roots = {above for folder in folders for above in (folder, *folder.parents) if _marked(above)}
+    for folder in sorted(folders | roots):
         if here == folder or folder in here.parents:
             return folder
     return None
+
+
+def _marked(folder: Path) -> bool:
+    return any((folder / mark).is_dir() for mark in VAULT_MARKS)
 
 
 def write_notes(directory: Path, notes: Mapping[str, str]) -> NotesExport:
