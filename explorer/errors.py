@@ -26,6 +26,7 @@ class Remedy(StrEnum):
     FORCE_REVIEW = "force_review"  # the crystal was reviewed already; changing the decision must be explicit
     CONSOLIDATE = "consolidate"  # nothing has been consolidated yet
     LIST_JOBS = "list_jobs"  # an unknown job id
+    LIST_DREAMS = "list_dreams"  # an unknown dream id
     CHECK_DATABASE = "check_database"  # no database where one was to be read: a mistyped path, or none made yet
 
 

@@ -98,6 +98,7 @@ HINTS: dict[Remedy, str] = {
     "the database was built with",
     Remedy.CONSOLIDATE: "run consolidate_run first",
     Remedy.LIST_JOBS: "use the job id a background run returned",
+    Remedy.LIST_DREAMS: "dream_list lists the dreams with their ids",
     Remedy.CHECK_DATABASE: "start the server with --db naming the database meant",
 }
 

@@ -59,6 +59,7 @@ HINTS: dict[Remedy, str] = {
     Remedy.FORCE_REVIEW: "The earlier decision stands; change it from the command line with --force.",
     Remedy.CONSOLIDATE: "Run a consolidation on the Consolidation page first.",
     Remedy.LIST_JOBS: "The jobs panel in the sidebar lists the jobs there are.",
+    Remedy.LIST_DREAMS: "The Dreams page lists the dreams there are.",
     Remedy.CHECK_DATABASE: "Check EXPLORER_DB names the database you meant.",
 }
 

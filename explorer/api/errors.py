@@ -59,6 +59,7 @@ HINTS: dict[Remedy, str] = {
     Remedy.OTHER_DATABASE: "serve another database, or set EXPLORER_EMBEDDING_MODEL to the model it was built with",
     Remedy.CONSOLIDATE: "consolidate first: POST /api/v1/consolidation/runs",
     Remedy.LIST_JOBS: "GET /api/v1/jobs lists the jobs",
+    Remedy.LIST_DREAMS: "GET /api/v1/dreams lists the dreams",
 }
 
 # What each error status means, for the OpenAPI document of every operation.

@@ -93,6 +93,7 @@ HINTS: dict[Remedy, str] = {
     Remedy.OTHER_DATABASE: "use another --db, or set EXPLORER_EMBEDDING_MODEL to the model it was built with",
     Remedy.CONSOLIDATE: "consolidate first: explorer consolidate run",
     Remedy.LIST_JOBS: "list jobs with: explorer jobs list",
+    Remedy.LIST_DREAMS: "list dreams with: explorer dream list",
     Remedy.CHECK_DATABASE: "check --db or EXPLORER_DB (commands that write, such as explorer ingest, create one)",
 }
 

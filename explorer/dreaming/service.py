@@ -70,7 +70,7 @@ class DreamNotFound(DreamingError):
     """An id that names no dream (mistyped, or a node or relation of another kind)."""
 
     def __init__(self, dream_id: str):
-        super().__init__(f"no dream {dream_id!r}", subject=dream_id)
+        super().__init__(f"no dream {dream_id!r}", remedy=Remedy.LIST_DREAMS, subject=dream_id)
 
 
 def _seed(seed: int | None) -> int:

@@ -36,6 +36,7 @@ def test_dreams_a_run_stored_are_listed_and_read_by_their_short_id(api: httpx.Cl
 def test_an_unknown_dream_is_404_and_bad_filters_are_422(api: httpx.Client) -> None:
     missing = error_of(api.get("/dreams/ffff0000"), 404)
     assert missing["code"] == "not_found" and "no dream 'ffff0000'" in missing["message"]
+    assert "GET /api/v1/dreams lists the dreams" in str(missing)
     assert error_of(api.get("/dreams", params={"kind": "nightmare"}), 422)["code"] == "invalid_request"
     assert error_of(api.get("/dreams", params={"limit": 1_000_001}), 422)["code"] == "invalid_request"
     assert error_of(api.get("/dreams", params={"offset": -1}), 422)["code"] == "invalid_request"

@@ -69,6 +69,7 @@ def test_an_unknown_dream_is_one_line_on_stderr(corpus_copy: Path, corpus_runtim
     unknown = explorer("show", "ffff0000", "--db", str(corpus_copy))
     assert unknown.exit_code == 1
     assert unknown.stdout == "" and unknown.stderr.count("\n") == 1 and "no dream 'ffff0000'" in unknown.stderr
+    assert "list dreams with: explorer dream list" in unknown.stderr
     chunk = explorer("show", a_chunk, "--db", str(corpus_copy))
     assert chunk.exit_code == 1 and "no dream" in chunk.stderr  # a node, but not a dream
     assert explorer("list", "--db", str(corpus_copy)).stdout.startswith("no dreams yet")
