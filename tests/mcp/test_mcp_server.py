@@ -247,7 +247,8 @@ def test_an_agent_reads_the_dreams_a_run_stored(agent: Agent) -> None:
     assert shown == dream
     assert len(agent.result("dream_list", limit=1)["dreams"]) == 1
     assert agent.result("dream_list", kind="fusion")["dreams"] == []
-    assert agent.refusal("dream_show", dream_id="ffff0000") == "no dream 'ffff0000'; dream_list lists the dreams with their ids"
+    refused = agent.refusal("dream_show", dream_id="ffff0000")
+    assert refused == "no dream 'ffff0000'; dream_list lists the dreams with their ids"
 
 
 def test_a_consolidation_runs_over_the_walks(agent: Agent) -> None:
