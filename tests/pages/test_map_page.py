@@ -26,11 +26,12 @@ def test_the_map_draws_the_session_on_the_stored_projection(open_app, app_runtim
     spec = figure(at)
     drawn = traces(spec)
     assert spec["layout"]["title"]["text"].startswith(f"<b>{session.name}</b>")
-    # the path: one vertex per step plus the start, an arrow between each pair of distinct places
+    # the path: one vertex per step plus the start (a short walk: one line), arrows along it that follow its moves
     path = drawn["trace (path)"]
-    vertices = [s for s in path["marker"]["symbol"] if s == "circle"]
-    assert len(vertices) == len(view.trace) + 1
-    assert path["marker"]["angleref"] == "previous" and "arrow" in path["marker"]["symbol"]
+    assert len(path["x"]) == len(view.trace) + 1
+    direction = drawn["direction"]
+    assert direction["marker"]["angleref"] == "previous" and direction["marker"]["symbol"] == "arrow"
+    assert any(size > 0 for size in direction["marker"]["size"])
     points = projection.load_points(app_runtime)
     start = points[("locus", view.trace[0].from_locus_id)]
     assert (path["x"][0], path["y"][0]) == (start.x, start.y)
