@@ -75,9 +75,10 @@ CASES: list[tuple[str, Callable[[str], object], str, int]] = [
 
 @pytest.mark.parametrize(("work", "unit", "n"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_time_grows_linearly(work: Callable[[str], object], unit: str, n: int) -> None:
-    # Three attempts: another process taking the core can only slow one size down at random, and a square never
-    # gets under the ratio, whereas a linear pattern does at once on a quiet core.
-    for _ in range(3):
+    # Five attempts: another process taking the core can only slow one size down at random (the browser tests on
+    # the other worker made three in a row of pysbd's 'a. ' 8.2 times slower at 4n), and a square never gets under
+    # the ratio, whereas a linear pattern does at once on a quiet core.
+    for _ in range(5):
         small = _best_seconds(work, _run(unit, n))
         assert small < SLOW_S, f"{n:,} characters took {small:.1f} s"
         large = _best_seconds(work, _run(unit, 4 * n))
