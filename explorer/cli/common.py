@@ -155,7 +155,10 @@ def _logged(console: Any, label: str, unit: str) -> Iterator[Progress]:
         line = _heading(label, phase) + (" · " + " · ".join(parts) if parts else "…")
         with lock:
             if shown["quiet"] and time.monotonic() - started < QUIET_S:
-                held[-1:] = [*held[-1:], (line, phase)] if not held or held[-1][1] != phase else [(line, phase)]
+                if held and held[-1][1] == phase:
+                    held[-1] = (line, phase)  # the same phase further on: its latest line stands
+                else:
+                    held.append((line, phase))
                 return
         if shown["quiet"]:
             speak()
