@@ -47,8 +47,26 @@ BINARY_NUL_SHARE = 0.01  # a file whose first 64 KiB are more NUL bytes than thi
 
 
 @dataclass(frozen=True)
+class Section:
+    """A stretch of a document under one heading: its prose with the markup taken out, or a code block.
+
+    ``title`` is the heading it stands under (None before the first heading); a code block is kept as code and
+    marked, so it is read and shown but never taken for a theme.
+    """
+
+    text: str
+    title: str | None = None
+    code: bool = False
+
+
+@dataclass(frozen=True)
 class SourceText:
-    """One document's text and what is known of it, before ingestion."""
+    """One document's text and what is known of it, before ingestion.
+
+    ``sections`` is the text as its format structures it (empty: ``text`` is one untitled section); ``root`` is the
+    folder the file was found under when a folder was named; ``tags``, ``aliases`` and ``links`` (the titles its
+    wikilinks name) are what a vault note says of itself.
+    """
 
     text: str
     title: str
@@ -57,6 +75,11 @@ class SourceText:
     year: int | None = None
     domain: str | None = None
     source: str | None = None
+    sections: tuple[Section, ...] = ()
+    root: str | None = None
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
