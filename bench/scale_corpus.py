@@ -19,7 +19,8 @@ import numpy as np
 
 from explorer.providers.embeddings import Embedder
 from explorer.reading.chunker import chunk_text
-from explorer.reading.loaders import SourceText, expand_paths, load_file
+from explorer.reading.discovery import Found, expand_paths
+from explorer.reading.loaders import SourceText, load_file
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
 from explorer.store.dialect import dialect
@@ -55,9 +56,9 @@ def row_of(node: str) -> int:
 def chunks_of(folder: Path) -> list[str]:
     """Every chunk reading would make of the folder's documents."""
     texts = []
-    for path in expand_paths([folder]):
-        if isinstance(path, Path):
-            for source in load_file(path):
+    for item in expand_paths([folder]):
+        if isinstance(item, Found):
+            for source in load_file(item.path):
                 if isinstance(source, SourceText):
                     texts += chunk_text(source.text)
     return texts

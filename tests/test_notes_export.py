@@ -23,8 +23,9 @@ from explorer.notes.folder import IntoVault, NotesExportError, vault_folder
 from explorer.notes.render import note_name, note_names, note_text, slug, wikilink
 from explorer.notes.service import export_notes
 from explorer.providers.embeddings import Embedder
+from explorer.reading.discovery import Found, Skipped, expand_paths
 from explorer.reading.ingest import ingest_paths
-from explorer.reading.loaders import LoadError, expand_paths
+from explorer.reading.loaders import LoadError
 from explorer.records.notes import NoteFinding
 from explorer.records.wander import Crystal, Session
 from explorer.runtime import Runtime
@@ -194,11 +195,14 @@ def test_the_vault_only_on_request_and_ingest_never_reads_the_notes_back(world: 
     assert done.written == 2
 
     walked = list(expand_paths([world.vault]))
-    assert sorted(p.name for p in walked if isinstance(p, Path)) == ["Bees.md", "Hashing.md"]
+    assert sorted(f.path.name for f in walked if isinstance(f, Found)) == ["Bees.md", "Hashing.md"]
+    assert [s.reason for s in walked if isinstance(s, Skipped)] == [
+        "a note Dream Explorer exported (generated_by: dream-explorer), not a source"
+    ] * 2
     named = list(expand_paths([done.notes[0]]))
     assert len(named) == 1 and isinstance(named[0], LoadError) and "exported" in named[0].message
     again = ingest_paths(world.runtime, [world.vault])
-    assert (again.documents_added, again.documents_skipped, again.errors) == (0, 2, [])
+    assert (again.documents_added, again.documents_unchanged, again.errors) == (0, 2, [])
 
 
 def test_model_text_cannot_break_the_front_matter_or_the_links() -> None:

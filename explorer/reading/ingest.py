@@ -12,8 +12,9 @@ between batches.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from explorer.inputs import storable
@@ -30,22 +31,35 @@ from explorer.reading.cycle import (
     read_documents,
     read_pending,
 )
-from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
-from explorer.records import Document, PendingReading, Progress, begin, in_phase
+from explorer.reading.discovery import Discovered, Found, Skipped, expand_paths, walk_changes
+from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, load_file
+from explorer.reading.sync import FILE_STATUSES, FileOutcome, OpenedFile, file_key, settle
+from explorer.records import Document, PendingReading, Progress, SourceFile, begin, in_phase
 from explorer.runtime import Runtime
-from explorer.store import StoreError, corpus
+from explorer.store import StoreError, corpus, source_files
 from explorer.store import reading as reading_store
 from explorer.store.database import Connection
 
 
 @dataclass
 class IngestReport:
-    """What an ingest did, document by document: added, skipped as already read, and every error with the
-    file (and line) it came from, so a person can fix the input and run it again.
+    """What an ingest did, file by file and document by document, and every error with the file (and line) it
+    came from, so a person can fix the input and run it again.
+
+    ``files`` has one entry per file (a JSON lines file of many documents is one; a hidden folder is one, its
+    reason counting its files): see :mod:`explorer.reading.sync` for each status. Documents are counted apart:
+    ``documents_added`` new texts from files not read before, ``documents_changed`` new texts of files read before
+    (their old texts retired), ``documents_unchanged`` texts met again in the file that held them (not read again),
+    ``documents_removed`` documents retired because their file is gone, and ``documents_skipped`` texts read
+    already from another file or title (a copy, a move, a duplicate line: kept as an alias). Before sync a text
+    read again from its own file was counted skipped; it is unchanged now.
     """
 
     documents_added: int = 0
     documents_skipped: int = 0
+    documents_changed: int = 0
+    documents_unchanged: int = 0
+    documents_removed: int = 0
     chunks_added: int = 0
     syntheses_added: int = 0
     entity_insights_added: int = 0
@@ -55,15 +69,21 @@ class IngestReport:
     spent_cents: float = 0.0
     budget_exhausted: bool = False  # model calls were refused: the budget could not cover them
     errors: list[dict] = field(default_factory=list)
+    files: list[FileOutcome] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
-        """Nothing could be ingested (skipped duplicates count as fine)."""
-        return bool(self.errors) and self.documents_added == 0 and self.documents_skipped == 0
+        """Nothing could be ingested (skipped duplicates and unchanged files count as fine)."""
+        done = (self.documents_added, self.documents_skipped, self.documents_changed, self.documents_unchanged)
+        return bool(self.errors) and not any(done) and not self.documents_removed
 
     def to_json(self) -> dict:
-        """The report as `explorer ingest --json` prints it."""
-        return asdict(self)
+        """The report as `explorer ingest --json` prints it: ``files`` as ``{"path", "status", "reason"}``."""
+        return {**asdict(self), "files": [outcome.to_json() for outcome in self.files]}
+
+    def by_status(self) -> dict[str, list[FileOutcome]]:
+        """The file entries by status, in :data:`~explorer.reading.sync.FILE_STATUSES` order (every status)."""
+        return {status: [f for f in self.files if f.status == status] for status in FILE_STATUSES}
 
     def add_error(self, error: LoadError) -> None:
         """Record a file or document that could not be read, and go on with the rest (its path and message as a
@@ -103,15 +123,15 @@ def load_known(runtime: Runtime) -> KnownNodes:
     return _load_stored(runtime)[0]
 
 
-def _load_stored(runtime: Runtime) -> tuple[KnownNodes, dict[str, str]]:
-    """The known nodes (:func:`load_known`) and the documents stored (content hash → id), read at once."""
+def _load_stored(runtime: Runtime) -> tuple[KnownNodes, dict[str, Document]]:
+    """The known nodes (:func:`load_known`) and the documents stored by content hash, read at once."""
     known = KnownNodes(runtime.db.embedding_dim)
     with runtime.db.connect() as con:
         known.add(corpus.list_nodes(con, with_vectors=True))
         documents = corpus.list_documents(con)
     for document in documents:
         known.add_names(document.id, document.names)
-    return known, {document.content_hash: document.id for document in documents}
+    return known, {document.content_hash: document for document in documents}
 
 
 def collect_sources(
@@ -129,13 +149,33 @@ def collect_sources(
     for item in expand_paths(paths):
         if isinstance(item, LoadError):
             report.add_error(item)
-            continue
-        for loaded in load_file(item, year=year, domain=domain, max_mb=max_mb):
-            if isinstance(loaded, LoadError):
-                report.add_error(loaded)
-            else:
-                sources.append(loaded)
+        elif isinstance(item, Found):
+            sources += _load(item, year, domain, max_mb, report)
     return sources
+
+
+def _load(found: Found, year: int | None, domain: str | None, max_mb: float, report: IngestReport) -> list[SourceText]:
+    """The texts of one file, each knowing the folder it was found under; what cannot be loaded goes to ``report``."""
+    texts = []
+    for loaded in load_file(found.path, year=year, domain=domain, max_mb=max_mb):
+        if isinstance(loaded, LoadError):
+            report.add_error(loaded)
+        else:
+            texts.append(loaded if found.root is None else replace(loaded, root=str(found.root)))
+    return texts
+
+
+@dataclass(frozen=True)
+class ReadingOptions:
+    """How an ingest reads what it finds: the year and domain of texts that name none, the size limit, the
+    READING cycle's configuration, and whether to ask again for every step left pending.
+    """
+
+    year: int | None = None
+    domain: str | None = None
+    max_mb: float = DEFAULT_MAX_MB
+    config: ReadingConfig = DEFAULT_READING
+    retry_failed: bool = False
 
 
 def ingest_paths(
@@ -150,22 +190,141 @@ def ingest_paths(
     budget: Budget | None = None,
     retry_failed: bool = False,
 ) -> IngestReport:
-    """Load every file under ``paths`` and read each document into the knowledge base; ``retry_failed`` asks
-    again for every step an earlier ingest left pending, not only those of the documents met again. A document
-    with a stray NUL (or a lone surrogate, from a JSON escape) is read without it, not refused
-    (:mod:`explorer.reading.loaders`).
+    """Bring the knowledge base in step with the files under ``paths``: new files are read, a changed file's new
+    text is read and its old one retired, the documents of a file gone from a folder named here are retired, and
+    a file whose size and modification time are as stored is not opened (:mod:`explorer.reading.sync`).
+    ``retry_failed`` asks again for every step an earlier ingest left pending, not only those of the documents
+    met again. A document with a stray NUL (or a lone surrogate, from a JSON escape) is read without it, not
+    refused (:mod:`explorer.reading.loaders`).
 
     Example::
 
         report = ingest_paths(runtime, ["notes/", "paper.txt"], domain="systems", budget=Budget(50))
         report.documents_added, report.chunks_added, report.syntheses_added, report.errors
+        [(f.path, f.status, f.reason) for f in report.files]  # ("notes/cat.png", "skipped", "not a document …")
         ingest_paths(runtime, [], retry_failed=True).items_completed  # the model is back: finish what failed
     """
+    named = [Path(p).expanduser() for p in paths]
+    options = ReadingOptions(year, domain, max_mb, config, retry_failed)
+    folders = [file_key(p) for p in named if p.is_dir()]
+    return _sync(runtime, list(expand_paths(named)), folders, options, progress, budget)
+
+
+def sync_changes(
+    runtime: Runtime,
+    root: str | Path,
+    changed: Iterable[str | Path],
+    *,
+    options: ReadingOptions = ReadingOptions(),
+    progress: Progress | None = None,
+    budget: Budget | None = None,
+) -> IngestReport:
+    """Bring the knowledge base in step with the paths under the folder ``root`` that changed (were added,
+    edited or deleted: what a watch of it saw); a deleted file's documents, or a deleted folder's, are retired.
+
+    Example::
+
+        for changes in watchfiles.watch("notes/"):
+            report = sync_changes(runtime, "notes/", [path for _, path in changes])
+    """
+    paths = [Path(p) for p in changed]
+    found = list(walk_changes(Path(root).expanduser(), paths))
+    return _sync(runtime, found, [file_key(p) for p in paths], options, progress, budget)
+
+
+def _sync(
+    runtime: Runtime,
+    discovered: Sequence[Discovered],
+    gone_under: Sequence[str],
+    options: ReadingOptions,
+    progress: Progress | None,
+    budget: Budget | None,
+) -> IngestReport:
+    """Read what changed among ``discovered`` and retire the documents of stored files under ``gone_under`` (the
+    keys of folders named, or of paths deleted) that are no longer there.
+    """
     report = IngestReport()
-    sources = collect_sources(paths, year=year, domain=domain, max_mb=max_mb, report=report)
-    return ingest_sources(
-        runtime, sources, config=config, progress=progress, report=report, budget=budget, retry_failed=retry_failed
+    with runtime.db.connect() as con:
+        stored = source_files.list_source_files(con)
+        before = {document.content_hash: document for document in corpus.list_documents(con)}
+    slots: list[FileOutcome | None] = []  # None: a file opened, its outcome settled after the reading
+    opened: list[OpenedFile] = []
+    sources: list[SourceText] = []
+    met: set[str] = set()  # documents of files not opened, whose steps left pending are asked again
+    for item in discovered:
+        if isinstance(item, LoadError):
+            report.add_error(item)
+            slots.append(FileOutcome(item.path, "failed", item.message, item.message))
+        elif isinstance(item, Skipped):
+            slots.append(FileOutcome(item.path, "skipped", item.reason, item.group, item.files))
+        else:
+            outcome = _open(item, stored, options, report, opened, sources)
+            if outcome is not None:
+                met.update(stored[file_key(item.path)].document_ids if outcome.status == "unchanged" else ())
+            slots.append(outcome)
+    found = {file.key for file in opened} | {file_key(i.path) for i in discovered if isinstance(i, Found)}
+    gone = [key for key in stored if _under(key, gone_under) and key not in found and not os.path.exists(key)]
+    ingest_sources(
+        runtime,
+        sources,
+        config=options.config,
+        progress=progress,
+        report=report,
+        budget=budget,
+        retry_failed=options.retry_failed,
+        met_again=met,
     )
+    with runtime.db.connect() as con:
+        after = {document.content_hash: document for document in corpus.list_documents(con)}
+    done = settle(opened, gone, stored, before, after)
+    with runtime.db.transaction() as con:
+        source_files.keep_source_files(con, done.keep)
+        source_files.forget_source_files(con, done.forget)
+        corpus.retire_documents(con, done.retire_changed, "changed")
+        corpus.retire_documents(con, done.retire_removed, "removed")
+    settled = iter(done.outcomes)
+    report.files = [slot if slot is not None else next(settled) for slot in slots] + list(settled)
+    report.documents_added -= done.changed
+    report.documents_changed += done.changed
+    report.documents_skipped -= done.unchanged
+    report.documents_unchanged += done.unchanged
+    report.documents_removed += len(done.retire_removed)
+    return report
+
+
+def _open(
+    found: Found,
+    stored: dict[str, SourceFile],
+    options: ReadingOptions,
+    report: IngestReport,
+    opened: list[OpenedFile],
+    sources: list[SourceText],
+) -> FileOutcome | None:
+    """A file found: ``unchanged`` when its size and modification time are as stored (it is not opened), else its
+    texts added to ``sources`` and the file to ``opened`` (None: settled after the reading), or ``failed``.
+    """
+    key = file_key(found.path)
+    try:
+        status = found.path.stat()
+    except OSError as exc:  # gone between the walk and now, or unreadable
+        error = LoadError(str(found.path), exc.strerror or str(exc))
+        report.add_error(error)
+        return FileOutcome(error.path, "failed", error.message, error.message)
+    row = stored.get(key)
+    if row is not None and row.unchanged(status.st_size, status.st_mtime_ns):
+        report.documents_unchanged += len(row.document_ids)
+        return FileOutcome(str(found.path), "unchanged")
+    errors_before = len(report.errors)
+    texts = _load(found, options.year, options.domain, options.max_mb, report)
+    errors = tuple(str(e["message"]) for e in report.errors[errors_before:])
+    hashes = tuple(content_hash(text) for text in texts)
+    opened.append(OpenedFile(key, str(found.path), status.st_size, status.st_mtime_ns, hashes, errors))
+    sources += texts
+    return None
+
+
+def _under(key: str, folders: Sequence[str]) -> bool:
+    return any(key == folder or key.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders)
 
 
 def ingest_sources(
@@ -177,10 +336,12 @@ def ingest_sources(
     report: IngestReport | None = None,
     budget: Budget | None = None,
     retry_failed: bool = False,
+    met_again: Collection[str] = (),
 ) -> IngestReport:
     """Read loaded documents in order, on one budget (default: the settings'); documents already present are
     skipped, save for the steps an earlier reading of them left pending, which are asked again (those of every
-    document with ``retry_failed``).
+    document with ``retry_failed``, and those of ``met_again``: documents of files found unchanged). A text of a
+    retired document is brought back (an edit undone, a file put back), not read again.
 
     Documents are read in batches (``config.documents_together``), so the model calls of a batch's documents
     are in flight together; each document is still written in its own transaction.
@@ -194,6 +355,30 @@ def ingest_sources(
     report = report or IngestReport()
     budget = budget or Budget(runtime.settings.cloud_budget_cents)
     before = budget.spent_cents
+    read_before: set[str] = set(met_again)  # the stored documents met again, whose pending steps are asked again
+    if sources:  # nothing to read (a folder read again unchanged): no model to load, nothing known to gather
+        read_before |= _read_sources(runtime, sources, config, report, budget, progress)
+    if retry_failed or read_before:
+        _complete_pending(runtime, None if retry_failed else read_before, config, report, budget, progress)
+    report.spent_cents = round(report.spent_cents + budget.spent_cents - before, 6)
+    report.budget_exhausted = report.budget_exhausted or budget.exhausted
+    runtime.flush()
+    if progress:
+        progress(len(sources), len(sources), "done", "reading")
+    return report
+
+
+def _read_sources(
+    runtime: Runtime,
+    sources: Sequence[SourceText],
+    config: ReadingConfig,
+    report: IngestReport,
+    budget: Budget,
+    progress: Progress | None,
+) -> set[str]:
+    """Read the texts not present yet, bring back the retired ones met again, keep a present text's new title
+    as an alias; the ids of the stored documents met again.
+    """
     load_model(runtime.embedder, progress)
     begin(progress, "loading the knowledge base")
     known, stored = _load_stored(runtime)
@@ -202,18 +387,25 @@ def ingest_sources(
     _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks], progress)
     seen: set[str] = set()
     other_titles: dict[str, list[str]] = {}  # content hash → the titles a text read once was found under again
-    read_before: set[str] = set()  # the stored documents met again, whose pending steps are asked again
+    read_before: set[str] = set()
     batch: list[_Pending] = []
     reading = in_phase(progress, "reading")
     for position, (source, chunks) in enumerate(chunked):
         if progress:
             progress(position, len(sources), source.title, "reading")
         digest = content_hash(source)
+        if digest in stored and stored[digest].retired_because is not None and digest not in seen:
+            with runtime.db.transaction() as con:
+                corpus.revive_documents(con, [stored[digest].id])
+            report.documents_added += 1
+            seen.add(digest)
+            read_before.add(stored[digest].id)
+            continue
         if digest in seen or digest in stored:
             report.documents_skipped += 1
             other_titles.setdefault(digest, []).append(source.title)
             if digest in stored:
-                read_before.add(stored[digest])
+                read_before.add(stored[digest].id)
             continue
         seen.add(digest)
         batch.append(_Pending(source, chunks, _document(source, digest)))
@@ -224,14 +416,7 @@ def ingest_sources(
         known = _ingest_batch(runtime, batch, known, config, report, budget, reading)
     begin(progress, "linking aliases")
     _add_aliases(runtime, other_titles, known, report)
-    if retry_failed or read_before:
-        _complete_pending(runtime, None if retry_failed else read_before, config, report, budget, progress)
-    report.spent_cents = round(report.spent_cents + budget.spent_cents - before, 6)
-    report.budget_exhausted = report.budget_exhausted or budget.exhausted
-    runtime.flush()
-    if progress:
-        progress(len(sources), len(sources), "done", "reading")
-    return report
+    return read_before
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import dataclasses
 import datetime as dt
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -301,28 +301,3 @@ def exported_note(path: Path) -> bool:
     except OSError:
         return False  # reading it will say what is wrong
     return MARK_FIELD in head and is_exported(front_matter(head))  # most notes are not parsed twice
-
-
-def expand_paths(paths: Iterable[str | Path]) -> Iterator[Path | LoadError]:
-    """Files to read: each file named, and the supported files under each directory; a note Dream Explorer
-    exported (:func:`exported_note`) is passed over in a folder and refused when named.
-    """
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if path.is_dir():
-            files = sorted(
-                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES and not exported_note(p)
-            )
-            if not files:
-                yield LoadError(str(path), f"no {', '.join(SUFFIXES)} files in this folder")
-            yield from files
-        elif path.is_file() and exported_note(path):
-            yield LoadError(str(path), "a note Dream Explorer exported (generated_by: dream-explorer), not a source")
-        elif path.is_file():
-            yield (
-                path
-                if path.suffix.lower() in SUFFIXES
-                else LoadError(str(path), f"unsupported file type {path.suffix or '(none)'}; use {', '.join(SUFFIXES)}")
-            )
-        else:
-            yield LoadError(str(path), "no such file or folder")

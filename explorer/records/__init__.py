@@ -17,6 +17,8 @@ import numpy as np
 NodeType = Literal["raw_chunk", "synthesis", "entity_insight", "rem_dream", "fused", "pattern", "abstraction"]
 RelationType = Literal["UPDATES", "EXTENDS", "DERIVES", "MENTIONS"]
 MemoryType = Literal["regular", "static_profile", "derived", "superseded"]
+# Why a document was retired: the file it was read from was edited (its new text is another document), or is gone.
+Retired = Literal["changed", "removed"]
 
 NODE_TYPES: tuple[str, ...] = (
     "raw_chunk",
@@ -100,12 +102,29 @@ class Document:
     domain: str | None = None
     word_count: int = 0
     aliases: tuple[str, ...] = ()  # other titles the same text was found under
+    retired_because: Retired | None = None  # its file changed or is gone: kept for what cites it, not read from
     id: str = field(default_factory=new_id)
 
     @property
     def names(self) -> tuple[str, ...]:
         """Every title the document goes by: its own, then its aliases."""
         return (self.title, *self.aliases)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file read into the knowledge base: its absolute path, the size and modification time it had when read
+    (None: read it again next time) and the documents it held, so a folder read again skips what did not change.
+    """
+
+    path: str
+    size: int | None
+    mtime_ns: int | None
+    document_ids: tuple[str, ...]
+
+    def unchanged(self, size: int, mtime_ns: int) -> bool:
+        """Whether the file on disk is as it was read (its size and modification time): not worth opening."""
+        return (self.size, self.mtime_ns) == (size, mtime_ns)
 
 
 @dataclass

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from explorer.records import Document, Node, Relation
+from explorer.records import Document, Node, Relation, Retired
 from explorer.store.database import Connection, insert_rows, scalar
 from explorer.store.dialect import dialect
 from explorer.store.ids import uuids
@@ -64,16 +64,55 @@ def add_alias(con: Connection, document_id: str, alias: str) -> None:
     )
 
 
-def list_documents(con: Connection) -> list[Document]:
-    """Every source text of the corpus, oldest year first, for the corpus overview."""
+def list_documents(con: Connection, *, current_only: bool = False) -> list[Document]:
+    """Every source text of the corpus, oldest year first, for the corpus overview; the retired ones too unless
+    ``current_only`` (they stay the sources of what cites them).
+    """
+    where = "WHERE retired_at IS NULL " if current_only else ""
     rows = con.execute(
-        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, id FROM documents "
-        "ORDER BY year NULLS LAST, title"
+        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, retired_because, id "
+        f"FROM documents {where}ORDER BY year NULLS LAST, title"
     ).fetchall()
     return [
-        Document(title, content_hash, source, path, year, domain, word_count, tuple(aliases), id=str(doc_id))
-        for title, content_hash, source, path, year, domain, word_count, aliases, doc_id in rows
+        Document(title, content_hash, source, path, year, domain, count, tuple(aliases), retired, id=str(doc_id))
+        for title, content_hash, source, path, year, domain, count, aliases, retired, doc_id in rows
     ]
+
+
+def retire_documents(con: Connection, document_ids: Collection[str], because: Retired) -> None:
+    """Take documents out of what is walked, dreamt over and drawn, because their file changed or is gone: their
+    nodes are no longer latest (the filter every walk, dream and map already applies), the documents say why.
+    A node superseded before keeps its ``superseded_by``; these get none, which is how :func:`revive_documents`
+    tells them apart.
+    """
+    ids = uuids(document_ids)
+    if not ids:
+        return
+    con.execute(
+        "UPDATE documents SET retired_at = now(), retired_because = ? "
+        "WHERE id IN (SELECT unnest(?::UUID[])) AND retired_at IS NULL",
+        [because, ids],
+    )
+    con.execute(
+        "UPDATE nodes SET is_latest = false WHERE document_id IN (SELECT unnest(?::UUID[])) AND is_latest", [ids]
+    )
+
+
+def revive_documents(con: Connection, document_ids: Collection[str]) -> None:
+    """Bring retired documents back (their text was met again: an edit undone, a file put back), with the nodes
+    :func:`retire_documents` set aside and not those superseded by newer knowledge.
+    """
+    ids = uuids(document_ids)
+    if not ids:
+        return
+    con.execute(
+        "UPDATE documents SET retired_at = NULL, retired_because = NULL WHERE id IN (SELECT unnest(?::UUID[]))", [ids]
+    )
+    con.execute(
+        "UPDATE nodes SET is_latest = true "
+        "WHERE document_id IN (SELECT unnest(?::UUID[])) AND NOT is_latest AND superseded_by IS NULL",
+        [ids],
+    )
 
 
 # -- nodes ---------------------------------------------------------------------

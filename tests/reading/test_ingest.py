@@ -78,7 +78,9 @@ def test_reingesting_adds_nothing(runtime: Runtime, tmp_path: Path) -> None:
     again = ingest_paths(runtime, [tmp_path, tmp_path / "a.md"])
     with runtime.db.connect() as con:
         after = database_stats(con)
-    assert (again.documents_added, again.documents_skipped) == (0, 2)
+    # unchanged files are not opened again: the one file, walked and named, is unchanged twice
+    assert (again.documents_added, again.documents_unchanged, again.documents_skipped) == (0, 2, 0)
+    assert [f.status for f in again.files if f.path.endswith("a.md")] == ["unchanged", "unchanged"]
     assert before == after
 
 

@@ -72,7 +72,7 @@ def test_an_outage_is_completed_by_the_next_ingest_of_the_same_files(make_runtim
 
     outage.down = False
     again = ingest_paths(runtime, [notes])
-    assert (again.documents_added, again.documents_skipped) == (0, 3)
+    assert (again.documents_added, again.documents_unchanged) == (0, 3)  # the files not opened, their steps asked
     assert (again.items_completed, again.items_failed, again.errors) == (first.items_failed, 0, [])
     assert again.syntheses_added and again.entity_insights_added
     assert pending(runtime) == []
