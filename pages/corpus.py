@@ -151,6 +151,12 @@ if read is not None:
     if report.get("errors"):
         st.error(f"{counted(len(report['errors']), 'problem')}:")
         st.dataframe(pd.DataFrame(report["errors"]), hide_index=True)
+    if report.get("files"):  # each file's outcome; its path and reason shown as data, never as Markdown
+        synced = ", ".join(
+            f"{report.get(f'documents_{what}', 0)} {what}" for what in ("changed", "unchanged", "removed")
+        )
+        st.caption(f"{counted(len(report['files']), 'file')}: documents {synced}")
+        st.dataframe(pd.DataFrame(report["files"], columns=["path", "status", "reason"]), hide_index=True)
     if report.get("documents_added"):
         st.page_link("pages/sessions.py", label="Walk through them: start a session", icon=":material/explore:")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -24,7 +25,7 @@ from explorer.wording import counted
 PARTLY_DONE = 3  # exit status: stored, but some of the model's steps failed (kept pending)
 
 if TYPE_CHECKING:
-    from explorer.reading.ingest import IngestReport
+    from explorer.reading.ingest import IngestReport, ReadingOptions
 
 
 def ingest(
@@ -48,11 +49,20 @@ def ingest(
             "refused it). Ingesting the same files again does it for theirs.",
         ),
     ] = False,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            help="After reading, keep the folders in step while this runs: each batch of changes is read (a "
+            "deleted note retires its documents) and summed up in one line. Ctrl-C stops.",
+        ),
+    ] = False,
     background: BackgroundOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Read documents into the knowledge base (the READING cycle).
+    """Read documents into the knowledge base (the READING cycle), in step with the files: reading a folder
+    again reads what changed, retires the documents of notes edited or deleted, and skips unchanged files.
 
     Exit status 1 when nothing could be ingested, 3 when documents were stored but some of the model's steps
     failed: they are kept pending, and `explorer ingest --retry-failed` completes them.
@@ -61,6 +71,8 @@ def ingest(
 
     if not paths and not retry_failed:
         raise typer.BadParameter("give files or folders to read, or --retry-failed", param_hint="PATHS")
+    if watch:
+        _check_watchable(paths or [], background)
     # a worker reads the files where they are: give it paths that do not depend on our folder
     given = [str(p.resolve() if background else p) for p in paths or []]
     values = {
@@ -83,6 +95,11 @@ def ingest(
     if report is None:
         return
     echo_load_errors(report.reading.errors)
+    if watch:
+        from explorer.reading.ingest import ReadingOptions
+
+        _watch(paths or [], db, ReadingOptions(year, domain, max_mb), budget_cents, as_json)
+        return
     if report.reading.failed:
         raise typer.Exit(1)
     if report.reading.items_failed:
@@ -95,10 +112,62 @@ def ingest(
         raise typer.Exit(PARTLY_DONE)
 
 
+def _check_watchable(paths: list[Path], background: bool) -> None:
+    if background:
+        raise typer.BadParameter("--watch follows the folders from here; it cannot run in the background")
+    for path in paths:
+        if not path.expanduser().is_dir():
+            raise typer.BadParameter(f"--watch follows folders: {path} is not one", param_hint="PATHS")
+
+
+def _watch(
+    folders: list[Path], db: str | None, options: ReadingOptions, budget_cents: float | None, as_json: bool
+) -> None:
+    """Read each batch of changes under ``folders`` (watchfiles waits until they settle) until Ctrl-C, one summary
+    line (or JSON object) a batch; each batch has the budget a run of ingest would.
+    """
+    import watchfiles
+
+    from explorer.providers.budget import Budget
+    from explorer.reading.discovery import hidden_under
+    from explorer.reading.ingest import sync_changes
+
+    runtime = runtime_for(db)
+
+    def worth_reading(change: watchfiles.Change, path: str) -> bool:
+        return not any(hidden_under(Path(path), folder) for folder in folders if Path(path).is_relative_to(folder))
+
+    roots = [folder.expanduser().resolve() for folder in folders]
+    typer.echo(f"watching {', '.join(map(str, folders))} (Ctrl-C stops)", err=True)
+    try:
+        for changes in watchfiles.watch(*roots, watch_filter=worth_reading):
+            budget = Budget(runtime.settings.cloud_budget_cents if budget_cents is None else budget_cents)
+            report = sync_changes(runtime, roots, [path for _, path in changes], options=options, budget=budget)
+            if as_json:
+                print_json(report.to_json(), indent=None)
+            elif report.files:
+                typer.echo(f"{datetime.now():%H:%M:%S} " + "; ".join(_summary(report)[:-1]))
+            echo_load_errors(report.errors)
+    except KeyboardInterrupt:  # Ctrl-C: what was written stands; a batch cut short is read again next time
+        pass
+    typer.echo("stopped watching", err=True)
+
+
 def _summary(report: IngestReport) -> list[str]:
+    from explorer.reading.sync import describe_files
+
+    documents = {
+        "added": report.documents_added,
+        "changed": report.documents_changed,
+        "unchanged": report.documents_unchanged,
+        "removed": report.documents_removed,
+        "already read under another name": report.documents_skipped,
+    }
+    done = ", ".join(f"{count} {what}" for what, count in documents.items() if count) or "none read"
     lines = [
-        f"{counted(report.documents_added, 'document')} added, {report.documents_skipped} already present; "
-        f"{counted(report.chunks_added, 'chunk')}, {counted(report.syntheses_added, 'synthesis', 'syntheses')}, "
+        *describe_files(report.files),
+        f"documents: {done}; {counted(report.chunks_added, 'chunk')}, "
+        f"{counted(report.syntheses_added, 'synthesis', 'syntheses')}, "
         f"{counted(report.entity_insights_added, 'entity insight')}",
     ]
     if report.items_completed or report.items_failed:

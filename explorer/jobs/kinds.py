@@ -190,7 +190,7 @@ def _ingest(runtime: Runtime, p: Ingest, progress: Progress) -> ReadingReport:
     )
     if p.fit_map:
         return ReadingReport(read, update_projection(runtime, progress=progress))
-    if read.documents_added or read.syntheses_added or read.entity_insights_added:
+    if read.chunks_added or read.syntheses_added or read.entity_insights_added:
         begin(progress, "placing new points on the map")
         place_new(runtime)  # new nodes join a fitted map where their neighbours are (cheap; never fits)
     return ReadingReport(read)

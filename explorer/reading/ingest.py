@@ -212,24 +212,31 @@ def ingest_paths(
 
 def sync_changes(
     runtime: Runtime,
-    root: str | Path,
+    roots: Sequence[str | Path],
     changed: Iterable[str | Path],
     *,
     options: ReadingOptions = ReadingOptions(),
     progress: Progress | None = None,
     budget: Budget | None = None,
 ) -> IngestReport:
-    """Bring the knowledge base in step with the paths under the folder ``root`` that changed (were added,
-    edited or deleted: what a watch of it saw); a deleted file's documents, or a deleted folder's, are retired.
+    """Bring the knowledge base in step with the paths that changed (were added, edited or deleted: what a watch
+    of the folders ``roots`` saw) as a walk of their folder would: a deleted file's documents, or a deleted
+    folder's, are retired; a change in a hidden folder is passed over.
 
     Example::
 
         for changes in watchfiles.watch("notes/"):
-            report = sync_changes(runtime, "notes/", [path for _, path in changes])
+            report = sync_changes(runtime, ["notes/"], [path for _, path in changes])
     """
-    paths = [Path(p) for p in changed]
-    found = list(walk_changes(Path(root).expanduser(), paths))
-    return _sync(runtime, found, [file_key(p) for p in paths], options, progress, budget)
+    folders = sorted((Path(root).expanduser() for root in roots), key=lambda p: -len(file_key(p)))
+    by_root: dict[Path, list[Path]] = {}
+    for path in map(Path, changed):
+        root = next((f for f in folders if _under(file_key(path), [file_key(f)])), None)
+        if root is not None:  # the innermost folder watched that holds it
+            by_root.setdefault(root, []).append(path)
+    found = [item for root, paths in by_root.items() for item in walk_changes(root, paths)]
+    deleted = [file_key(path) for paths in by_root.values() for path in paths]
+    return _sync(runtime, found, deleted, options, progress, budget)
 
 
 def _sync(

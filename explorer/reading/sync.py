@@ -29,6 +29,7 @@ from explorer.records import Document, SourceFile
 FileStatus = Literal["added", "changed", "unchanged", "removed", "skipped", "failed"]
 FILE_STATUSES: tuple[FileStatus, ...] = ("added", "changed", "unchanged", "removed", "skipped", "failed")
 READ_ALREADY = "the same text as a document read already"
+SHOWN_DETAILS = 4  # particulars listed in a summary's group (suffixes, paths), the rest an ellipsis
 
 
 @dataclass(frozen=True)
@@ -155,3 +156,42 @@ def _settle_opened(
         first = next(d for d in stored if d.id not in own)
         where = claimed.get(first.content_hash) or first.path or first.title
         done.outcomes.append(FileOutcome(file.shown, "skipped", f"{READ_ALREADY} ({where})", READ_ALREADY))
+
+
+def describe_files(outcomes: Sequence[FileOutcome]) -> list[str]:
+    """The files of a report as summary lines: how many had each outcome, then the skipped and the failed with
+    their reasons counted together.
+
+    Example::
+
+        describe_files(report.files)
+        # ['files: 2 added, 1 changed, 40 unchanged, 1 removed',
+        #  '3 skipped: 2 not a document type Dream Explorer reads (.png), 1 in .obsidian/']
+    """
+    counts = {status: sum(o.files for o in outcomes if o.status == status) for status in FILE_STATUSES}
+    done = [f"{counts[s]} {s}" for s in ("added", "changed", "unchanged", "removed") if counts[s]]
+    lines = [f"files: {', '.join(done)}" if done else "files: none read"]
+    for status in ("skipped", "failed"):
+        if counts[status]:
+            groups = _grouped([o for o in outcomes if o.status == status])
+            lines.append(f"{counts[status]} {status}: {', '.join(groups)}")
+    return lines
+
+
+def _grouped(outcomes: Sequence[FileOutcome]) -> list[str]:
+    """Each reason's count, with its particulars (a suffix) when they are one file's each, a few of them at most:
+    "2 not a document type Dream Explorer reads (.png, .zip)".
+    """
+    groups: dict[str, tuple[int, list[str]]] = {}
+    for outcome in outcomes:
+        group = outcome.group or outcome.reason or outcome.status
+        count, details = groups.get(group, (0, []))
+        detail = (outcome.reason or "").removeprefix(group).strip().removeprefix("(").removesuffix(")")
+        if detail and not outcome.path.endswith(os.sep) and detail not in details:  # a folder's is its count
+            details.append(detail)
+        groups[group] = (count + outcome.files, details)
+    return [
+        f"{count} {group}"
+        + (f" ({', '.join(details[:SHOWN_DETAILS])}{', …' if len(details) > SHOWN_DETAILS else ''})" if details else "")
+        for group, (count, details) in groups.items()
+    ]

@@ -23,6 +23,10 @@ def test_ingest_json_contract_and_stats(tmp_path: Path) -> None:
     assert set(report) == {
         "documents_added",
         "documents_skipped",
+        "documents_changed",
+        "documents_unchanged",
+        "documents_removed",
+        "files",
         "chunks_added",
         "syntheses_added",
         "entity_insights_added",
@@ -34,6 +38,8 @@ def test_ingest_json_contract_and_stats(tmp_path: Path) -> None:
         "errors",
     }
     assert report["documents_added"] == 2
+    files = {Path(f["path"]).name: (f["status"], f["reason"]) for f in report["files"]}
+    assert files["a.txt"] == files["bad.jsonl"] == ("added", None)  # a bad line of two is an error, not the file's
     assert report["errors"] == [
         {
             "path": str(tmp_path / "bad.jsonl"),

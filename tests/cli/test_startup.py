@@ -136,7 +136,7 @@ KIND_OF = {
     "dream cycle": kinds.DREAM_CYCLE,
     "consolidate run": kinds.CONSOLIDATE_RUN,
 }
-SURFACE = {"db", "as_json", "background"}  # where to run it and how to print it: no parameter of the run
+SURFACE = {"db", "as_json", "background", "watch"}  # where to run it, how to print it, whether to go on: no parameter
 
 
 def _commands(command: Any, path: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -82,6 +82,8 @@ def test_upload_ingests_with_progress_and_places_new_nodes_on_the_map(
     assert job.kind == "ingest" and job.params["domain"] == "tea" and Path(job.params["paths"][0]).name == "tea.md"
     after_jobs(at)
     assert "1 document added" in at.get("progress")[0].proto.text  # the reading's outcome, on its progress bar
+    (files,) = [t.value for t in at.dataframe if list(t.value.columns) == ["path", "status", "reason"]]
+    assert [(Path(p).name, s) for p, s in zip(files["path"], files["status"], strict=True)] == [("tea.md", "added")]
     after = corpus_overview(app_runtime)
     assert after.documents == before.documents + 1 and after.by_domain.get("tea", 0) > 0
     status = projection.projection_status(app_runtime)
