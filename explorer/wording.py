@@ -36,6 +36,10 @@ def locus_kind(source_type: str) -> str:
     return source_type.lower()
 
 
+# A crystal's or dream's source whose note was edited or deleted since (a retired document), as every surface marks it.
+SOURCE_RETIRED = {"changed": "source changed", "removed": "source removed"}
+
+
 # What a node is (its ``type``), as people say it: the Corpus table, provenance and the map's hover.
 NODE_KINDS = {
     "raw_chunk": "chunk",

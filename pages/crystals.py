@@ -20,7 +20,7 @@ from explorer.text import shorten
 from explorer.wander import review as reviewing
 from explorer.wander import service as wander
 from explorer.wander.guards import review_allowed
-from explorer.wording import counted, locus_kind
+from explorer.wording import SOURCE_RETIRED, counted, locus_kind
 from pages import clicks, common, signin, untrusted
 
 PAGE_SIZE = 10
@@ -88,7 +88,9 @@ def describe(crystal: Crystal) -> None:
     untrusted.text(None, crystal.insight)
     if crystal.connects:
         bridged = " ↔ ".join(
-            f"{c.get('title') or c.get('name') or '?'} ({c.get('domain') or '—'})" for c in crystal.connects
+            f"{c.get('title') or c.get('name') or '?'} ({c.get('domain') or '—'}"
+            + (f"; {SOURCE_RETIRED[c['retired']]})" if c.get("retired") else ")")
+            for c in crystal.connects
         )
         untrusted.text("connects", bridged)
     if crystal.validated_by or crystal.human_approved_by:
@@ -125,7 +127,9 @@ def evidence(crystal: Crystal) -> None:
         )
     st.markdown(f"**Source chunks** ({len(found.chunks)})")
     for chunk in found.chunks:
-        untrusted.text(f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}", chunk.text)
+        retired = found.retired.get(chunk.document_id or "")
+        mark = f" · {SOURCE_RETIRED[retired]}" if retired else ""
+        untrusted.text(f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}{mark}", chunk.text)
 
 
 # -- List: every crystal a filter takes, a page at a time ---------------------------------------------------------

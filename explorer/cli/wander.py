@@ -15,7 +15,7 @@ from explorer.cli.jobs import BackgroundOption, run_kind
 from explorer.cli.run_outcome import Asked, exit_if_nothing_came
 from explorer.errors import ExplorerError
 from explorer.wander.errors import InvalidRequest
-from explorer.wording import counted
+from explorer.wording import SOURCE_RETIRED, counted
 
 if TYPE_CHECKING:
     from explorer.jobs.kinds import WalkReport
@@ -48,7 +48,11 @@ CrystalArg = Annotated[
 
 def connects(c: Crystal) -> str:
     """What a crystal connects, as one line ("" for a crystal formed before crystals named it)."""
-    ends = [f"{e.get('name')} ({e.get('domain') or 'no domain'})" for e in c.connects]
+    ends = [
+        f"{e.get('name')} ({e.get('domain') or 'no domain'}"
+        + (f"; {SOURCE_RETIRED[e['retired']]})" if e.get("retired") else ")")
+        for e in c.connects
+    ]
     return f"connects {' and '.join(ends)}" if ends else ""
 
 
@@ -580,7 +584,13 @@ def evidence(
                 "loci": [locus.to_json() for locus in found.loci],
                 "nodes": [{"id": n.id, "type": n.type, "domain": n.domain, "text": n.text} for n in found.nodes],
                 "chunks": [
-                    {"id": n.id, "document_id": n.document_id, "chunk_index": n.chunk_index, "text": n.text}
+                    {
+                        "id": n.id,
+                        "document_id": n.document_id,
+                        "chunk_index": n.chunk_index,
+                        "text": n.text,
+                        "retired": found.retired.get(n.document_id or ""),
+                    }
                     for n in found.chunks
                 ],
             }
@@ -590,7 +600,8 @@ def evidence(
     if found.crystal.connects:
         typer.echo(connects(found.crystal))
     for n in found.chunks:
-        typer.echo(f"  chunk {n.id}: {shorten(n.text, 25)}")
+        mark = f" ({SOURCE_RETIRED[found.retired[n.document_id]]})" if n.document_id in found.retired else ""
+        typer.echo(f"  chunk {n.id}{mark}: {shorten(n.text, 25)}")
 
 
 @app.command()

@@ -91,6 +91,11 @@ def note_text(finding: NoteFinding) -> str:
         front_matter_fields(finding), sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
     )
     body = "\n".join(line.rstrip() for line in finding.text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
-    links = list(dict.fromkeys(link for name in finding.sources if (link := wikilink(name)) is not None))
-    sources = "\n".join(f"- {link}" for link in links) if links else "- (none recorded)"
+    marks = dict(finding.retired)
+    links: dict[str, str | None] = {}
+    for name in finding.sources:
+        if (link := wikilink(name)) is not None and link not in links:
+            links[link] = marks.get(name)
+    sources = "\n".join(f"- {link}" + (f" ({mark})" if mark else "") for link, mark in links.items())
+    sources = sources or "- (none recorded)"
     return f"---\n{head}---\n\n{body.strip()}\n\n## Sources\n\n{sources}\n"

@@ -26,6 +26,7 @@ from explorer.store import corpus
 from explorer.store import wander as wander_store
 from explorer.text import shorten
 from explorer.wander.sessions import require_session
+from explorer.wording import SOURCE_RETIRED
 
 TITLE_WORDS = 12  # a crystal's title: the first words of its insight
 DREAM_STATUS = "kept"
@@ -87,7 +88,7 @@ def read_findings(runtime: Runtime, session_id: str | None = None) -> tuple[list
                 names.append(source.title)
         return tuple(names)
 
-    findings = [_crystal(c, _crystal_sources(c, documents)) for c in crystals]
+    findings = [_crystal(c, *_crystal_sources(c, documents)) for c in crystals]
     for d in dreams:
         node = nodes.get(d.id)
         model = (node.metadata or {}).get("model") if node is not None else None
@@ -102,22 +103,28 @@ def vault_name(document: Document) -> str:
     return document.aliases[-1] if document.aliases else document.title
 
 
-def _crystal_sources(crystal: Crystal, documents: dict[str, Document]) -> tuple[str, ...]:
-    """The names of the two sources a crystal connects: their documents' names, or the titles it recorded."""
-    names = []
+def _crystal_sources(
+    crystal: Crystal, documents: dict[str, Document]
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The names of the two sources a crystal connects (their documents' names, or the titles it recorded), and
+    the mark of each whose note was edited or deleted since ("source changed", "source removed").
+    """
+    names, retired = [], []
     for end in crystal.connects:
         document = documents.get(str(end.get("document_id") or ""))
         name = vault_name(document) if document is not None else end.get("title") or end.get("name")
         if name:
             names.append(str(name))
-    return tuple(names)
+            if document is not None and document.retired_because:
+                retired.append((str(name), SOURCE_RETIRED[document.retired_because]))
+    return tuple(names), tuple(retired)
 
 
 def _iso(at: datetime | None) -> str | None:
     return at.isoformat() if at is not None else None
 
 
-def _crystal(crystal: Crystal, sources: tuple[str, ...]) -> NoteFinding:
+def _crystal(crystal: Crystal, sources: tuple[str, ...], retired: tuple[tuple[str, str], ...]) -> NoteFinding:
     return NoteFinding(
         kind="crystal",
         id=crystal.id,
@@ -126,6 +133,7 @@ def _crystal(crystal: Crystal, sources: tuple[str, ...]) -> NoteFinding:
         status=ReviewState.APPROVED.value,
         confidence=crystal.confidence,
         sources=sources,
+        retired=retired,
         reviewer=crystal.human_approved_by,
         model=crystal.validated_by,
         session=crystal.session_id,

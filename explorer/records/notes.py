@@ -41,6 +41,7 @@ class NoteFinding:
     status: str
     confidence: float
     sources: tuple[str, ...] = ()
+    retired: tuple[tuple[str, str], ...] = ()  # (source name, "source changed" / "source removed"): a note gone
     reviewer: str | None = None
     model: str | None = None
     session: str | None = None

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 
-from explorer.records import Node, new_id
+from explorer.records import Node, Retired, new_id
 from explorer.records.json_form import Computed, JsonForm, JsonRecord
 
 SessionStatus = Literal["active", "paused", "completed", "abandoned"]
@@ -648,6 +648,7 @@ class CrystalEvidence:
     loci: list[Locus]
     nodes: list[Node]
     chunks: list[Node]
+    retired: dict[str, Retired] = field(default_factory=dict)  # document id → why its note left the corpus
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,12 @@ def list_documents(con: Connection, *, current_only: bool = False) -> list[Docum
     ]
 
 
+def retired_documents(con: Connection) -> dict[str, Retired]:
+    """Document id → why it was retired ('changed', 'removed'), for marking the sources of what cites them."""
+    rows = con.execute("SELECT id, retired_because FROM documents WHERE retired_at IS NOT NULL").fetchall()
+    return {str(i): because for i, because in rows}
+
+
 def retire_documents(con: Connection, document_ids: Collection[str], because: Retired) -> None:
     """Take documents out of what is walked, dreamt over and drawn, because their file changed or is gone: their
     nodes are no longer latest (the filter every walk, dream and map already applies), the documents say why.

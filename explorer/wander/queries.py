@@ -5,9 +5,11 @@ across sessions, a crystal traced back to its sources, the event log, search by 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Literal, TypeGuard
 
+from explorer.records import Retired
 from explorer.records.wander import Crystal, CrystalEvidence, Locus, Resonance, SearchHit, SessionView, Trace
 from explorer.runtime import Runtime
 from explorer.store import corpus as corpus_store
@@ -133,7 +135,26 @@ def list_crystals(
     """
     with runtime.db.connect() as con:
         of = wander_store.session_id_of(con, session_id) if session_id else None
-        return wander_store.list_crystals(con, status=status, min_confidence=min_confidence, session_id=of)
+        crystals = wander_store.list_crystals(con, status=status, min_confidence=min_confidence, session_id=of)
+        retired = corpus_store.retired_documents(con)
+    return [marked(crystal, retired) for crystal in crystals]
+
+
+def marked(crystal: Crystal, retired: Mapping[str, Retired]) -> Crystal:
+    """The crystal with each end it connects whose note was edited or deleted since marked ``"retired"``:
+    ``"changed"`` or ``"removed"`` (the document stays its source; the corpus reads it no more).
+
+    Example::
+
+        marked(crystal, {"3f2a…": "removed"}).connects[0]["retired"]  # 'removed'
+    """
+    if not any(str(end.get("document_id")) in retired for end in crystal.connects):
+        return crystal
+    ends = [
+        {**end, "retired": retired[str(end.get("document_id"))]} if str(end.get("document_id")) in retired else end
+        for end in crystal.connects
+    ]
+    return replace(crystal, connects=ends)
 
 
 def list_resonances(runtime: Runtime, session_id: str | None = None, status: str | None = None) -> list[Resonance]:
@@ -159,7 +180,8 @@ def crystal_evidence(runtime: Runtime, crystal_id: str) -> CrystalEvidence:
         [chunk.text for chunk in evidence.chunks]  # the passages the insight rests on
     """
     with runtime.db.connect() as con:
-        crystal = require_crystal(con, crystal_id)
+        retired = corpus_store.retired_documents(con)
+        crystal = marked(require_crystal(con, crystal_id), retired)
         by_type: dict[str, list[str]] = {}
         for item in crystal.supporting_evidence:
             by_type.setdefault(str(item.get("type")), []).append(str(item.get("id")))
@@ -176,7 +198,7 @@ def crystal_evidence(runtime: Runtime, crystal_id: str) -> CrystalEvidence:
             for n in corpus_store.get_nodes(con, list(documents), with_vectors=False)
             if n.type == "raw_chunk" and n.id not in {c.id for c in chunks} and documents[n.id] in (None, n.document_id)
         ]
-        return CrystalEvidence(crystal, residues, loci, nodes, chunks)
+        return CrystalEvidence(crystal, residues, loci, nodes, chunks, retired)
 
 
 def session_events(
