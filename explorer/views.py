@@ -264,7 +264,7 @@ def corpus_overview(runtime: Runtime) -> CorpusOverview:
     """The corpus at a glance, so a person sees what the dreams and walks draw on before browsing it."""
     with runtime.db.connect() as con:
         rows = corpus.domain_year_counts(con)
-        documents = len(corpus.list_documents(con))
+        documents = len(corpus.list_documents(con, current_only=True))  # a retired one is not drawn on
         pending = reading_store.count_pending(con)
     by_type: Counter = Counter()
     by_domain: Counter = Counter()

@@ -54,7 +54,7 @@ def expand_paths(paths: Iterable[str | Path]) -> Iterator[Discovered]:
 
         for item in expand_paths(["notes/"]):
             match item:
-                case Found(path, root): ...  # notes/a.md under notes/
+                case Found(path, root): ...  # notes/a.txt under notes/
                 case Skipped(path, reason): ...  # notes/cat.png: not a document type Dream Explorer reads (.png)
     """
     for raw in paths:
@@ -85,8 +85,8 @@ def walk_changes(root: Path, changed: Iterable[Path]) -> Iterator[Found | Skippe
 
     Example::
 
-        list(walk_changes(Path("notes"), [Path("notes/new.md"), Path("notes/.obsidian/workspace.json")]))
-        # [Found(Path("notes/new.md"), Path("notes"))]
+        list(walk_changes(Path("notes"), [Path("notes/new.txt"), Path("notes/.obsidian/workspace.json")]))
+        # [Found(Path("notes/new.txt"), Path("notes"))]
     """
     for path in sorted(set(changed)):
         if hidden_under(path, root):

@@ -97,7 +97,7 @@ def settle(
 
     Example::
 
-        done = settle([OpenedFile("/n/a.md", "n/a.md", 10, 1, ("h2",))], [], {"/n/a.md": a_was_h1}, before, after)
+        done = settle([OpenedFile("/n/a.txt", "n/a.txt", 10, 1, ("h2",))], [], {"/n/a.txt": a_was_h1}, before, after)
         done.outcomes[0].status  # 'changed'; done.retire_changed == {id of h1's document}
     """
     done = Settled()

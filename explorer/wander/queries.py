@@ -63,13 +63,15 @@ def session_view(runtime: Runtime, session_id: str) -> SessionView:
     """
     with runtime.db.connect() as con:
         session = require_session(con, session_id)
+        retired = corpus_store.retired_documents(con)
+        crystals = wander_store.list_crystals(con, session_id=session.id, with_vectors=True)
         return SessionView(
             session=session,
             loci=wander_store.list_loci(con, session.id),
             trace=wander_store.list_traces(con, session.id),
             residues=wander_store.list_residues(con, session.id),
             resonances=wander_store.list_resonances(con, session_id=session.id, with_vectors=True),
-            crystals=wander_store.list_crystals(con, session_id=session.id, with_vectors=True),
+            crystals=[marked(crystal, retired) for crystal in crystals],  # the archive's JSON says which left
             warm_memory=wander_store.list_warm_memory(con, session.id),
         )
 

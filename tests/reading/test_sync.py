@@ -155,7 +155,7 @@ def test_only_the_folders_named_lose_documents_and_a_copy_keeps_its_text(runtime
     (other / "elsewhere.md").unlink()
     (notes / "kiln.md").unlink()
     again = ingest_paths(runtime, [notes])  # other/ not named: its deleted note is not this ingest's business
-    assert again.documents_removed == 0  # kiln.md's text is still held by other/kiln copy.md
+    assert again.documents_removed == 0  # the kiln note's text is still held by its copy in other/
     assert [(Path(f.path).name, f.status) for f in again.files if f.status == "removed"] == [("kiln.md", "removed")]
     assert by_title(runtime)["elsewhere"][0].retired_because is None
     assert ingest_paths(runtime, [other]).documents_removed == 1
