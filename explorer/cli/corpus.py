@@ -129,23 +129,22 @@ def _watch(
     import watchfiles
 
     from explorer.providers.budget import Budget
-    from explorer.reading.discovery import hidden_under
+    from explorer.reading.discovery import in_notes
     from explorer.reading.ingest import sync_changes
+    from explorer.reading.sync import file_key
 
     runtime = runtime_for(db)
-
-    def worth_reading(change: watchfiles.Change, path: str) -> bool:
-        return not any(hidden_under(Path(path), folder) for folder in folders if Path(path).is_relative_to(folder))
-
-    roots = [folder.expanduser().resolve() for folder in folders]
+    roots = [Path(file_key(folder)) for folder in folders]  # as the files read were stored: links not resolved
     typer.echo(f"watching {', '.join(map(str, folders))} (Ctrl-C stops)", err=True)
     try:
-        for changes in watchfiles.watch(*roots, watch_filter=worth_reading):
+        for changes in watchfiles.watch(*roots, watch_filter=lambda _, path: in_notes(Path(path), roots)):
             budget = Budget(runtime.settings.cloud_budget_cents if budget_cents is None else budget_cents)
             report = sync_changes(runtime, roots, [path for _, path in changes], options=options, budget=budget)
+            if not report.files and not report.errors:
+                continue  # a change nothing comes of (a file in a folder the walk passes over)
             if as_json:
                 print_json(report.to_json(), indent=None)
-            elif report.files:
+            else:
                 typer.echo(f"{datetime.now():%H:%M:%S} " + "; ".join(_summary(report)[:-1]))
             echo_load_errors(report.errors)
     except KeyboardInterrupt:  # Ctrl-C: what was written stands; a batch cut short is read again next time

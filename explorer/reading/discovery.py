@@ -11,7 +11,7 @@ a source (:func:`exported_note`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,9 +133,16 @@ def classify(path: Path, root: Path) -> Found | Skipped:
     return Found(path, root)
 
 
+def in_notes(path: Path, roots: Sequence[Path]) -> bool:
+    """Whether a change at ``path`` is one a walk of the folders ``roots`` would see: what a watch of them acts on
+    (an editor saves its workspace in its hidden folder all the time).
+    """
+    return any(not hidden_under(path, root) for root in roots)
+
+
 def hidden_under(path: Path, root: Path) -> bool:
-    """Whether ``path`` lies in a folder a walk of ``root`` passes over (a hidden folder, an editor's copies):
-    the changes a watch of ``root`` does not act on (an editor saves its workspace there all the time).
+    """Whether ``path`` lies in a folder a walk of ``root`` passes over (a hidden folder, an editor's copies), or
+    outside ``root``.
     """
     try:
         parts = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).parts

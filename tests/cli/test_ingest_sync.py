@@ -79,6 +79,8 @@ def test_watch_keeps_the_folder_in_step_until_ctrl_c(tmp_path: Path) -> None:
         (notes / "kiln.md").write_text("A kiln fires stoneware at 1280 degrees in reduction.", encoding="utf-8")
         (notes / "wedging.md").write_text("Wedging drives the air out of the clay.", encoding="utf-8")
         changed = watching.stdout.readline()
+        (notes / ".obsidian" / "workspace.json").write_text("{}", encoding="utf-8")  # an editor's: no line
+        time.sleep(2)
         (notes / "glaze.md").unlink()
         removed = watching.stdout.readline()
         watching.send_signal(signal.SIGINT)
