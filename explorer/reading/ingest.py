@@ -33,7 +33,7 @@ from explorer.reading.cycle import (
 )
 from explorer.reading.discovery import Discovered, Found, Skipped, expand_paths, walk_changes
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, load_file
-from explorer.reading.sync import FILE_STATUSES, FileOutcome, OpenedFile, file_key, settle
+from explorer.reading.sync import FILE_STATUSES, FileOutcome, OpenedFile, Settled, file_key, settle
 from explorer.records import Document, PendingReading, Progress, SourceFile, begin, in_phase
 from explorer.runtime import Runtime
 from explorer.store import StoreError, corpus, source_files
@@ -266,8 +266,8 @@ def _sync(
             slots.append(FileOutcome(item.path, "skipped", item.reason, item.group, item.files))
         else:
             outcome = _open(item, stored, options, report, opened, sources)
-            if outcome is not None:
-                met.update(stored[file_key(item.path)].document_ids if outcome.status == "unchanged" else ())
+            if outcome is not None and outcome.status == "unchanged":
+                met.update(stored[file_key(item.path)].document_ids)
             slots.append(outcome)
     found = {file.key for file in opened} | {file_key(i.path) for i in discovered if isinstance(i, Found)}
     gone = [key for key in stored if _under(key, gone_under) and key not in found and not os.path.exists(key)]
@@ -283,12 +283,27 @@ def _sync(
     )
     with runtime.db.connect() as con:
         after = {document.content_hash: document for document in corpus.list_documents(con)}
+    opened = [replace(file, errors=_errors_of(report, file)) for file in opened]  # reading's own failures too
     done = settle(opened, gone, stored, before, after)
     with runtime.db.transaction() as con:
         source_files.keep_source_files(con, done.keep)
         source_files.forget_source_files(con, done.forget)
         corpus.retire_documents(con, done.retire_changed, "changed")
         corpus.retire_documents(con, done.retire_removed, "removed")
+    _record_outcomes(report, done, slots)
+    return report
+
+
+def _errors_of(report: IngestReport, file: OpenedFile) -> tuple[str, ...]:
+    """What went wrong with a file, loading it or reading its texts, as the report holds it."""
+    return tuple(str(error["message"]) for error in report.errors if error["path"] == storable(file.shown))
+
+
+def _record_outcomes(report: IngestReport, done: Settled, slots: list[FileOutcome | None]) -> None:
+    """Each file's outcome into ``report.files`` in the order found (the files gone last), and the documents
+    counted as sync sees them: a changed file's new texts are changed, not added; a text met again in the file
+    that held it is unchanged, not skipped.
+    """
     settled = iter(done.outcomes)
     report.files = [slot if slot is not None else next(settled) for slot in slots] + list(settled)
     report.documents_added -= done.changed
@@ -296,7 +311,6 @@ def _sync(
     report.documents_skipped -= done.unchanged
     report.documents_unchanged += done.unchanged
     report.documents_removed += len(done.retire_removed)
-    return report
 
 
 def _open(
@@ -321,11 +335,9 @@ def _open(
     if row is not None and row.unchanged(status.st_size, status.st_mtime_ns):
         report.documents_unchanged += len(row.document_ids)
         return FileOutcome(str(found.path), "unchanged")
-    errors_before = len(report.errors)
     texts = _load(found, options.year, options.domain, options.max_mb, report)
-    errors = tuple(str(e["message"]) for e in report.errors[errors_before:])
     hashes = tuple(content_hash(text) for text in texts)
-    opened.append(OpenedFile(key, str(found.path), status.st_size, status.st_mtime_ns, hashes, errors))
+    opened.append(OpenedFile(key, str(found.path), status.st_size, status.st_mtime_ns, hashes))
     sources += texts
     return None
 
