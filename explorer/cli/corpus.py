@@ -140,8 +140,8 @@ def _watch(
         for changes in watchfiles.watch(*roots, watch_filter=lambda _, path: in_notes(Path(path), roots)):
             budget = Budget(runtime.settings.cloud_budget_cents if budget_cents is None else budget_cents)
             report = sync_changes(runtime, roots, [path for _, path in changes], options=options, budget=budget)
-            if not report.files and not report.errors:
-                continue  # a change nothing comes of (a file in a folder the walk passes over)
+            if all(f.status == "skipped" for f in report.files) and not report.errors:
+                continue  # nothing read: an editor's swap file, a .DS_Store, an attachment saved
             if as_json:
                 print_json(report.to_json(), indent=None)
             else:

@@ -125,6 +125,10 @@ def _settle_opened(
     claimed: dict[str, str],
     done: Settled,
 ) -> None:
+    """Settle one file opened: what it holds now (``keep``), what it held and no longer does (retired if no other
+    file holds it), its outcome and how its texts are counted; ``claimed`` tells a text new to this ingest from its
+    copies in later files.
+    """
     stored = [after[h] for h in file.hashes if h in after and after[h].retired_because is None]
     if not file.hashes or len(stored) < len(file.hashes):  # a bad line of many is an error, the file is read
         reason = "; ".join(file.errors) or "could not be stored"

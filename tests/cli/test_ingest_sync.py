@@ -80,6 +80,7 @@ def test_watch_keeps_the_folder_in_step_until_ctrl_c(tmp_path: Path) -> None:
         (notes / "wedging.md").write_text("Wedging drives the air out of the clay.", encoding="utf-8")
         changed = watching.stdout.readline()
         (notes / ".obsidian" / "workspace.json").write_text("{}", encoding="utf-8")  # an editor's: no line
+        (notes / ".kiln.md.swp").write_bytes(b"b0VIM 9.0")  # nor for a swap file, nothing being read
         time.sleep(2)
         (notes / "glaze.md").unlink()
         removed = watching.stdout.readline()
