@@ -326,7 +326,14 @@ def find_nodes(
     offset: int = 0,
 ) -> tuple[int, list[Node]]:
     """One page of the corpus browser: how many nodes match the filters, and the page's nodes."""
-    filters: dict[str, Any] = {"types": types, "search": search, "domain": domain, "year": year}
+    # a retired document's nodes are not what the corpus holds now: its crystals still show them
+    filters: dict[str, Any] = {
+        "types": types,
+        "search": search,
+        "domain": domain,
+        "year": year,
+        "current_sources": True,
+    }
     with runtime.db.connect() as con:
         return corpus.count_nodes(con, **filters), corpus.list_nodes(con, **filters, limit=limit, offset=offset)
 

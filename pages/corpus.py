@@ -14,7 +14,7 @@ from explorer.figures.charts import count_bars, year_bars
 from explorer.records import NODE_TYPES
 from explorer.text import shorten
 from explorer.views import corpus_overview, find_nodes, node_provenance
-from explorer.wording import counted, node_kind
+from explorer.wording import SOURCE_RETIRED, counted, node_kind
 from pages import common, untrusted
 
 PAGE_SIZE = 25
@@ -225,8 +225,10 @@ if rows:
             )
             if found.document is not None:
                 document = found.document
+                retired = f" · {SOURCE_RETIRED[document.retired_because]}" if document.retired_because else ""
                 st.caption(
                     untrusted.md(f"Document: {document.title} ({document.source or document.path or 'uploaded'})")
+                    + retired
                 )
             model = (node.metadata or {}).get("model")
             if node.learned_from or model:

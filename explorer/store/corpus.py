@@ -197,12 +197,15 @@ def list_nodes(
     search: str | None = None,
     domain: str | None = None,
     year: int | None = None,
+    current_sources: bool = False,
     with_vectors: bool = False,
     limit: int | None = None,
     offset: int = 0,
 ) -> list[Node]:
-    """Nodes matching every filter given; ``search`` is a case-insensitive substring."""
-    where, params = _node_filters(types, latest_only, search, domain, year)
+    """Nodes matching every filter given; ``search`` is a case-insensitive substring; ``current_sources`` leaves
+    out the nodes of retired documents (their note was edited or deleted), superseded ones kept.
+    """
+    where, params = _node_filters(types, latest_only, search, domain, year, current_sources)
     select = _NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR
     sql = f"SELECT {select} FROM nodes {where} ORDER BY created_at, seq"
     if limit is not None:
@@ -219,17 +222,27 @@ def count_nodes(
     search: str | None = None,
     domain: str | None = None,
     year: int | None = None,
+    current_sources: bool = False,
 ) -> int:
     """How many nodes :func:`list_nodes` would give with the same filters, for paging the corpus browser."""
-    where, params = _node_filters(types, latest_only, search, domain, year)
+    where, params = _node_filters(types, latest_only, search, domain, year, current_sources)
     return int(scalar(con, f"SELECT count(*) FROM nodes {where}", params))
 
 
 def _node_filters(
-    types: Sequence[str] | None, latest_only: bool, search: str | None, domain: str | None, year: int | None
+    types: Sequence[str] | None,
+    latest_only: bool,
+    search: str | None,
+    domain: str | None,
+    year: int | None,
+    current_sources: bool,
 ) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
+    if current_sources:
+        clauses.append(
+            "NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = nodes.document_id AND d.retired_at IS NOT NULL)"
+        )
     if types:
         clauses.append("type = ANY(?::VARCHAR[])")
         params.append(list(types))

@@ -16,6 +16,7 @@ from explorer.records.wander import Crystal, Session
 from explorer.runtime import Runtime
 from explorer.store import corpus
 from explorer.store import wander as wander_store
+from explorer.views import find_nodes
 from explorer.wander.queries import crystal_evidence, list_crystals
 
 NOTES = {
@@ -114,7 +115,8 @@ def test_a_folder_read_again_follows_its_notes(backend: Runtime, tmp_path: Path)
         walked = {str(i) for i in wander_store.corpus_space_rows(con)["id"]}  # what a walk's corpus holds
         latest = {n.id for n in corpus.list_nodes(con, latest_only=True)}  # what dreaming draws from
         current = {d.id for d in corpus.list_documents(con, current_only=True)}
-    assert not glaze_nodes & (walked | latest) and glaze_nodes
+    browsed = {n.id for n in find_nodes(runtime, limit=1000)[1]}  # the Corpus page's table and its search
+    assert not glaze_nodes & (walked | latest | browsed) and glaze_nodes
     assert documents["glaze"][0].id not in current and len(current) == 4
 
     (crystal,) = [c for c in list_crystals(runtime) if c.id == crystal_id]
