@@ -10,7 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from explorer.cli import app
+from explorer.notes.service import export_notes
 from explorer.reading.ingest import ingest_paths, sync_changes
 from explorer.records.wander import Crystal, Session
 from explorer.runtime import Runtime
@@ -18,6 +21,7 @@ from explorer.store import corpus
 from explorer.store import wander as wander_store
 from explorer.views import find_nodes
 from explorer.wander.queries import crystal_evidence, list_crystals
+from explorer.wander.review import review_crystal
 
 NOTES = {
     "kiln.md": "A kiln fires clay at over a thousand degrees until the body vitrifies and rings when tapped.",
@@ -200,3 +204,23 @@ def test_a_few_hundred_unchanged_notes_are_read_again_in_a_blink(runtime: Runtim
     took = time.perf_counter() - start
     assert (again.documents_unchanged, again.chunks_added, embedded) == (300, 0, [])
     assert took < 5, took
+
+
+def test_a_crystal_says_its_source_was_removed_wherever_it_is_shown(runtime: Runtime, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    write_notes(notes)
+    ingest_paths(runtime, [notes])
+    crystal_id = cite(runtime, "kiln", "glaze")
+    review_crystal(runtime, crystal_id, "approve", reviewer="ann")
+    (notes / "glaze.md").unlink()
+    ingest_paths(runtime, [notes])
+
+    db = ["--db", str(runtime.settings.db_path)]  # a file, or a PostgreSQL URL on that backend
+    listed = CliRunner().invoke(app, ["wander", "crystals", *db])
+    assert "connects kiln (no domain) and glaze (no domain; source removed)" in listed.stdout, listed.output
+    shown = CliRunner().invoke(app, ["wander", "evidence", crystal_id, *db])
+    assert "glaze (no domain; source removed)" in shown.stdout, shown.output
+    exported = export_notes(runtime, tmp_path / "findings")
+    (note,) = [path for path in exported.notes if "crystal" in Path(path).read_text(encoding="utf-8")]
+    assert "- [[glaze]] (source removed)" in Path(note).read_text(encoding="utf-8")
+    assert "- [[kiln]]\n" in Path(note).read_text(encoding="utf-8")  # the current source is not marked
