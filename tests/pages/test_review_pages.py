@@ -7,6 +7,7 @@ import json
 import pytest
 
 from explorer.records.wander import ReviewState
+from explorer.store import corpus
 from explorer.store import events as events_store
 from explorer.wander import review as reviewing
 from explorer.wander import service as wander
@@ -188,3 +189,13 @@ def test_a_crystal_s_evidence_names_its_loci_in_words(open_app, app_runtime, sho
     for locus in loci:
         assert any(c.startswith(f"{locus.source_type.lower()} · ") for c in captions), locus.source_type
     assert not any(kind in c for c in captions for kind in ("SEED", "ADJACENT", "BRIDGED", "SERENDIPITOUS"))
+
+
+def test_a_crystal_whose_note_was_deleted_says_so(open_app, app_runtime) -> None:
+    (crystal, *_) = wander.list_crystals(app_runtime, status="active")
+    gone, kept = crystal.connects
+    with app_runtime.db.transaction() as con:  # as an ingest of its folder does once the note is deleted
+        corpus.retire_documents(con, [gone["document_id"]], "removed")
+    at = open_app("crystals?view=List")
+    bridged = f"{gone['title']} ({gone['domain'] or '—'}; source removed) ↔ {kept['title']} ({kept['domain'] or '—'})"
+    assert bridged in [t.value for t in at.text]
