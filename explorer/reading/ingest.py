@@ -31,6 +31,7 @@ from explorer.reading.cycle import (
     read_pending,
 )
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
+from explorer.reading.vault import wikilink_names
 from explorer.records import Document, PendingReading, Progress, begin, in_phase
 from explorer.runtime import Runtime
 from explorer.store import StoreError, corpus
@@ -111,6 +112,7 @@ def _load_stored(runtime: Runtime) -> tuple[KnownNodes, dict[str, str]]:
         documents = corpus.list_documents(con)
     for document in documents:
         known.add_names(document.id, document.names)
+        known.add_wikilinks(document.id, wikilink_names(document.names, document.path), document.links)
     return known, {document.content_hash: document.id for document in documents}
 
 
@@ -250,6 +252,9 @@ def _document(source: SourceText, digest: str) -> Document:
         year=source.year,
         domain=source.domain,
         word_count=len(source.text.split()),
+        aliases=tuple(alias for alias in source.aliases if alias != source.title),
+        tags=source.tags,
+        links=source.links,
     )
 
 
@@ -267,7 +272,18 @@ def _ingest_batch(
     (possibly reloaded) known nodes. When reading the batch fails outright, its documents are read one at a time,
     so only the one at fault is lost. ``progress`` hears the reading's own phases (:func:`read_documents`).
     """
-    texts = [DocumentText(p.document.id, p.chunks, p.document.year, p.document.domain, p.document.title) for p in batch]
+    texts = [
+        DocumentText(
+            p.document.id,
+            p.chunks,
+            p.document.year,
+            p.document.domain,
+            p.document.title,
+            names=wikilink_names(p.document.names, p.document.path),
+            links=p.document.links,
+        )
+        for p in batch
+    ]
     try:
         results = read_documents(
             texts,

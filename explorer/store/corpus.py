@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.records import Document, Node, Relation
+from explorer.records import Document, Node, NoteLink, Relation
 from explorer.store.database import Connection, insert_rows, scalar
 from explorer.store.dialect import dialect
 from explorer.store.ids import uuids
@@ -49,10 +49,10 @@ _NODE_SELECT_NO_VECTOR = ", ".join("NULL AS embedding" if c == "embedding" else 
 def insert_document(con: Connection, doc: Document) -> None:
     """Remember a source text, so its chunks can name where they came from."""
     con.execute(
-        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count, aliases) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count, aliases, tags, links) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::VARCHAR[], ?::VARCHAR[])",
         [doc.id, doc.content_hash, doc.title, doc.source, doc.path, doc.year, doc.domain, doc.word_count]
-        + [list(doc.aliases)],
+        + [list(doc.aliases), list(doc.tags), list(doc.links)],
     )
 
 
@@ -64,16 +64,36 @@ def add_alias(con: Connection, document_id: str, alias: str) -> None:
     )
 
 
-def list_documents(con: Connection) -> list[Document]:
-    """Every source text of the corpus, oldest year first, for the corpus overview."""
+def list_documents(con: Connection, *, tag: str | None = None) -> list[Document]:
+    """Every source text of the corpus (or those tagged ``tag``, or a tag nested under it; ``tag`` as kept,
+    :func:`explorer.reading.vault.normal_tag`), oldest year first, for the corpus overview.
+    """
+    where, params = ("WHERE " + TAGGED, [tag, tag]) if tag else ("", [])
     rows = con.execute(
-        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, id FROM documents "
-        "ORDER BY year NULLS LAST, title"
+        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, tags, links, id "
+        f"FROM documents {where} ORDER BY year NULLS LAST, title",
+        params,
     ).fetchall()
     return [
-        Document(title, content_hash, source, path, year, domain, word_count, tuple(aliases), id=str(doc_id))
-        for title, content_hash, source, path, year, domain, word_count, aliases, doc_id in rows
+        Document(
+            title, content_hash, source, path, year, domain, words, tuple(aliases), tuple(tags), tuple(links), id=str(i)
+        )
+        for title, content_hash, source, path, year, domain, words, aliases, tags, links, i in rows
     ]
+
+
+# A document's tags hold the one asked for, or one nested under it (``project/alpha`` under ``project``), as
+# explorer.reading.vault.tag_matches says; two parameters, the tag twice.
+TAGGED = "EXISTS (SELECT 1 FROM unnest(tags) AS t(tag) WHERE t.tag = ? OR starts_with(t.tag, ? || '/'))"
+
+
+def all_tags(con: Connection) -> list[tuple[str, int]]:
+    """Every tag of the corpus with how many documents carry it, the most used first: what a tag filter offers."""
+    rows = con.execute(
+        "SELECT tag, count(*) AS n FROM (SELECT unnest(tags) AS tag FROM documents) AS t GROUP BY tag "
+        "ORDER BY n DESC, tag"
+    ).fetchall()
+    return [(str(tag), int(n)) for tag, n in rows]
 
 
 # -- nodes ---------------------------------------------------------------------
@@ -152,12 +172,15 @@ def list_nodes(
     search: str | None = None,
     domain: str | None = None,
     year: int | None = None,
+    tag: str | None = None,
     with_vectors: bool = False,
     limit: int | None = None,
     offset: int = 0,
 ) -> list[Node]:
-    """Nodes matching every filter given; ``search`` is a case-insensitive substring."""
-    where, params = _node_filters(types, latest_only, search, domain, year)
+    """Nodes matching every filter given; ``search`` is a case-insensitive substring, ``tag`` one of their
+    document's tags (or a tag nested under it, as :func:`list_documents` finds them).
+    """
+    where, params = _node_filters(types, latest_only, search, domain, year, tag)
     select = _NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR
     sql = f"SELECT {select} FROM nodes {where} ORDER BY created_at, seq"
     if limit is not None:
@@ -174,14 +197,20 @@ def count_nodes(
     search: str | None = None,
     domain: str | None = None,
     year: int | None = None,
+    tag: str | None = None,
 ) -> int:
     """How many nodes :func:`list_nodes` would give with the same filters, for paging the corpus browser."""
-    where, params = _node_filters(types, latest_only, search, domain, year)
+    where, params = _node_filters(types, latest_only, search, domain, year, tag)
     return int(scalar(con, f"SELECT count(*) FROM nodes {where}", params))
 
 
 def _node_filters(
-    types: Sequence[str] | None, latest_only: bool, search: str | None, domain: str | None, year: int | None
+    types: Sequence[str] | None,
+    latest_only: bool,
+    search: str | None,
+    domain: str | None,
+    year: int | None,
+    tag: str | None,
 ) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
@@ -202,6 +231,9 @@ def _node_filters(
     if year is not None:
         clauses.append("year = ?")
         params.append(year)
+    if tag:
+        clauses.append(f"document_id IN (SELECT id FROM documents WHERE {TAGGED})")
+        params += [tag, tag]
     return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
@@ -269,6 +301,21 @@ def list_relations(con: Connection, node_ids: Iterable[str] | None = None) -> li
         Relation(str(s), str(t), ty, by, conf, desc, json.loads(sc) if isinstance(sc, str) else sc, id=str(i))
         for s, t, ty, by, conf, desc, sc, i in rows
     ]
+
+
+def note_links(con: Connection, node_id: str) -> list[NoteLink]:
+    """The LINKS and MENTIONS between a node and other documents' chunks, both ways, with the other document's
+    title: wikilinks first, then mentions, each by title.
+    """
+    rows = con.execute(
+        "SELECT r.type, r.source_id = ?::UUID, other.id, d.title FROM relations r "
+        "JOIN nodes other ON other.id = CASE WHEN r.source_id = ?::UUID THEN r.target_id ELSE r.source_id END "
+        "JOIN documents d ON d.id = other.document_id "
+        "WHERE (r.source_id = ?::UUID OR r.target_id = ?::UUID) AND r.type IN ('LINKS', 'MENTIONS') "
+        "ORDER BY r.type DESC, d.title, r.seq",
+        [node_id] * 4,
+    ).fetchall()
+    return [NoteLink(kind, bool(outgoing), str(other), title) for kind, outgoing, other, title in rows]
 
 
 # -- embedding cache -----------------------------------------------------------
