@@ -27,6 +27,7 @@ from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Answer, Gateway
 from explorer.reading.chunker import DEFAULT_CHUNK_WORDS
 from explorer.reading.mentions import LinkIndex, MentionIndex
+from explorer.reading.vault import wikilink_names
 from explorer.records import Node, NodeType, PendingReading, Progress, Relation, begin, in_phase
 from explorer.vectors import VectorIndex
 
@@ -169,7 +170,8 @@ class DocumentText:
     year: int | None = None
     domain: str | None = None
     title: str | None = None
-    names: tuple[str, ...] = ()  # every name a wikilink may call it by (title, aliases, file name)
+    aliases: tuple[str, ...] = ()  # its other names: a wikilink or a mention may call it by them too
+    path: str | None = None  # the file it was read from: a wikilink may call it by the file's name
     links: tuple[str, ...] = ()  # the notes its own wikilinks name
 
 
@@ -215,7 +217,7 @@ def read_documents(
         own = _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results)
         placed += own
         if d.title:
-            _link_mentions(d.document_id, d.title, [chunk for chunk, _ in own], known, results)
+            _link_mentions(d.document_id, (d.title, *d.aliases), [chunk for chunk, _ in own], known, results)
         if own:
             _link_wikilinks(d, own[0][0], known, results[d.document_id])
     _enrich(
@@ -368,10 +370,10 @@ def related_neighbours(placed: list[Placed], floor: float | None) -> list[Placed
 
 
 def _link_mentions(
-    document_id: str, title: str, chunks: list[Node], known: KnownNodes, results: dict[str, ReadingResult]
+    document_id: str, names: Sequence[str], chunks: list[Node], known: KnownNodes, results: dict[str, ReadingResult]
 ) -> None:
     """MENTIONS relations both ways: from this document's chunks to the documents they name, and from the
-    earlier chunks that name this document's title to its first chunk.
+    earlier chunks that name this document (by its title or an alias, ``names``) to its first chunk, once each.
     """
     result = results[document_id]
     own = {chunk.id for chunk in chunks}
@@ -382,12 +384,15 @@ def _link_mentions(
                 Relation(chunk.id, target, "MENTIONS", created_by="reading", description=mention.title)
             )
     if chunks and chunks[0].chunk_index == 0:
-        for earlier in known.mentions.naming(document_id, title):
-            if earlier not in own:
-                result.relations.append(
-                    Relation(earlier, chunks[0].id, "MENTIONS", created_by="reading", description=title)
-                )
-        known.add_names(document_id, [title])
+        linked = set(own)
+        for name in names:
+            for earlier in known.mentions.naming(document_id, name):
+                if earlier not in linked:
+                    linked.add(earlier)
+                    result.relations.append(
+                        Relation(earlier, chunks[0].id, "MENTIONS", created_by="reading", description=name)
+                    )
+        known.add_names(document_id, names)
 
 
 def _link_wikilinks(document: DocumentText, first: Node, known: KnownNodes, result: ReadingResult) -> None:
@@ -396,13 +401,14 @@ def _link_wikilinks(document: DocumentText, first: Node, known: KnownNodes, resu
     A wikilink to a note not known yet is kept in ``known`` until that note comes.
     """
     own = document.document_id
-    known.links.add_names(own, document.names)
+    names = wikilink_names((document.title or "", *document.aliases), document.path)
+    known.links.add_names(own, names)
     for other, target in known.links.resolve(own, document.links).items():
         if other in known.first_chunk:
             result.relations.append(
                 Relation(first.id, known.first_chunk[other], "LINKS", created_by=VAULT, description=target)
             )
-    for other, target in known.links.linking(own, document.names).items():
+    for other, target in known.links.linking(own, names).items():
         if other in known.first_chunk:
             result.relations.append(
                 Relation(known.first_chunk[other], first.id, "LINKS", created_by=VAULT, description=target)

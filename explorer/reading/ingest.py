@@ -279,7 +279,8 @@ def _ingest_batch(
             p.document.year,
             p.document.domain,
             p.document.title,
-            names=wikilink_names(p.document.names, p.document.path),
+            aliases=p.document.aliases,
+            path=p.document.path,
             links=p.document.links,
         )
         for p in batch
