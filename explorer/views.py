@@ -19,7 +19,8 @@ from explorer import projection
 from explorer.dreaming import service as dreaming
 from explorer.figures.charts import StrengthPoint
 from explorer.figures.map import MapCluster, MapCrystal, MapData, MapHalo, MapLink, MapLocus, MapStep, NodePoints
-from explorer.records import Document, Node
+from explorer.reading.vault import normal_tag
+from explorer.records import Document, Node, NoteLink
 from explorer.records.consolidation import Experience, LadderItem, Pattern
 from explorer.records.wander import ReviewState, SessionView, utcnow
 from explorer.runtime import Runtime
@@ -284,6 +285,21 @@ class Provenance:
     document: Document | None
     parents: list[Node]
     children: list[Node]
+    links: list[NoteLink] = field(default_factory=list)  # wikilinks and mentions to and from other documents
+
+
+def find_documents(runtime: Runtime, *, tag: str | None = None) -> list[Document]:
+    """The documents of the corpus, or those tagged ``tag`` (``#`` and case as a person writes them; a tag nested
+    under it counts), oldest year first: what ``explorer documents`` lists.
+    """
+    with runtime.db.connect() as con:
+        return corpus.list_documents(con, tag=normal_tag(tag) if tag else None)
+
+
+def corpus_tags(runtime: Runtime) -> list[str]:
+    """Every tag of the corpus's documents, the most used first: what a tag filter offers."""
+    with runtime.db.connect() as con:
+        return [tag for tag, _ in corpus.all_tags(con)]
 
 
 def node_provenance(runtime: Runtime, node_id: str) -> Provenance | None:
@@ -299,7 +315,11 @@ def node_provenance(runtime: Runtime, node_id: str) -> Provenance | None:
             else None
         )
         return Provenance(
-            node, document, corpus.get_nodes(con, node.parent_ids, with_vectors=False), corpus.children_of(con, node.id)
+            node,
+            document,
+            corpus.get_nodes(con, node.parent_ids, with_vectors=False),
+            corpus.children_of(con, node.id),
+            corpus.note_links(con, node.id),
         )
 
 
@@ -322,10 +342,13 @@ def find_nodes(
     search: str | None = None,
     domain: str | None = None,
     year: int | None = None,
+    tag: str | None = None,
     limit: int = 50,
     offset: int = 0,
 ) -> tuple[int, list[Node]]:
-    """One page of the corpus browser: how many nodes match the filters, and the page's nodes."""
+    """One page of the corpus browser: how many nodes match the filters (``tag``: their document's, or one nested
+    under it), and the page's nodes.
+    """
     # a retired document's nodes are not what the corpus holds now: its crystals still show them
     filters: dict[str, Any] = {
         "types": types,
@@ -333,6 +356,7 @@ def find_nodes(
         "domain": domain,
         "year": year,
         "current_sources": True,
+        "tag": normal_tag(tag) if tag else None,
     }
     with runtime.db.connect() as con:
         return corpus.count_nodes(con, **filters), corpus.list_nodes(con, **filters, limit=limit, offset=offset)

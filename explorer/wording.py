@@ -55,3 +55,18 @@ NODE_KINDS = {
 def node_kind(node_type: str) -> str:
     """``raw_chunk`` as "chunk"; a type not known here as it is."""
     return NODE_KINDS.get(node_type, node_type)
+
+
+# How a node's detail says a link to or from another document, so a wikilink the person wrote reads apart from a
+# mention reading found: (kind, this node is the one that links) → the words before the other document's title.
+NOTE_LINKS = {
+    ("LINKS", True): "links in the vault to",
+    ("LINKS", False): "linked in the vault from",
+    ("MENTIONS", True): "mentions",
+    ("MENTIONS", False): "mentioned in",
+}
+
+
+def note_link(kind: str, outgoing: bool) -> str:
+    """The words for a LINKS or MENTIONS relation seen from one end (:data:`NOTE_LINKS`)."""
+    return NOTE_LINKS.get((kind, outgoing), kind.lower())

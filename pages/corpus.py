@@ -13,8 +13,8 @@ from explorer import demo, jobs
 from explorer.figures.charts import count_bars, year_bars
 from explorer.records import NODE_TYPES
 from explorer.text import shorten
-from explorer.views import corpus_overview, find_nodes, node_provenance
-from explorer.wording import SOURCE_RETIRED, counted, node_kind
+from explorer.views import corpus_overview, corpus_tags, find_nodes, node_provenance
+from explorer.wording import SOURCE_RETIRED, counted, node_kind, note_link
 from pages import common, untrusted
 
 PAGE_SIZE = 25
@@ -163,16 +163,24 @@ if read is not None:
 # -- the nodes -------------------------------------------------------------------------
 
 st.subheader("Nodes")
-f1, f2, f3, f4 = st.columns([3, 2, 2, 1])
+f1, f2, f3, f4, f5 = st.columns([3, 2, 2, 1, 2])
 search = f1.text_input("Search", placeholder="words in the text, source text or entity", key="node_search")
 types = f2.multiselect("Type", list(NODE_TYPES), key="node_types", format_func=node_kind)
 domain_filter = f3.selectbox("Domain", [ANY, *overview.domains], key="node_domain")
 year_filter = f4.selectbox("Year", [ANY, *overview.years], key="node_year")
+tag_filter = f5.selectbox(
+    "Tag",
+    [ANY, *corpus_tags(rt)],
+    key="node_tag",
+    format_func=lambda tag: tag if tag == ANY else f"#{tag}",
+    help="A vault's tag (front matter or #tag in the text); a tag also finds the tags nested under it.",
+)
 filters = dict(
     types=types or None,
     search=search.strip() or None,
     domain=None if domain_filter == ANY else domain_filter,
     year=None if year_filter == ANY else int(year_filter),
+    tag=None if tag_filter == ANY else tag_filter,
 )
 total, _ = find_nodes(rt, **filters, limit=0)
 pages_count = max(1, math.ceil(total / PAGE_SIZE))
@@ -230,6 +238,13 @@ if rows:
                     untrusted.md(f"Document: {document.title} ({document.source or document.path or 'uploaded'})")
                     + retired
                 )
+                if document.tags or document.aliases:
+                    named = "Tags: " + (" ".join(f"#{tag}" for tag in document.tags) or "—")
+                    st.caption(
+                        untrusted.md(
+                            named + (f" · also called {', '.join(document.aliases)}" if document.aliases else "")
+                        )
+                    )
             model = (node.metadata or {}).get("model")
             if node.learned_from or model:
                 st.caption(
@@ -245,3 +260,7 @@ if rows:
                 st.markdown(f"**Children** ({len(found.children)})")
                 for child in found.children:
                     untrusted.text(f"{node_kind(child.type)} · {child.id[:8]}", shorten(child.text, chars=400))
+            if found.links:
+                st.markdown(f"**Linked notes** ({len(found.links)})")
+                for link in found.links:
+                    st.caption(untrusted.md(f"{note_link(link.kind, link.outgoing)} {link.title} · {link.node_id[:8]}"))

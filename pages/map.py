@@ -9,7 +9,7 @@ from explorer.figures.map import LAYERS, selected_items, session_map
 from explorer.text import shorten
 from explorer.views import map_data, node_provenance
 from explorer.wander import service as wander
-from explorer.wording import locus_kind, node_kind, way
+from explorer.wording import locus_kind, node_kind, note_link, way
 from pages import common, untrusted
 
 MAX_SHOWN = 20  # selected items shown (and named in the URL)
@@ -149,6 +149,8 @@ for kind, item_id in list(dict.fromkeys(selected))[:MAX_SHOWN]:
             untrusted.text(None, found.node.text)
             if found.parents:
                 st.caption("Made from: " + untrusted.md("; ".join(f"{p.type} {p.id[:8]}" for p in found.parents)))
+            if found.links:  # a wikilink the person wrote reads apart from a mention reading found
+                st.caption(untrusted.md("; ".join(f"{note_link(k.kind, k.outgoing)} {k.title}" for k in found.links)))
         elif kind == "locus" and item_id in loci:
             locus = loci[item_id]
             st.markdown(

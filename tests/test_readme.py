@@ -151,6 +151,7 @@ def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
         (dated / f"{year}.md").write_text(f"---\nyear: {year}\n---\n{text}\n", encoding="utf-8")
 
     out: dict[str, Any] = {"ingest": run("ingest", str(reading)), "stats": run("stats"), "map": run("map")}
+    out["documents"] = run("documents")
     out["wander new"] = run(
         "wander", "new", "--seed-concept", "unicode strings and text", "--seed", "2", "--checkpoint-every", "0"
     )

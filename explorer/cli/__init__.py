@@ -68,6 +68,7 @@ app = typer.Typer(
 )
 app.command()(corpus.ingest)
 app.command()(corpus.stats)
+app.command()(corpus.documents)
 app.command()(demo.demo)
 app.command(name="app")(demo.app)
 app.command()(export.export)

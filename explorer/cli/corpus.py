@@ -1,4 +1,4 @@
-"""Corpus commands: ingest files, count what the database holds."""
+"""Corpus commands: ingest files, list the documents read (by tag), count what the database holds."""
 
 from __future__ import annotations
 
@@ -191,3 +191,38 @@ def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
                 typer.echo(f"  {sub:<16} {number}")
         else:
             typer.echo(f"{key:<18} {value}")
+
+
+def documents(
+    tag: Annotated[
+        str | None,
+        typer.Option(help="Only documents with this tag, or a tag nested under it (`project` finds `project/alpha`)."),
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the documents read, with their year, domain and tags (a vault note's tags and aliases too)."""
+    from explorer.views import find_documents
+
+    found = find_documents(runtime_for(db, create=False), tag=tag)
+    if as_json:
+        print_json(
+            [
+                {
+                    "id": d.id,
+                    "title": d.title,
+                    "path": d.path,
+                    "year": d.year,
+                    "domain": d.domain,
+                    "tags": list(d.tags),
+                    "aliases": list(d.aliases),
+                    "links": list(d.links),
+                }
+                for d in found
+            ]
+        )
+        return
+    for d in found:
+        tags = " ".join(f"#{t}" for t in d.tags)
+        typer.echo(f"{d.year or '—':>4}  {d.domain or '—':<12} {d.title}" + (f"  {tags}" if tags else ""))
+    typer.echo(f"{counted(len(found), 'document')}" + (f" tagged #{tag.lstrip('#')}" if tag else ""))

@@ -30,6 +30,7 @@ EDGE_WEIGHTS: dict[str, tuple[float, float]] = {
     "EXTENDS": (0.7, 0.5),
     "DERIVES": (0.4, 0.6),
     "MENTIONS": (0.8, 0.8),
+    "LINKS": (0.8, 0.8),  # a [[wikilink]]: the note and the one it links bear on each other, as a mention does
 }
 
 

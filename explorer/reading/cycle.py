@@ -26,7 +26,8 @@ from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Answer, Gateway
 from explorer.reading.chunker import DEFAULT_CHUNK_WORDS
-from explorer.reading.mentions import MentionIndex
+from explorer.reading.mentions import LinkIndex, MentionIndex
+from explorer.reading.vault import wikilink_names
 from explorer.records import Node, NodeType, PendingReading, Progress, Relation, begin, in_phase
 from explorer.vectors import VectorIndex
 
@@ -49,6 +50,7 @@ class ReadingConfig:
 
 
 DEFAULT_READING = ReadingConfig()
+VAULT = "vault"  # who made a LINKS relation: the person, writing a [[wikilink]] in their vault
 
 
 class KnownNodes:
@@ -63,6 +65,7 @@ class KnownNodes:
         self.year: dict[str, int | None] = {}
         self.generation: dict[str, int] = {}
         self.mentions = MentionIndex()
+        self.links = LinkIndex()  # a vault's wikilinks
         self.first_chunk: dict[str, str] = {}
         self.chunks: set[str] = set()  # what was read, as opposed to what was derived from it
         self._entity_rows: dict[str, list[int]] = {}
@@ -72,6 +75,13 @@ class KnownNodes:
         if document_id in self.first_chunk:
             for name in names:
                 self.mentions.add_title(document_id, name)
+
+    def add_wikilinks(self, document_id: str, names: Sequence[str], links: Sequence[str]) -> None:
+        """Make a stored note resolvable by the names a wikilink may call it by, and keep its own wikilinks for
+        the notes they name that are read later.
+        """
+        self.links.add_names(document_id, names)
+        self.links.add_links(document_id, links)
 
     def add(self, nodes: list[Node]) -> None:
         """Make new nodes findable, so later chunks (of this document or the next) build on them."""
@@ -160,6 +170,9 @@ class DocumentText:
     year: int | None = None
     domain: str | None = None
     title: str | None = None
+    aliases: tuple[str, ...] = ()  # its other names: a wikilink or a mention may call it by them too
+    path: str | None = None  # the file it was read from: a wikilink may call it by the file's name
+    links: tuple[str, ...] = ()  # the notes its own wikilinks name
 
 
 def read_documents(
@@ -204,7 +217,9 @@ def read_documents(
         own = _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results)
         placed += own
         if d.title:
-            _link_mentions(d.document_id, d.title, [chunk for chunk, _ in own], known, results)
+            _link_mentions(d.document_id, (d.title, *d.aliases), [chunk for chunk, _ in own], known, results)
+        if own:
+            _link_wikilinks(d, own[0][0], known, results[d.document_id])
     _enrich(
         related_neighbours(placed, known.relation_floor(config.reference_pairs)),
         placed,
@@ -355,10 +370,10 @@ def related_neighbours(placed: list[Placed], floor: float | None) -> list[Placed
 
 
 def _link_mentions(
-    document_id: str, title: str, chunks: list[Node], known: KnownNodes, results: dict[str, ReadingResult]
+    document_id: str, names: Sequence[str], chunks: list[Node], known: KnownNodes, results: dict[str, ReadingResult]
 ) -> None:
     """MENTIONS relations both ways: from this document's chunks to the documents they name, and from the
-    earlier chunks that name this document's title to its first chunk.
+    earlier chunks that name this document (by its title or an alias, ``names``) to its first chunk, once each.
     """
     result = results[document_id]
     own = {chunk.id for chunk in chunks}
@@ -369,12 +384,36 @@ def _link_mentions(
                 Relation(chunk.id, target, "MENTIONS", created_by="reading", description=mention.title)
             )
     if chunks and chunks[0].chunk_index == 0:
-        for earlier in known.mentions.naming(document_id, title):
-            if earlier not in own:
-                result.relations.append(
-                    Relation(earlier, chunks[0].id, "MENTIONS", created_by="reading", description=title)
-                )
-        known.add_names(document_id, [title])
+        linked = set(own)
+        for name in names:
+            for earlier in known.mentions.naming(document_id, name):
+                if earlier not in linked:
+                    linked.add(earlier)
+                    result.relations.append(
+                        Relation(earlier, chunks[0].id, "MENTIONS", created_by="reading", description=name)
+                    )
+        known.add_names(document_id, names)
+
+
+def _link_wikilinks(document: DocumentText, first: Node, known: KnownNodes, result: ReadingResult) -> None:
+    """LINKS relations both ways between notes' first chunks: from this note to the known notes its wikilinks
+    name, and from the known notes whose wikilinks name this one (read before it, their links waited for it).
+    A wikilink to a note not known yet is kept in ``known`` until that note comes.
+    """
+    own = document.document_id
+    names = wikilink_names((document.title or "", *document.aliases), document.path)
+    known.links.add_names(own, names)
+    for other, target in known.links.resolve(own, document.links).items():
+        if other in known.first_chunk:
+            result.relations.append(
+                Relation(first.id, known.first_chunk[other], "LINKS", created_by=VAULT, description=target)
+            )
+    for other, target in known.links.linking(own, names).items():
+        if other in known.first_chunk:
+            result.relations.append(
+                Relation(known.first_chunk[other], first.id, "LINKS", created_by=VAULT, description=target)
+            )
+    known.links.add_links(own, document.links)
 
 
 def alias_links(known: KnownNodes, document_id: str, alias: str, names: Sequence[str]) -> list[Relation]:

@@ -34,6 +34,7 @@ from explorer.reading.cycle import (
 from explorer.reading.discovery import Discovered, Found, Skipped, expand_paths, walk_changes
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, load_file
 from explorer.reading.sync import FILE_STATUSES, FileOutcome, OpenedFile, Settled, file_key, settle
+from explorer.reading.vault import wikilink_names
 from explorer.records import Document, PendingReading, Progress, SourceFile, begin, in_phase
 from explorer.runtime import Runtime
 from explorer.store import StoreError, corpus, source_files
@@ -130,7 +131,9 @@ def _load_stored(runtime: Runtime) -> tuple[KnownNodes, dict[str, Document]]:
         known.add(corpus.list_nodes(con, with_vectors=True))
         documents = corpus.list_documents(con)
     for document in documents:
-        known.add_names(document.id, document.names)
+        if document.retired_because is None:  # a retired note's names belong to its new version, if any
+            known.add_names(document.id, document.names)
+            known.add_wikilinks(document.id, wikilink_names(document.names, document.path), document.links)
     return known, {document.content_hash: document for document in documents}
 
 
@@ -454,6 +457,9 @@ def _document(source: SourceText, digest: str) -> Document:
         year=source.year,
         domain=source.domain,
         word_count=len(source.text.split()),
+        aliases=tuple(alias for alias in source.aliases if alias != source.title),
+        tags=source.tags,
+        links=source.links,
     )
 
 
@@ -471,7 +477,19 @@ def _ingest_batch(
     (possibly reloaded) known nodes. When reading the batch fails outright, its documents are read one at a time,
     so only the one at fault is lost. ``progress`` hears the reading's own phases (:func:`read_documents`).
     """
-    texts = [DocumentText(p.document.id, p.chunks, p.document.year, p.document.domain, p.document.title) for p in batch]
+    texts = [
+        DocumentText(
+            p.document.id,
+            p.chunks,
+            p.document.year,
+            p.document.domain,
+            p.document.title,
+            aliases=p.document.aliases,
+            path=p.document.path,
+            links=p.document.links,
+        )
+        for p in batch
+    ]
     try:
         results = read_documents(
             texts,

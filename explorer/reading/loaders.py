@@ -1,7 +1,8 @@
 """Turning files into source texts, with a clear error for each bad input.
 
 Formats: ``.txt``; ``.md`` (YAML front matter may give title, year, domain,
-source); ``.jsonl`` (one record per line: ``text`` and optional ``title``,
+source; a vault note's tags, aliases, ``created``/``date`` and wikilinks are read
+by :mod:`explorer.reading.vault`); ``.jsonl`` (one record per line: ``text`` and optional ``title``,
 ``year``, ``domain``, ``source``); directories, recursively. A bad file or line
 becomes a :class:`LoadError` naming it, and the rest still loads.
 
@@ -34,6 +35,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from explorer.inputs import storable
+from explorer.reading.vault import read_note
 from explorer.records.notes import FRONT_MATTER_MAX_CHARS, MARK_FIELD, front_matter, is_exported
 
 SUFFIXES = (".txt", ".md", ".markdown", ".jsonl")
@@ -212,6 +214,9 @@ def _mended(source: SourceText) -> SourceText:
         path=storable(source.path),
         domain=None if source.domain is None else storable(source.domain),
         source=None if source.source is None else storable(source.source),
+        tags=tuple(map(storable, source.tags)),
+        aliases=tuple(map(storable, source.aliases)),
+        links=tuple(map(storable, source.links)),
     )
 
 
@@ -222,16 +227,20 @@ def _markdown(path: Path, text: str, defaults: dict) -> SourceText:
         raise ValueError(f"front matter is not valid YAML ({str(exc).splitlines()[0]})") from None
     if not isinstance(post.metadata, dict):
         raise ValueError("front matter must be a table of fields (title: ..., year: ...)")
-    meta = read_meta(post.metadata, defaults)
-    if not post.content.strip():
+    note = read_note(post.metadata, post.content)  # a vault's tags, aliases, wikilinks and created/date
+    meta = read_meta(post.metadata, {**defaults, "year": note.year or defaults.get("year")})
+    if not note.text.strip():
         raise ValueError("no text after the front matter")
     return SourceText(
-        text=post.content,
+        text=note.text,
         title=meta.title or path.stem,
         path=str(path),
         year=meta.year,
         domain=meta.domain,
         source=meta.source,
+        tags=note.tags,
+        aliases=note.aliases,
+        links=note.links,
     )
 
 

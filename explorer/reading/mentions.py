@@ -11,6 +11,10 @@ links to what it names and not to its parts.
 Matching is on tokens, so it needs no scan of every text per title: a posting
 list per token finds the chunks that may name a title, and the exact span is
 then checked.
+
+A vault's wikilinks are links the person wrote (:class:`LinkIndex`): ``[[Title]]`` LINKS the note that goes by
+that title, alias or file name, kept apart from the MENTIONS found by reading, and resolved both ways as mentions
+are: a new note links to the notes it names, and the notes read before it that name it link to it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from explorer.reading.vault import link_key
 
 # A word (keeping a trailing ++ or #, as in C++ and C#) or any single mark.
 _TOKEN = re.compile(r"\w+(?:\+\+|#)?|[^\w\s]")
@@ -131,3 +137,47 @@ def _longest(mentions: Iterable[Mention]) -> list[Mention]:
     for mention in sorted(kept, key=lambda m: m.start):
         by_document.setdefault(mention.document_id, mention)
     return list(by_document.values())
+
+
+class LinkIndex:
+    """What a vault's wikilinks resolve to: every known note's names (its title, aliases and file name, matched as
+    Obsidian matches them, :func:`~explorer.reading.vault.link_key`), and every known note's wikilinks, resolved
+    or not, so a note read later is linked from the notes that named it before it came. Exact names, not words in
+    prose: a wikilink says which note it means.
+    """
+
+    def __init__(self) -> None:
+        self._named: dict[str, str] = {}  # link key → the document it names (the first one known by it)
+        self._linking: dict[str, dict[str, str]] = {}  # link key → documents whose wikilinks name it → as written
+
+    def add_names(self, document_id: str, names: Iterable[str]) -> None:
+        """Make a note resolvable by each of its names."""
+        for name in names:
+            if key := link_key(name):
+                self._named.setdefault(key, document_id)
+
+    def add_links(self, document_id: str, targets: Iterable[str]) -> None:
+        """Remember a note's wikilinks, for the notes they name that are read later."""
+        for target in targets:
+            if key := link_key(target):
+                self._linking.setdefault(key, {}).setdefault(document_id, target)
+
+    def resolve(self, document_id: str, targets: Iterable[str]) -> dict[str, str]:
+        """The known notes ``document_id``'s wikilinks name, other than itself: document → the target as written."""
+        found: dict[str, str] = {}
+        for target in targets:
+            other = self._named.get(link_key(target))
+            if other is not None and other != document_id:
+                found.setdefault(other, target)
+        return found
+
+    def linking(self, document_id: str, names: Iterable[str]) -> dict[str, str]:
+        """The known notes whose wikilinks name one of ``names``, other than ``document_id`` itself: document →
+        the target as written.
+        """
+        found: dict[str, str] = {}
+        for name in names:
+            for other, target in self._linking.get(link_key(name), {}).items():
+                if other != document_id:
+                    found.setdefault(other, target)
+        return found

@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 NodeType = Literal["raw_chunk", "synthesis", "entity_insight", "rem_dream", "fused", "pattern", "abstraction"]
-RelationType = Literal["UPDATES", "EXTENDS", "DERIVES", "MENTIONS"]
+RelationType = Literal["UPDATES", "EXTENDS", "DERIVES", "MENTIONS", "LINKS"]  # LINKS: a [[wikilink]]
 MemoryType = Literal["regular", "static_profile", "derived", "superseded"]
 # Why a document was retired: the file it was read from was edited (its new text is another document), or is gone.
 Retired = Literal["changed", "removed"]
@@ -101,7 +101,9 @@ class Document:
     year: int | None = None
     domain: str | None = None
     word_count: int = 0
-    aliases: tuple[str, ...] = ()  # other titles the same text was found under
+    aliases: tuple[str, ...] = ()  # other titles: the same text found under another name, a note's `aliases`
+    tags: tuple[str, ...] = ()  # a vault note's tags (explorer.reading.vault.normal_tag)
+    links: tuple[str, ...] = ()  # the notes its [[wikilinks]] name, as written, resolved or not
     retired_because: Retired | None = None  # its file changed or is gone: kept for what cites it, not read from
     id: str = field(default_factory=new_id)
 
@@ -169,6 +171,19 @@ class Relation:
     description: str | None = None
     scores: dict | None = None
     id: str = field(default_factory=new_id)
+
+
+@dataclass(frozen=True)
+class NoteLink:
+    """A link between a node and another document's chunk, as a node's detail lists it: ``kind`` LINKS (a
+    wikilink the person wrote in the vault) or MENTIONS (found by reading: the text names the other's title);
+    ``outgoing`` when this node is the one that links or mentions.
+    """
+
+    kind: RelationType
+    outgoing: bool
+    node_id: str
+    title: str
 
 
 PendingStep = Literal["implant", "entities", "insight"]

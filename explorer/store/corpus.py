@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.records import Document, Node, Relation, Retired
+from explorer.records import Document, Node, NoteLink, Relation, Retired
 from explorer.store.database import Connection, insert_rows, scalar
 from explorer.store.dialect import dialect
 from explorer.store.ids import uuids
@@ -49,10 +49,10 @@ _NODE_SELECT_NO_VECTOR = ", ".join("NULL AS embedding" if c == "embedding" else 
 def insert_document(con: Connection, doc: Document) -> None:
     """Remember a source text, so its chunks can name where they came from."""
     con.execute(
-        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count, aliases) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count, aliases, tags, links) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::VARCHAR[], ?::VARCHAR[])",
         [doc.id, doc.content_hash, doc.title, doc.source, doc.path, doc.year, doc.domain, doc.word_count]
-        + [list(doc.aliases)],
+        + [list(doc.aliases), list(doc.tags), list(doc.links)],
     )
 
 
@@ -64,19 +64,49 @@ def add_alias(con: Connection, document_id: str, alias: str) -> None:
     )
 
 
-def list_documents(con: Connection, *, current_only: bool = False) -> list[Document]:
-    """Every source text of the corpus, oldest year first, for the corpus overview; the retired ones too unless
-    ``current_only`` (they stay the sources of what cites them).
+def list_documents(con: Connection, *, current_only: bool = False, tag: str | None = None) -> list[Document]:
+    """Every source text of the corpus (or those tagged ``tag``, or a tag nested under it; ``tag`` as kept,
+    :func:`explorer.reading.vault.normal_tag`), oldest year first, for the corpus overview; the retired ones too
+    unless ``current_only`` (they stay the sources of what cites them).
     """
-    where = "WHERE retired_at IS NULL " if current_only else ""
+    clauses = (["retired_at IS NULL"] if current_only else []) + ([TAGGED] if tag else [])
+    where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
     rows = con.execute(
-        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, retired_because, id "
-        f"FROM documents {where}ORDER BY year NULLS LAST, title"
+        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, tags, links, retired_because, id "
+        f"FROM documents {where}ORDER BY year NULLS LAST, title",
+        [tag, tag] if tag else [],
     ).fetchall()
     return [
-        Document(title, content_hash, source, path, year, domain, count, tuple(aliases), retired, id=str(doc_id))
-        for title, content_hash, source, path, year, domain, count, aliases, retired, doc_id in rows
+        Document(
+            title,
+            content_hash,
+            source,
+            path,
+            year,
+            domain,
+            words,
+            tuple(aliases),
+            tuple(tags),
+            tuple(links),
+            retired,
+            id=str(i),
+        )
+        for title, content_hash, source, path, year, domain, words, aliases, tags, links, retired, i in rows
     ]
+
+
+# A document's tags hold the one asked for, or one nested under it (``project/alpha`` under ``project``), as
+# explorer.reading.vault.tag_matches says; two parameters, the tag twice.
+TAGGED = "EXISTS (SELECT 1 FROM unnest(tags) AS t(tag) WHERE t.tag = ? OR starts_with(t.tag, ? || '/'))"
+
+
+def all_tags(con: Connection) -> list[tuple[str, int]]:
+    """Every tag of the corpus with how many documents carry it, the most used first: what a tag filter offers."""
+    rows = con.execute(
+        "SELECT tag, count(*) AS n FROM (SELECT unnest(tags) AS tag FROM documents) AS t GROUP BY tag "
+        "ORDER BY n DESC, tag"
+    ).fetchall()
+    return [(str(tag), int(n)) for tag, n in rows]
 
 
 def retired_documents(con: Connection) -> dict[str, Retired]:
@@ -198,14 +228,16 @@ def list_nodes(
     domain: str | None = None,
     year: int | None = None,
     current_sources: bool = False,
+    tag: str | None = None,
     with_vectors: bool = False,
     limit: int | None = None,
     offset: int = 0,
 ) -> list[Node]:
-    """Nodes matching every filter given; ``search`` is a case-insensitive substring; ``current_sources`` leaves
+    """Nodes matching every filter given; ``search`` is a case-insensitive substring, ``tag`` one of their
+    document's tags (or a tag nested under it, as :func:`list_documents` finds them); ``current_sources`` leaves
     out the nodes of retired documents (their note was edited or deleted), superseded ones kept.
     """
-    where, params = _node_filters(types, latest_only, search, domain, year, current_sources)
+    where, params = _node_filters(types, latest_only, search, domain, year, current_sources, tag)
     select = _NODE_SELECT if with_vectors else _NODE_SELECT_NO_VECTOR
     sql = f"SELECT {select} FROM nodes {where} ORDER BY created_at, seq"
     if limit is not None:
@@ -223,9 +255,10 @@ def count_nodes(
     domain: str | None = None,
     year: int | None = None,
     current_sources: bool = False,
+    tag: str | None = None,
 ) -> int:
     """How many nodes :func:`list_nodes` would give with the same filters, for paging the corpus browser."""
-    where, params = _node_filters(types, latest_only, search, domain, year, current_sources)
+    where, params = _node_filters(types, latest_only, search, domain, year, current_sources, tag)
     return int(scalar(con, f"SELECT count(*) FROM nodes {where}", params))
 
 
@@ -236,6 +269,7 @@ def _node_filters(
     domain: str | None,
     year: int | None,
     current_sources: bool,
+    tag: str | None,
 ) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
@@ -260,6 +294,9 @@ def _node_filters(
     if year is not None:
         clauses.append("year = ?")
         params.append(year)
+    if tag:
+        clauses.append(f"document_id IN (SELECT id FROM documents WHERE {TAGGED})")
+        params += [tag, tag]
     return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
@@ -327,6 +364,21 @@ def list_relations(con: Connection, node_ids: Iterable[str] | None = None) -> li
         Relation(str(s), str(t), ty, by, conf, desc, json.loads(sc) if isinstance(sc, str) else sc, id=str(i))
         for s, t, ty, by, conf, desc, sc, i in rows
     ]
+
+
+def note_links(con: Connection, node_id: str) -> list[NoteLink]:
+    """The LINKS and MENTIONS between a node and other documents' chunks, both ways, with the other document's
+    title: wikilinks first, then mentions, each by title.
+    """
+    rows = con.execute(
+        "SELECT r.type, r.source_id = ?::UUID, other.id, d.title FROM relations r "
+        "JOIN nodes other ON other.id = CASE WHEN r.source_id = ?::UUID THEN r.target_id ELSE r.source_id END "
+        "JOIN documents d ON d.id = other.document_id "
+        "WHERE (r.source_id = ?::UUID OR r.target_id = ?::UUID) AND r.type IN ('LINKS', 'MENTIONS') "
+        "ORDER BY r.type DESC, d.title, r.seq",
+        [node_id] * 4,
+    ).fetchall()
+    return [NoteLink(kind, bool(outgoing), str(other), title) for kind, outgoing, other, title in rows]
 
 
 # -- embedding cache -----------------------------------------------------------

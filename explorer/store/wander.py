@@ -525,11 +525,13 @@ def crystal_pairs(con: Connection) -> set[frozenset[str]]:
 
 
 def naming_pairs(con: Connection) -> set[frozenset[str]]:
-    """The pairs of documents the notes link already: a chunk of one names the other (reading's MENTIONS)."""
+    """The pairs of documents the notes link already: a chunk of one names the other (reading's MENTIONS) or
+    links it (a vault's LINKS).
+    """
     rows = con.execute(
         "SELECT DISTINCT a.document_id, b.document_id FROM relations r "
         "JOIN nodes a ON a.id = r.source_id JOIN nodes b ON b.id = r.target_id "
-        "WHERE r.type = 'MENTIONS' AND a.document_id <> b.document_id"
+        "WHERE r.type IN ('MENTIONS', 'LINKS') AND a.document_id <> b.document_id"
     ).fetchall()
     return {frozenset((str(a), str(b))) for a, b in rows}
 

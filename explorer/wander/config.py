@@ -120,8 +120,14 @@ class WanderTuning:
     r_entities: float = 0.025
     # What a relation between two sources says about them: MENTIONS (one names the other) and UPDATES (one
     # revises the other) are claims; EXTENDS is mostly reading's "close to what was known", which the cosine
-    # already counts; DERIVES is provenance (a synthesis and what it was read against), no claim at all.
-    link_weights: tuple[tuple[str, float], ...] = (("MENTIONS", 1.0), ("UPDATES", 1.0), ("EXTENDS", 0.2))
+    # already counts; DERIVES is provenance (a synthesis and what it was read against), no claim at all. LINKS (a
+    # vault's [[wikilink]]) is the person's own claim.
+    link_weights: tuple[tuple[str, float], ...] = (
+        ("MENTIONS", 1.0),
+        ("LINKS", 1.0),
+        ("UPDATES", 1.0),
+        ("EXTENDS", 0.2),
+    )
     entities_for_full: float = 2.0  # shared entities that count fully
     relatedness_share: float = 0.7  # of interestingness; the rest is the node's importance (or a visit's rating)
     seen_domain_bridge: float = 0.8  # a bridge to a domain the walk has seen counts this much of a new one

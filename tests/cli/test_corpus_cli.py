@@ -55,3 +55,22 @@ def test_ingest_json_contract_and_stats(tmp_path: Path) -> None:
     counts = json.loads(stats.stdout)
     assert counts["documents"] == 2 and counts["nodes_by_type"]["raw_chunk"] == 2
     assert set(counts) >= {"documents", "nodes_by_type", "relations", "sessions", "loci", "crystals", "resonances"}
+
+
+def test_documents_lists_a_vaults_notes_by_tag(tmp_path: Path) -> None:
+    vault = Path(__file__).resolve().parents[1] / "data" / "vault"
+    db = str(tmp_path / "vault.duckdb")
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(vault), "--db", db]).exit_code == 0
+    out = runner.invoke(app, ["documents", "--tag", "#Memory", "--json", "--db", db])
+    assert out.exit_code == 0, out.output
+    listed = {d["title"]: d for d in json.loads(out.stdout)}
+    assert set(listed) == {"Garbage collection", "Generational hypothesis", "Reference counting", "Memory allocator"}
+    assert set(listed["Garbage collection"]) == {"id", "title", "path", "year", "domain", "tags", "aliases", "links"}
+    assert listed["Garbage collection"]["tags"] == ["memory", "python", "memory/cycles"]
+    assert listed["Memory allocator"]["tags"] == ["memory/allocation"]  # nested under the tag asked for
+    text = runner.invoke(app, ["documents", "--tag", "cpython", "--db", db])
+    assert text.stdout.splitlines() == [
+        "   —  —            Reference counting  #memory #cpython #performance",
+        "1 document tagged #cpython",
+    ]

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from explorer import demo, jobs, projection
+from explorer.reading.ingest import ingest_paths
 from explorer.records import PendingReading
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
@@ -14,6 +15,8 @@ from explorer.store import corpus
 from explorer.store import reading as reading_store
 from explorer.views import corpus_overview
 from explorer.wording import counted, node_kind
+
+VAULT = Path(__file__).resolve().parents[1] / "data" / "vault"
 
 
 def charts(at) -> list[dict]:
@@ -169,3 +172,18 @@ def test_a_corpus_without_years_draws_no_year_axis(open_app, app_runtime, page_t
     at = open_app("corpus")
     assert not [f for f in charts(at) if f["layout"]["title"]["text"].startswith("Nodes by year")]
     assert f"Nodes by year: none has a year ({counted(nodes, 'undated node')})." in page_text(at)
+
+
+def test_a_vaults_tags_filter_and_its_wikilinks_show_as_such(open_app, app_runtime, page_text) -> None:
+    assert ingest_paths(app_runtime, [VAULT]).errors == []
+    at = open_app("corpus")
+    at.selectbox(key="node_tag").select("memory/cycles").run()
+    at.multiselect(key="node_types").set_value(["raw_chunk"]).run()
+    with app_runtime.db.connect() as con:
+        expected = corpus.count_nodes(con, types=["raw_chunk"], tag="memory/cycles")
+    said = page_text(at)
+    assert expected == 1 and f"{counted(expected, 'node')} found" in said
+    assert "Tags: #memory #python #memory/cycles · also called GC, Cycle collector" in said
+    assert "**Linked notes** (" in said
+    assert "links in the vault to Reference counting" in said  # a wikilink the person wrote
+    assert "linked in the vault from Memory allocator" in said  # by an alias, from a note read after it

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 from explorer import projection
+from explorer.reading.ingest import ingest_paths
+from explorer.store import corpus
 from explorer.wander import service as wander
+
+VAULT = Path(__file__).resolve().parents[1] / "data" / "vault"
 
 
 def figure(at) -> dict:
@@ -102,3 +107,13 @@ def test_an_unfitted_map_is_fitted_on_request(open_app, corpus_template, app_db,
     status = projection.projection_status(app_runtime)
     assert status.fitted and status.missing["node"] == 0
     assert at.get("plotly_chart")
+
+
+def test_a_nodes_detail_says_which_notes_it_links_and_mentions(open_app, app_runtime, page_text) -> None:
+    assert ingest_paths(app_runtime, [VAULT]).errors == []
+    with app_runtime.db.connect() as con:
+        (gc,) = [d for d in corpus.list_documents(con) if d.title == "Garbage collection"]
+        (first,) = [n for n in corpus.list_nodes(con, types=["raw_chunk"]) if n.document_id == gc.id]
+    said = page_text(open_app(f"map?point=node:{first.id}"))
+    assert "links in the vault to Reference counting" in said  # the wikilink the person wrote
+    assert "mentioned in Reference counting" in said  # and what reading found: its words name an alias

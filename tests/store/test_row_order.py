@@ -30,8 +30,8 @@ ORDERED_TABLES = (
 )
 
 
-def _file_at_version_12(path: Path) -> None:
-    """A database as this program left it before migration 013, by the migrations' own text."""
+def file_at_version(path: Path, last: int) -> None:
+    """A database as this program left it after migration ``last``, by the migrations' own text."""
     con = duckdb.connect(str(path))
     con.execute(
         "CREATE TABLE schema_version "
@@ -40,7 +40,7 @@ def _file_at_version_12(path: Path) -> None:
     files = sorted(resources.files("explorer.store.migrations").iterdir(), key=lambda entry: entry.name)
     for entry in files:
         match = re.fullmatch(r"(\d{3})_(\w+)\.sql", entry.name)
-        if match and int(match[1]) <= 12:
+        if match and int(match[1]) <= last:
             con.execute(entry.read_text(encoding="utf-8").replace("{dim}", str(DIM)))
             con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [int(match[1]), match[2]])
     con.execute("INSERT INTO meta VALUES ('embedding_model', ?), ('embedding_dim', ?)", [MODEL, str(DIM)])
@@ -53,7 +53,7 @@ def _node(text: str) -> Node:
 
 def test_existing_rows_are_numbered_in_their_rowid_order(tmp_path: Path) -> None:
     path = tmp_path / "v12.duckdb"
-    _file_at_version_12(path)
+    file_at_version(path, 12)
     con = duckdb.connect(str(path))
     # one statement, so one created_at: only the order of writing tells the rows apart, and ids sort otherwise
     ids = sorted((str(uuid.uuid4()) for _ in range(5)), reverse=True)
