@@ -101,6 +101,10 @@ def _summary(report: IngestReport) -> list[str]:
         f"{counted(report.chunks_added, 'chunk')}, {counted(report.syntheses_added, 'synthesis', 'syntheses')}, "
         f"{counted(report.entity_insights_added, 'entity insight')}",
     ]
+    if report.domains_set:
+        lines.append(f"{counted(report.domains_set, 'document')} already present took the domain given now")
+    if report.topics:
+        lines.append(f"topics of the documents without a domain: {', '.join(report.topics)}")
     if report.items_completed or report.items_failed:
         lines.append(
             f"{counted(report.items_completed, 'pending step')} completed, "

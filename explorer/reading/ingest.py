@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from explorer.inputs import storable
@@ -30,8 +30,10 @@ from explorer.reading.cycle import (
     read_documents,
     read_pending,
 )
+from explorer.reading.domains import domain_of
+from explorer.reading.domains_service import refresh_topics, settle_met_again
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
-from explorer.records import Document, PendingReading, Progress, begin, in_phase
+from explorer.records import Document, DomainOrigin, PendingReading, Progress, begin, in_phase
 from explorer.runtime import Runtime
 from explorer.store import StoreError, corpus
 from explorer.store import reading as reading_store
@@ -50,6 +52,8 @@ class IngestReport:
     syntheses_added: int = 0
     entity_insights_added: int = 0
     aliases_added: int = 0  # the same text found under another title: kept as a name of the document
+    domains_set: int = 0  # documents met again that took the domain their source now gives (explorer.reading.domains)
+    topics: list[str] = field(default_factory=list)  # the topics found again, when documents without a domain came
     items_failed: int = 0  # steps the model could not do (failed, or refused by the budget): kept pending
     items_completed: int = 0  # steps left pending by an earlier ingest, done by this one
     spent_cents: float = 0.0
@@ -126,15 +130,17 @@ def collect_sources(
         report.errors  # the files (and lines) that could not be loaded
     """
     sources: list[SourceText] = []
-    for item in expand_paths(paths):
-        if isinstance(item, LoadError):
-            report.add_error(item)
-            continue
-        for loaded in load_file(item, year=year, domain=domain, max_mb=max_mb):
-            if isinstance(loaded, LoadError):
-                report.add_error(loaded)
-            else:
-                sources.append(loaded)
+    for named in paths:
+        root = str(named) if Path(named).expanduser().is_dir() else None  # its top folders name domains
+        for item in expand_paths([named]):
+            if isinstance(item, LoadError):
+                report.add_error(item)
+                continue
+            for loaded in load_file(item, year=year, domain=domain, max_mb=max_mb):
+                if isinstance(loaded, LoadError):
+                    report.add_error(loaded)
+                else:
+                    sources.append(replace(loaded, root=loaded.root or root))
     return sources
 
 
@@ -203,6 +209,7 @@ def ingest_sources(
     seen: set[str] = set()
     other_titles: dict[str, list[str]] = {}  # content hash → the titles a text read once was found under again
     read_before: set[str] = set()  # the stored documents met again, whose pending steps are asked again
+    domains_met: dict[str, tuple[str | None, DomainOrigin | None]] = {}  # their domains as their sources give them
     batch: list[_Pending] = []
     reading = in_phase(progress, "reading")
     for position, (source, chunks) in enumerate(chunked):
@@ -214,6 +221,7 @@ def ingest_sources(
             other_titles.setdefault(digest, []).append(source.title)
             if digest in stored:
                 read_before.add(stored[digest])
+                domains_met[stored[digest]] = domain_of(source)
             continue
         seen.add(digest)
         batch.append(_Pending(source, chunks, _document(source, digest)))
@@ -226,6 +234,9 @@ def ingest_sources(
     _add_aliases(runtime, other_titles, known, report)
     if retry_failed or read_before:
         _complete_pending(runtime, None if retry_failed else read_before, config, report, budget, progress)
+    report.domains_set = settle_met_again(runtime, domains_met)
+    if report.documents_added and any(domain_of(source)[0] is None for source in sources):
+        report.topics = refresh_topics(runtime, progress=progress)
     report.spent_cents = round(report.spent_cents + budget.spent_cents - before, 6)
     report.budget_exhausted = report.budget_exhausted or budget.exhausted
     runtime.flush()
@@ -242,13 +253,15 @@ class _Pending:
 
 
 def _document(source: SourceText, digest: str) -> Document:
+    domain, origin = domain_of(source)
     return Document(
         title=source.title,
         content_hash=digest,
         source=source.source,
         path=source.path,
         year=source.year,
-        domain=source.domain,
+        domain=domain,
+        domain_origin=origin,
         word_count=len(source.text.split()),
     )
 

@@ -17,6 +17,10 @@ import numpy as np
 NodeType = Literal["raw_chunk", "synthesis", "entity_insight", "rem_dream", "fused", "pattern", "abstraction"]
 RelationType = Literal["UPDATES", "EXTENDS", "DERIVES", "MENTIONS"]
 MemoryType = Literal["regular", "static_profile", "derived", "superseded"]
+# Where a document's domain came from, strongest first: a person or the file said it, the folder it sits in,
+# its first tag, or a topic found from the notes themselves (explorer/reading/domains.py).
+DomainOrigin = Literal["given", "folder", "tag", "topic"]
+DOMAIN_ORIGINS: tuple[DomainOrigin, ...] = ("given", "folder", "tag", "topic")
 
 NODE_TYPES: tuple[str, ...] = (
     "raw_chunk",
@@ -101,6 +105,7 @@ class Document:
     word_count: int = 0
     aliases: tuple[str, ...] = ()  # other titles the same text was found under
     id: str = field(default_factory=new_id)
+    domain_origin: DomainOrigin | None = None  # where ``domain`` came from (None: it has none)
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -49,10 +49,10 @@ _NODE_SELECT_NO_VECTOR = ", ".join("NULL AS embedding" if c == "embedding" else 
 def insert_document(con: Connection, doc: Document) -> None:
     """Remember a source text, so its chunks can name where they came from."""
     con.execute(
-        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count, aliases) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count, aliases, "
+        "domain_origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [doc.id, doc.content_hash, doc.title, doc.source, doc.path, doc.year, doc.domain, doc.word_count]
-        + [list(doc.aliases)],
+        + [list(doc.aliases), doc.domain_origin],
     )
 
 
@@ -67,12 +67,12 @@ def add_alias(con: Connection, document_id: str, alias: str) -> None:
 def list_documents(con: Connection) -> list[Document]:
     """Every source text of the corpus, oldest year first, for the corpus overview."""
     rows = con.execute(
-        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, id FROM documents "
-        "ORDER BY year NULLS LAST, title"
+        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, id, domain_origin "
+        "FROM documents ORDER BY year NULLS LAST, title"
     ).fetchall()
     return [
-        Document(title, content_hash, source, path, year, domain, word_count, tuple(aliases), id=str(doc_id))
-        for title, content_hash, source, path, year, domain, word_count, aliases, doc_id in rows
+        Document(title, content_hash, source, path, year, domain, word_count, tuple(aliases), str(doc_id), origin)
+        for title, content_hash, source, path, year, domain, word_count, aliases, doc_id, origin in rows
     ]
 
 
