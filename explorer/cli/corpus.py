@@ -32,7 +32,13 @@ def ingest(
         list[Path] | None,
         typer.Argument(help="Files (.txt, .md, .jsonl) or folders to read.", show_default=False),
     ] = None,
-    domain: Annotated[str | None, typer.Option(help="Domain for documents that do not name one.")] = None,
+    domain: Annotated[
+        str | None,
+        typer.Option(
+            help="Domain for documents that do not name one; documents already present take it too, unless one "
+            "was given before (by the file, --domain or `explorer domains rename`)."
+        ),
+    ] = None,
     year: Annotated[
         # the years explorer.reading.loaders accepts in a file, so a .txt cannot be given one a .md would refuse
         int | None,

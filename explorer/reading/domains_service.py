@@ -8,6 +8,7 @@ the files: a renamed domain is a new name for what is stored.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -141,6 +142,21 @@ def refresh_topics(
                 if d in current and current[d][1] in (None, "topic") and current[d] != value
             },
         )
+        held = {d.domain for d in corpus.list_documents(con)}
+        domains_store.rename_loose_nodes(con, _successors(previous, found.of_document, held))
     if progress:
         progress(1, 1, counted(len(found.topics), "topic"), "finding topics")
     return [topic.name for topic in found.topics]
+
+
+def _successors(
+    previous: Mapping[str, str], now: Mapping[str, str | None], held: set[str | None]
+) -> dict[str, str | None]:
+    """Each former topic no document holds any more → the topic most of its documents are in now (None: none), for
+    the nodes no document owns (a dream of several documents) that carry its name.
+    """
+    followers: dict[str, Counter[str | None]] = {}
+    for document, name in previous.items():
+        if name not in held:
+            followers.setdefault(name, Counter())[now.get(document)] += 1
+    return {name: count.most_common(1)[0][0] for name, count in followers.items()}

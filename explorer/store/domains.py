@@ -87,6 +87,16 @@ def set_document_domains(con: Connection, domains: Mapping[str, tuple[str | None
         _edited(con)
 
 
+def rename_loose_nodes(con: Connection, names: Mapping[str, str | None]) -> None:
+    """Give the nodes no document owns (a dream of several documents' nodes) that carry a domain of ``names`` its
+    successor (a topic found again under another name). Call it in a transaction.
+    """
+    for old, new in names.items():
+        con.execute("UPDATE nodes SET domain = ? WHERE domain = ? AND document_id IS NULL", [new, old])
+    if names:
+        _edited(con)
+
+
 @dataclass(frozen=True)
 class TopicChunks:
     """The chunks topics are found from: each one's document, text and embedding (rows of ``vectors``)."""
