@@ -131,7 +131,8 @@ def collect_sources(
     """
     sources: list[SourceText] = []
     for named in paths:
-        root = str(named) if Path(named).expanduser().is_dir() else None  # its top folders name domains
+        folder = Path(named).expanduser()
+        root = str(folder) if folder.is_dir() else None  # its top folders name the domains of what is in them
         for item in expand_paths([named]):
             if isinstance(item, LoadError):
                 report.add_error(item)
