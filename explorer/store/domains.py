@@ -2,7 +2,8 @@
 
 A domain lives on a document (``documents.domain``, with ``domain_origin``) and on every node made from it
 (``nodes.domain``, what the map colours, the corpus filters and a walk's scope read); a dream made of several
-documents' nodes carries their most common one. Every write here changes both together, and makes the corpus a
+documents' nodes carries their most common one, and a walk may be kept to some domains or out of others. Every
+write here changes them together, and makes the corpus a
 walk holds in memory stale (``dialect.corpus_edited``), since renaming changes no count it watches.
 """
 
@@ -16,6 +17,7 @@ import numpy as np
 from explorer.records import DOMAIN_ORIGINS, DomainOrigin
 from explorer.store.database import Connection
 from explorer.store.dialect import dialect
+from explorer.store.wander import update_session
 
 
 @dataclass(frozen=True)
@@ -67,8 +69,31 @@ def rename_domains(con: Connection, names: Sequence[str], new: str) -> tuple[int
         "UPDATE documents SET domain = ?, domain_origin = 'given' WHERE domain = ANY(?::VARCHAR[])", [new, found]
     )
     con.execute("UPDATE nodes SET domain = ? WHERE domain = ANY(?::VARCHAR[])", [new, found])
+    _rescope_sessions(con, found, new)
     _edited(con)
     return documents, nodes
+
+
+def _rescope_sessions(con: Connection, names: list[str], new: str) -> None:
+    """Walks kept to (or out of) a renamed domain keep to (or out of) it under its new name."""
+    rows = con.execute(
+        "SELECT id, allowed_domains, forbidden_domains FROM wander_sessions "
+        "WHERE allowed_domains && ?::VARCHAR[] OR forbidden_domains && ?::VARCHAR[]",
+        [names, names],
+    ).fetchall()
+    for session_id, allowed, forbidden in rows:
+        update_session(
+            con,
+            str(session_id),
+            allowed_domains=_renamed(allowed, names, new),
+            forbidden_domains=_renamed(forbidden, names, new),
+        )
+
+
+def _renamed(domains: list[str] | None, names: list[str], new: str) -> list[str] | None:
+    if domains is None:
+        return None
+    return list(dict.fromkeys(new if domain in names else domain for domain in domains))
 
 
 def set_document_domains(con: Connection, domains: Mapping[str, tuple[str | None, DomainOrigin | None]]) -> None:

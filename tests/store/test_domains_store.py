@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from explorer.records import Document, Node
+from explorer.records.wander import Session
 from explorer.runtime import Runtime
 from explorer.store import corpus
 from explorer.store import domains as domains_store
+from explorer.store import wander as wander_store
 from explorer.store.wander import corpus_marker
 
 
@@ -54,3 +56,19 @@ def test_renames_and_settings_change_documents_and_nodes_and_move_the_corpus_mar
         ("note", "notes · tea", "topic"),
     }
     assert {n.text: n.domain for n in nodes}["a note"] == "notes · tea"
+
+
+def test_a_walk_kept_to_a_renamed_domain_keeps_to_it_under_its_new_name(runtime: Runtime) -> None:
+    kept = Session("kept", "seed", allowed_domains=["git", "python"], forbidden_domains=["tea"])
+    free = Session("free", "seed")
+    with runtime.db.transaction() as con:
+        corpus.insert_document(con, Document("log", "h1", domain="git", domain_origin="folder"))
+        corpus.insert_document(con, Document("lists", "h2", domain="python", domain_origin="folder"))
+        wander_store.insert_session(con, kept)
+        wander_store.insert_session(con, free)
+        domains_store.rename_domains(con, ["git", "python"], "code")
+    with runtime.db.connect() as con:
+        now = wander_store.get_session(con, kept.id)
+        untouched = wander_store.get_session(con, free.id)
+    assert now is not None and now.allowed_domains == ["code"] and now.forbidden_domains == ["tea"]
+    assert untouched is not None and untouched.allowed_domains is None and untouched.forbidden_domains is None
