@@ -10,7 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from explorer import demo, jobs
+from explorer.errors import ExplorerError
 from explorer.figures.charts import count_bars, year_bars
+from explorer.reading.domains_service import list_domains, merge_domains
 from explorer.records import NODE_TYPES
 from explorer.text import shorten
 from explorer.views import corpus_overview, corpus_tags, find_nodes, node_provenance
@@ -159,6 +161,44 @@ if read is not None:
         st.dataframe(pd.DataFrame(report["files"], columns=["path", "status", "reason"]), hide_index=True)
     if report.get("documents_added"):
         st.page_link("pages/sessions.py", label="Walk through them: start a session", icon=":material/explore:")
+
+# -- renaming and merging domains ---------------------------------------------------
+
+if overview.nodes:
+    domains = {domain.name: domain for domain in list_domains(rt)}
+    if said := st.session_state.pop("domains_changed", None):
+        st.success(untrusted.md(said), icon=":material/label:")
+    with st.expander("Rename or merge domains", icon=":material/label:"):
+        st.caption(
+            "A domain comes from the document (front matter, the Domain given when adding it), the folder it was "
+            "in, its first tag, or a topic found from the notes themselves. Renaming or merging changes the "
+            "stored documents and their nodes at once, nothing is read again, and the new name stays: topics "
+            "found later never overwrite it."
+        )
+        with st.form("domains_form", border=False, clear_on_submit=True):
+            chosen_domains = st.multiselect(
+                "Domains",
+                list(domains),
+                key="domains_chosen",
+                format_func=lambda name: (
+                    f"{name} · {domains[name].origin or '—'} · {counted(domains[name].documents, 'document')}"
+                ),
+            )
+            new_name = st.text_input("New name", key="domains_new_name", help="An existing domain's name merges them.")
+            if st.form_submit_button("Rename or merge", icon=":material/merge:"):
+                try:
+                    change = merge_domains(rt, chosen_domains, new_name) if chosen_domains else None
+                except ExplorerError as exc:
+                    st.error(common.error_text(exc))
+                else:
+                    if change is None:
+                        st.warning("Choose the domains to rename or merge first.")
+                    else:
+                        st.session_state["domains_changed"] = (
+                            f"{', '.join(change.merged)} → {change.into}: "
+                            f"{counted(change.documents, 'document')}, {counted(change.nodes, 'node')}"
+                        )
+                        st.rerun()
 
 # -- the nodes -------------------------------------------------------------------------
 

@@ -41,6 +41,7 @@ from explorer.dreaming.rem_cycle import RemConfig
 from explorer.dreaming.triads import TriadConfig
 from explorer.projection import ProjectionConfig
 from explorer.reading.cycle import ReadingConfig
+from explorer.reading.topics import TopicConfig
 from explorer.wander.config import SessionConfig, WanderTuning
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +51,7 @@ CITING = ["explorer", "pages", "bench", "tests", "app.py"]
 # Which page documents which config. A config class added to explorer/ and missing here fails
 # test_every_config_class_has_a_page.
 DOCUMENTED: dict[str, list[type]] = {
-    "reading.md": [ReadingConfig],
+    "reading.md": [ReadingConfig, TopicConfig],
     "wander.md": [SessionConfig, WanderTuning],
     "dreaming.md": [
         ProminenceConfig,

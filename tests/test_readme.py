@@ -194,6 +194,10 @@ def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
     dreaming = run("dream", "rem", "--dreams", "1", "--seed", "1", "--background")
     out["jobs show"] = run("jobs", "show", dreaming["job_id"], "--wait")
     out["jobs list"] = run("jobs", "list")
+    out["domains list"] = run("domains", "list")
+    named = out["domains list"][0]["name"]
+    out["domains rename"] = run("domains", "rename", named, "renamed")
+    out["domains merge"] = run("domains", "merge", "renamed", "--into", named)
     copied = runner.invoke(explorer.cli.app, ["db", "copy", db, str(tmp_path / "copy.duckdb"), "--json"])
     assert copied.exit_code == 0, copied.output
     out["db copy"] = json.loads(copied.stdout)

@@ -25,7 +25,7 @@ from typer._click.core import Command
 from typer._click.exceptions import BadParameter, ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from explorer.cli import consolidate, corpus, db, demo, dream, export, jobs, mcp, projection, serve, wander
+from explorer.cli import consolidate, corpus, db, demo, domains, dream, export, jobs, mcp, projection, serve, wander
 from explorer.errors import ExplorerError, Remedy
 
 DEBUG_ENV = "EXPLORER_DEBUG"
@@ -81,6 +81,7 @@ app.add_typer(wander.app, name="wander")
 app.add_typer(consolidate.app, name="consolidate")
 app.add_typer(jobs.app, name="jobs")
 app.add_typer(db.app, name="db")
+app.add_typer(domains.app, name="domains")
 
 
 # How the command line says what would fix an engine error (the app phrases the same remedies as pages).

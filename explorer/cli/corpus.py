@@ -33,7 +33,13 @@ def ingest(
         list[Path] | None,
         typer.Argument(help="Files (.txt, .md, .jsonl) or folders to read.", show_default=False),
     ] = None,
-    domain: Annotated[str | None, typer.Option(help="Domain for documents that do not name one.")] = None,
+    domain: Annotated[
+        str | None,
+        typer.Option(
+            help="Domain for documents that do not name one; documents already present take it too, unless one "
+            "was given before (by the file, --domain or `explorer domains rename`)."
+        ),
+    ] = None,
     year: Annotated[
         # the years explorer.reading.loaders accepts in a file, so a .txt cannot be given one a .md would refuse
         int | None,
@@ -169,6 +175,10 @@ def _summary(report: IngestReport) -> list[str]:
         f"{counted(report.syntheses_added, 'synthesis', 'syntheses')}, "
         f"{counted(report.entity_insights_added, 'entity insight')}",
     ]
+    if report.domains_set:
+        lines.append(f"{counted(report.domains_set, 'document')} already present took the domain given now")
+    if report.topics:
+        lines.append(f"topics of the documents without a domain: {', '.join(report.topics)}")
     if report.items_completed or report.items_failed:
         lines.append(
             f"{counted(report.items_completed, 'pending step')} completed, "

@@ -32,10 +32,12 @@ from explorer.reading.cycle import (
     read_pending,
 )
 from explorer.reading.discovery import Discovered, Found, Skipped, expand_paths, walk_changes
+from explorer.reading.domains import domain_of
+from explorer.reading.domains_service import refresh_topics, settle_met_again
 from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, load_file
 from explorer.reading.sync import FILE_STATUSES, FileOutcome, OpenedFile, Settled, file_key, settle
 from explorer.reading.vault import wikilink_names
-from explorer.records import Document, PendingReading, Progress, SourceFile, begin, in_phase
+from explorer.records import Document, DomainOrigin, PendingReading, Progress, SourceFile, begin, in_phase
 from explorer.runtime import Runtime
 from explorer.store import StoreError, corpus, source_files
 from explorer.store import reading as reading_store
@@ -65,6 +67,8 @@ class IngestReport:
     syntheses_added: int = 0
     entity_insights_added: int = 0
     aliases_added: int = 0  # the same text found under another title: kept as a name of the document
+    domains_set: int = 0  # documents met again that took the domain their source now gives (explorer.reading.domains)
+    topics: list[str] = field(default_factory=list)  # the topics found again, when documents without a domain came
     items_failed: int = 0  # steps the model could not do (failed, or refused by the budget): kept pending
     items_completed: int = 0  # steps left pending by an earlier ingest, done by this one
     spent_cents: float = 0.0
@@ -284,6 +288,8 @@ def _sync(
         retry_failed=options.retry_failed,
         met_again=met,
     )
+    if options.domain:  # a domain given now holds for the files found unchanged too, as for those read again
+        report.domains_set += settle_met_again(runtime, dict.fromkeys(met, (options.domain, "given")))
     with runtime.db.connect() as con:
         after = {document.content_hash: document for document in corpus.list_documents(con)}
     opened = [replace(file, errors=_errors_of(report, file)) for file in opened]  # reading's own failures too
@@ -382,6 +388,8 @@ def ingest_sources(
         read_before |= _read_sources(runtime, sources, config, report, budget, progress)
     if retry_failed or read_before:
         _complete_pending(runtime, None if retry_failed else read_before, config, report, budget, progress)
+    if report.documents_added and any(domain_of(source)[0] is None for source in sources):
+        report.topics = refresh_topics(runtime, progress=progress)
     report.spent_cents = round(report.spent_cents + budget.spent_cents - before, 6)
     report.budget_exhausted = report.budget_exhausted or budget.exhausted
     runtime.flush()
@@ -410,6 +418,7 @@ def _read_sources(
     seen: set[str] = set()
     other_titles: dict[str, list[str]] = {}  # content hash → the titles a text read once was found under again
     read_before: set[str] = set()
+    domains_met: dict[str, tuple[str | None, DomainOrigin | None]] = {}  # their domains as their sources give them
     batch: list[_Pending] = []
     reading = in_phase(progress, "reading")
     for position, (source, chunks) in enumerate(chunked):
@@ -428,6 +437,7 @@ def _read_sources(
             other_titles.setdefault(digest, []).append(source.title)
             if digest in stored:
                 read_before.add(stored[digest].id)
+                domains_met[stored[digest].id] = domain_of(source)
             continue
         seen.add(digest)
         batch.append(_Pending(source, chunks, _document(source, digest)))
@@ -438,6 +448,7 @@ def _read_sources(
         known = _ingest_batch(runtime, batch, known, config, report, budget, reading)
     begin(progress, "linking aliases")
     _add_aliases(runtime, other_titles, known, report)
+    report.domains_set += settle_met_again(runtime, domains_met)
     return read_before
 
 
@@ -449,13 +460,15 @@ class _Pending:
 
 
 def _document(source: SourceText, digest: str) -> Document:
+    domain, origin = domain_of(source)
     return Document(
         title=source.title,
         content_hash=digest,
         source=source.source,
         path=source.path,
         year=source.year,
-        domain=source.domain,
+        domain=domain,
+        domain_origin=origin,
         word_count=len(source.text.split()),
         aliases=tuple(alias for alias in source.aliases if alias != source.title),
         tags=source.tags,

@@ -19,6 +19,10 @@ RelationType = Literal["UPDATES", "EXTENDS", "DERIVES", "MENTIONS", "LINKS"]  # 
 MemoryType = Literal["regular", "static_profile", "derived", "superseded"]
 # Why a document was retired: the file it was read from was edited (its new text is another document), or is gone.
 Retired = Literal["changed", "removed"]
+# Where a document's domain came from, strongest first: a person or the file said it, the folder it sits in,
+# its first tag, or a topic found from the notes themselves (explorer/reading/domains.py).
+DomainOrigin = Literal["given", "folder", "tag", "topic"]
+DOMAIN_ORIGINS: tuple[DomainOrigin, ...] = ("given", "folder", "tag", "topic")
 
 NODE_TYPES: tuple[str, ...] = (
     "raw_chunk",
@@ -105,6 +109,7 @@ class Document:
     tags: tuple[str, ...] = ()  # a vault note's tags (explorer.reading.vault.normal_tag)
     links: tuple[str, ...] = ()  # the notes its [[wikilinks]] name, as written, resolved or not
     retired_because: Retired | None = None  # its file changed or is gone: kept for what cites it, not read from
+    domain_origin: DomainOrigin | None = None  # where ``domain`` came from (None: it has none)
     id: str = field(default_factory=new_id)
 
     @property

@@ -49,10 +49,10 @@ _NODE_SELECT_NO_VECTOR = ", ".join("NULL AS embedding" if c == "embedding" else 
 def insert_document(con: Connection, doc: Document) -> None:
     """Remember a source text, so its chunks can name where they came from."""
     con.execute(
-        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count, aliases, tags, links) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::VARCHAR[], ?::VARCHAR[])",
+        "INSERT INTO documents (id, content_hash, title, source, path, year, domain, word_count, aliases, tags, links, "
+        "domain_origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::VARCHAR[], ?::VARCHAR[], ?)",
         [doc.id, doc.content_hash, doc.title, doc.source, doc.path, doc.year, doc.domain, doc.word_count]
-        + [list(doc.aliases), list(doc.tags), list(doc.links)],
+        + [list(doc.aliases), list(doc.tags), list(doc.links), doc.domain_origin],
     )
 
 
@@ -72,8 +72,8 @@ def list_documents(con: Connection, *, current_only: bool = False, tag: str | No
     clauses = (["retired_at IS NULL"] if current_only else []) + ([TAGGED] if tag else [])
     where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
     rows = con.execute(
-        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, tags, links, retired_because, id "
-        f"FROM documents {where}ORDER BY year NULLS LAST, title",
+        "SELECT title, content_hash, source, path, year, domain, word_count, aliases, tags, links, retired_because, "
+        f"domain_origin, id FROM documents {where}ORDER BY year NULLS LAST, title",
         [tag, tag] if tag else [],
     ).fetchall()
     return [
@@ -89,9 +89,10 @@ def list_documents(con: Connection, *, current_only: bool = False, tag: str | No
             tuple(tags),
             tuple(links),
             retired,
+            origin,
             id=str(i),
         )
-        for title, content_hash, source, path, year, domain, words, aliases, tags, links, retired, i in rows
+        for title, content_hash, source, path, year, domain, words, aliases, tags, links, retired, origin, i in rows
     ]
 
 

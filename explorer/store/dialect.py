@@ -30,6 +30,9 @@ class Dialect(Protocol):
     # nodes, their documents, the relations): a counter triggers keep on PostgreSQL (migration 015), where counting
     # the nodes scans them all (60 ms a step at 100k); counts on a file, whose columns DuckDB counts at once.
     corpus_version: str
+    # What a write that changes the corpus without changing its counts (a domain renamed) runs so that
+    # ``corpus_version`` moves: on a file it adds one to ``corpus_changes``; PostgreSQL's triggers do it already.
+    corpus_edited: str | None
 
     def vector(self, dim: int) -> str:
         """The SQL type of an embedding of ``dim`` numbers, to cast a parameter to (``?::<this>``)."""
@@ -119,7 +122,11 @@ class Dialect(Protocol):
 class _DuckDB:
     name = "duckdb"
     row_lock = ""  # a concurrent change of the same row fails the later transaction (a WriteConflict)
-    corpus_version = "SELECT count(*) FILTER (WHERE is_latest), count(*), (SELECT count(*) FROM relations) FROM nodes"
+    corpus_version = (
+        "SELECT count(*) FILTER (WHERE is_latest), count(*), (SELECT count(*) FROM relations), "
+        "(SELECT max(version) FROM corpus_changes) FROM nodes"
+    )
+    corpus_edited: str | None = "UPDATE corpus_changes SET version = version + 1"
 
     def vector(self, dim: int) -> str:
         return f"FLOAT[{int(dim)}]"

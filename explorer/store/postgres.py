@@ -81,6 +81,7 @@ class PgDialect(PgBulk):
     name = "postgres"
     row_lock = " FOR UPDATE"
     corpus_version = "SELECT version FROM corpus_changes"
+    corpus_edited = None  # the triggers of migration 015 count every change of a node's or document's domain
 
     def vector(self, dim: int) -> str:
         """The ``vector`` type of pgvector."""

@@ -589,8 +589,9 @@ def compressed_through_step(con: Connection, session_id: str) -> int:
 
 def corpus_marker(con: Connection) -> tuple[int, ...]:
     """A cheap change counter for the in-memory corpus index, different after any committed change to it: the
-    dialect's :attr:`~explorer.store.dialect.Dialect.corpus_version` (on a file, the latest nodes, all nodes and
-    the relations; counting the embedded ones too would read every vector, 20 ms at 100k nodes).
+    dialect's :attr:`~explorer.store.dialect.Dialect.corpus_version` (on a file, the latest nodes, all nodes,
+    the relations and the edits that change none of them, a domain renamed; counting the embedded ones too would
+    read every vector, 20 ms at 100k nodes).
     """
     row = con.execute(dialect(con).corpus_version).fetchone()
     return tuple(int(value) for value in row or ())

@@ -31,6 +31,8 @@ def test_ingest_json_contract_and_stats(tmp_path: Path) -> None:
         "syntheses_added",
         "entity_insights_added",
         "aliases_added",
+        "domains_set",
+        "topics",
         "items_failed",
         "items_completed",
         "spent_cents",

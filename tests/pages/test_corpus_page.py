@@ -187,3 +187,30 @@ def test_a_vaults_tags_filter_and_its_wikilinks_show_as_such(open_app, app_runti
     assert "**Linked notes** (" in said
     assert "links in the vault to Reference counting" in said  # a wikilink the person wrote
     assert "linked in the vault from Memory allocator" in said  # by an alias, from a note read after it
+
+
+def test_renaming_a_domain_renames_it_everywhere_the_app_shows_domains(open_app, app_runtime, page_text) -> None:
+    before = corpus_overview(app_runtime)
+    assert "python" in before.domains
+    at = open_app("corpus")
+    at.multiselect(key="domains_chosen").set_value(["python"])
+    at.text_input(key="domains_new_name").input("Python language")
+    next(b for b in at.button if b.label == "Rename or merge").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "python → Python language" in page_text(at)
+    after = corpus_overview(app_runtime)
+    assert "python" not in after.domains and "Python language" in after.domains
+    assert after.by_domain["Python language"] == before.by_domain["python"]
+    assert "Python language" in at.selectbox(key="node_domain").options  # the node filter
+    sessions = open_app("sessions")
+    assert "Python language" in sessions.multiselect(key="new_allowed").options  # the walk's scope
+    assert "python" not in sessions.multiselect(key="new_allowed").options
+
+
+def test_an_unknown_or_blank_name_is_said_on_the_page(open_app, app_runtime, page_text) -> None:
+    at = open_app("corpus")
+    at.multiselect(key="domains_chosen").set_value(["python"])
+    at.text_input(key="domains_new_name").input(" ")
+    next(b for b in at.button if b.label == "Rename or merge").click().run()
+    assert "a domain's new name must not be blank" in page_text(at)
+    assert "python" in corpus_overview(app_runtime).domains
