@@ -73,6 +73,6 @@ def test_documents_lists_a_vaults_notes_by_tag(tmp_path: Path) -> None:
     assert listed["Memory allocator"]["tags"] == ["memory/allocation"]  # nested under the tag asked for
     text = runner.invoke(app, ["documents", "--tag", "cpython", "--db", db])
     assert text.stdout.splitlines() == [
-        "   —  —            Reference counting  #memory #cpython #performance",
+        "   —  memory       Reference counting  #memory #cpython #performance",  # its first tag names its domain
         "1 document tagged #cpython",
     ]

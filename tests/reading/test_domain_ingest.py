@@ -64,7 +64,7 @@ def test_domain_given_later_applies_to_documents_already_present(runtime: Runtim
     write_pages(tmp_path / "notes", by_subject=True)
     ingest_paths(runtime, [tmp_path / "notes"])
     again = ingest_paths(runtime, [tmp_path / "notes" / "git"], domain="version control")
-    assert again.documents_added == 0 and again.documents_skipped == 8 and again.domains_set == 8
+    assert again.documents_added == 0 and again.documents_unchanged == 8 and again.domains_set == 8
     stored = documents_by_title(runtime)
     assert stored["git-commit"] == ("version control", "given")
     assert node_domains(runtime)["git-commit"] == {"version control"}
