@@ -152,7 +152,8 @@ class ReadingResult:
 @dataclass(frozen=True)
 class DocumentText:
     """One document as the READING cycle takes it: its id, its text cut into chunks
-    (:func:`~explorer.reading.chunker.chunk_text`), and what it says of itself.
+    (:func:`~explorer.reading.chunker.chunk_text`), and what it says of itself; ``sections`` is each chunk's
+    section title, in order (empty: the document has no sections).
     """
 
     document_id: str
@@ -160,6 +161,7 @@ class DocumentText:
     year: int | None = None
     domain: str | None = None
     title: str | None = None
+    sections: Sequence[str | None] = ()
 
 
 def read_documents(
@@ -201,7 +203,7 @@ def read_documents(
     titles = ", ".join(d.title or d.document_id for d in documents)
     begin(progress, "placing chunks among what is known", note=titles)
     for d in documents:
-        own = _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results)
+        own = _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results, d.sections)
         placed += own
         if d.title:
             _link_mentions(d.document_id, d.title, [chunk for chunk, _ in own], known, results)
@@ -312,6 +314,7 @@ def _place_chunks(
     embedder: Embedder,
     config: ReadingConfig,
     results: dict[str, ReadingResult],
+    sections: Sequence[str | None] = (),
 ) -> list[Placed]:
     """Each chunk as a node with its nearest earlier nodes (never itself), linked to the close ones that were
     read (a synthesis or an insight is context for the implant, not a source to link: its text mixes several).
@@ -326,6 +329,7 @@ def _place_chunks(
             embedding=vector,
             document_id=document_id,
             chunk_index=index,
+            section=sections[index] if sections else None,
             year=year,
             domain=domain,
             learned_from="reading",

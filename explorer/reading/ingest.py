@@ -19,7 +19,7 @@ from pathlib import Path
 from explorer.inputs import storable
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import load_model
-from explorer.reading.chunker import chunk_text
+from explorer.reading.chunker import Chunk, chunk_sections
 from explorer.reading.cycle import (
     DEFAULT_READING,
     DocumentText,
@@ -30,7 +30,7 @@ from explorer.reading.cycle import (
     read_documents,
     read_pending,
 )
-from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, expand_paths, load_file
+from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, Section, SourceText, expand_paths, load_file
 from explorer.records import Document, PendingReading, Progress, begin, in_phase
 from explorer.runtime import Runtime
 from explorer.store import StoreError, corpus
@@ -198,8 +198,8 @@ def ingest_sources(
     begin(progress, "loading the knowledge base")
     known, stored = _load_stored(runtime)
     begin(progress, "cutting documents into chunks")
-    chunked = [(source, chunk_text(source.text, config.chunk_words)) for source in sources]  # cut once
-    _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks], progress)
+    chunked = [(s, chunk_sections(s.sections or [Section(s.text)], config.chunk_words)) for s in sources]  # cut once
+    _embed_in_batches(runtime, [chunk.text for _, chunks in chunked for chunk in chunks], progress)
     seen: set[str] = set()
     other_titles: dict[str, list[str]] = {}  # content hash → the titles a text read once was found under again
     read_before: set[str] = set()  # the stored documents met again, whose pending steps are asked again
@@ -237,7 +237,7 @@ def ingest_sources(
 @dataclass(frozen=True)
 class _Pending:
     source: SourceText
-    chunks: list[str]
+    chunks: list[Chunk]
     document: Document
 
 
@@ -267,7 +267,17 @@ def _ingest_batch(
     (possibly reloaded) known nodes. When reading the batch fails outright, its documents are read one at a time,
     so only the one at fault is lost. ``progress`` hears the reading's own phases (:func:`read_documents`).
     """
-    texts = [DocumentText(p.document.id, p.chunks, p.document.year, p.document.domain, p.document.title) for p in batch]
+    texts = [
+        DocumentText(
+            p.document.id,
+            [c.text for c in p.chunks],
+            p.document.year,
+            p.document.domain,
+            p.document.title,
+            sections=[c.section for c in p.chunks],
+        )
+        for p in batch
+    ]
     try:
         results = read_documents(
             texts,
