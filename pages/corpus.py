@@ -221,6 +221,7 @@ if rows:
                 document = found.document
                 st.caption(
                     untrusted.md(f"Document: {document.title} ({document.source or document.path or 'uploaded'})")
+                    + (f" · section “{untrusted.md(node.section)}”" if node.section else "")
                 )
             model = (node.metadata or {}).get("model")
             if node.learned_from or model:

@@ -125,7 +125,8 @@ def evidence(crystal: Crystal) -> None:
         )
     st.markdown(f"**Source chunks** ({len(found.chunks)})")
     for chunk in found.chunks:
-        untrusted.text(f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}", chunk.text)
+        section = f" · {chunk.section}" if chunk.section else ""  # the heading it stands under
+        untrusted.text(f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}{section}", chunk.text)
 
 
 # -- List: every crystal a filter takes, a page at a time ---------------------------------------------------------

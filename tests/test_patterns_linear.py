@@ -76,7 +76,7 @@ CASES: list[tuple[str, Callable[[str], object], str, int]] = [
     ("AsciiDoc label over colons", asciidoc._LABEL.fullmatch, ":: ", 10_000),
     ("AsciiDoc heading over equals", asciidoc._HEADING.fullmatch, "= a ==", 10_000),
     ("wikilinks over openers", markdown.shown, "[[a|", 10_000),
-    ("rST roles over openers", lambda s: rst._ROLE.sub(r"\1", s), ":a:`", 10_000),
+    ("rST roles over openers", lambda s: rst._ROLE.sub(rst._role, s), ":a:`", 10_000),
     ("a .txt's markup over a heading line", sniff.text_kind, "= a ", 10_000),
     ("rule over a spaced rule", is_rule, "- ", 10_000),
 ]

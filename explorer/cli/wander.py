@@ -580,7 +580,13 @@ def evidence(
                 "loci": [locus.to_json() for locus in found.loci],
                 "nodes": [{"id": n.id, "type": n.type, "domain": n.domain, "text": n.text} for n in found.nodes],
                 "chunks": [
-                    {"id": n.id, "document_id": n.document_id, "chunk_index": n.chunk_index, "text": n.text}
+                    {
+                        "id": n.id,
+                        "document_id": n.document_id,
+                        "chunk_index": n.chunk_index,
+                        "section": n.section,
+                        "text": n.text,
+                    }
                     for n in found.chunks
                 ],
             }
@@ -590,7 +596,7 @@ def evidence(
     if found.crystal.connects:
         typer.echo(connects(found.crystal))
     for n in found.chunks:
-        typer.echo(f"  chunk {n.id}: {shorten(n.text, 25)}")
+        typer.echo(f"  chunk {n.id}{f' ({n.section})' if n.section else ''}: {shorten(n.text, 25)}")
 
 
 @app.command()

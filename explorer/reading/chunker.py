@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 
 from explorer.reading.formats import Section
 from explorer.text import split_sentences
@@ -61,14 +62,13 @@ def chunk_sections(sections: Sequence[Section], max_words: int = DEFAULT_CHUNK_W
     """Chunks of at most ``max_words`` words that keep to the document's sections, each carrying its section title.
 
     A section's prose resumed after a code block is the same section. A chunk never runs from one section into
-    the next, save that a tiny section (under a fifth of the limit, a
-    man page's NAME) takes the sections after it in until the group is no longer tiny (within the limit), and a
-    tiny last section joins the one before, rather than each making a chunk of a few words; a group is titled by
-    the section most of its words come from. A code section is never glued to prose: its lines are kept as
-    written, in chunks of their own marked ``code`` and fenced (so every keyphrase extractor, which reads a
-    text's :func:`~explorer.text.plain_text`, passes it by), placed after the prose group it interrupts; prose
-    on either side of it groups as if it were not there. One untitled prose section chunks exactly as
-    :func:`chunk_text` does.
+    the next, save that a tiny section (under a fifth of the limit, a man page's NAME) takes the sections after
+    it in until the group is no longer tiny (within the limit), and a tiny last section joins the one before,
+    rather than each making a chunk of a few words; a group is titled by the section most of its words come
+    from. Code is never glued to prose: its lines are kept as written, in chunks of their own marked ``code``
+    and fenced (so every keyphrase extractor, which reads a text's :func:`~explorer.text.plain_text`, passes it
+    by), after the prose group it interrupts; prose on either side of it groups as if it were not there. One
+    untitled prose section chunks exactly as :func:`chunk_text` does.
 
     Example::
 
@@ -95,10 +95,10 @@ def chunk_sections(sections: Sequence[Section], max_words: int = DEFAULT_CHUNK_W
         groups[-1] += tail
     last = len(groups) - 1  # a code section after a group that joined the one before follows that one
     placed = [(min(at, last), section) for at, section in code]
-    chunks = [chunk for at, section in placed if at < 0 for chunk in _code_chunks(section, max_words)]
+    chunks = _code_chunks([section for at, section in placed if at < 0], max_words)
     for index, group in enumerate(groups):
         chunks += _prose_chunks(group, max_words)
-        chunks += [chunk for at, section in placed if at == index for chunk in _code_chunks(section, max_words)]
+        chunks += _code_chunks([section for at, section in placed if at == index], max_words)
     return chunks
 
 
@@ -120,20 +120,26 @@ def _prose_chunks(group: Sequence[Section], max_words: int) -> list[Chunk]:
     return [Chunk(text, title) for text in chunk_text("\n\n".join(s.text for s in group), max_words)]
 
 
-def _code_chunks(section: Section, max_words: int) -> list[Chunk]:
-    """A code section in chunks of whole lines, each at most ``max_words`` words (a longer line is one chunk)."""
-    pieces: list[list[str]] = [[]]
-    count = 0
-    for line in section.text.splitlines():
-        size = len(line.split())
-        if pieces[-1] and count + size > max_words:
-            pieces.append([])
-            count = 0
-        pieces[-1].append(line)
-        count += size
-    fence = "````" if "```" in section.text else "```"
-    return [
-        Chunk(f"{fence}\n{text}\n{fence}", section.title, code=True)
-        for lines in pieces
-        if (text := "\n".join(lines).strip("\n")).strip()
-    ]
+def _code_chunks(sections: Sequence[Section], max_words: int) -> list[Chunk]:
+    """Code sections in chunks of whole lines, at most ``max_words`` words each (a longer line is one chunk); the
+    blocks of one section that follow one another are listed together, a blank line between them, rather than
+    each making a chunk of a few words.
+    """
+    chunks: list[Chunk] = []
+    for title, blocks in groupby(sections, key=lambda section: section.title):
+        pieces: list[list[str]] = [[]]
+        count = 0
+        for line in "\n\n".join(block.text for block in blocks).splitlines():
+            size = len(line.split())
+            if pieces[-1] and count + size > max_words:
+                pieces.append([])
+                count = 0
+            pieces[-1].append(line)
+            count += size
+        chunks += [_fenced(text, title) for lines in pieces if (text := "\n".join(lines).strip("\n")).strip()]
+    return chunks
+
+
+def _fenced(code: str, title: str | None) -> Chunk:
+    fence = "````" if "```" in code else "```"
+    return Chunk(f"{fence}\n{code}\n{fence}", title, code=True)

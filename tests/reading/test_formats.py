@@ -83,7 +83,7 @@ def test_sphinx_roles_and_directives_read_as_their_text_or_code() -> None:
     source = one(DOCUMENTS / "python" / "sorting.rst")
     assert source.title == "Sorting HOW TO"
     assert titles(source) == [None, "Sorting Basics", "Key Functions"]
-    assert "Python lists have a built-in list.sort method" in prose(source)  # :meth:`list.sort`
+    assert "Python lists have a built-in `list.sort` method" in prose(source)  # :meth:`list.sort`: code
     assert not MARKUP.search(prose(source)), MARKUP.search(prose(source))
     assert ">>> sorted([5, 2, 3, 1, 4])" in code(source)  # .. doctest::, which docutils does not know
 
@@ -165,7 +165,7 @@ def test_markdown_headings_code_and_rules() -> None:
         ("Setext title", True),
         ("Fenced", True),
     ]
-    assert reading.sections[1].text == "Some emphasis, a link, code, an alias and Plain note."
+    assert reading.sections[1].text == "Some emphasis, a link, `code`, an alias and Plain note."
     assert reading.sections[2].text == "indented code" and reading.sections[3].text == "x = 1"
     assert reading.title == "Setext title"
 

@@ -7,8 +7,9 @@ over ``----``), and in a man page its section names (NAME, SYNOPSIS, ...) standi
 delimiter lines vanish (listing ``----`` and literal ``....`` blocks, and a ``[verse]``/``[source]``/``[listing]``
 paragraph, are code: a man page's synopsis is command syntax laid out by lines); block attribute lines
 (``[verse]``, ``[[anchor]]``), attribute entries (``:attr: value``), comments and block macros (``include::x[]``)
-are dropped; inline, ``linkgit:git-commit[1]`` reads "git-commit", ``<<id,text>>`` "text", and backticks,
-'emphasis' and *strong* marks go, as do list markers, ``term::`` colons and ``+`` continuations.
+are dropped; inline, ``linkgit:git-commit[1]`` reads "git-commit", ``<<id,text>>`` "text", and 'emphasis' and
+*strong* marks go, as do list markers, ``term::`` colons and ``+`` continuations; inline code keeps its backticks,
+the one mark that tells code from prose.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ _INLINE = [
     (re.compile(r"<<([^<>]*)>>"), r"\1"),
     # an address is bounded: tried from each "link:" of a run of them, an unbounded one rescanned the run
     (re.compile(r"(?:link:|https?://|mailto:)[^\s\[\]]{0,500}\[([^\[\]]+)\]"), r"\1"),
-    (re.compile(r"`([^`\n]*)`"), r"\1"),
     (re.compile(r"(?<!\w)'([^'\n]+)'(?!\w)"), r"\1"),
     (re.compile(r"(?<!\w)\*([^*\n]+)\*(?!\w)"), r"\1"),
 ]

@@ -1,7 +1,8 @@
 """Markdown, read with markdown-it-py (CommonMark and its tables): ATX and setext headings title the sections,
-fenced and indented code stays code, rules vanish, and inline markup (emphasis, links, inline code, HTML tags)
-gives way to the words it marks. Front matter is the loader's (:mod:`explorer.reading.loaders`); a wikilink reads
-as the words it shows, ``[[target|alias]]`` as "alias" and ``[[target]]`` as "target".
+fenced and indented code stays code, rules vanish, and inline markup (emphasis, links, HTML tags) gives way to
+the words it marks; inline code keeps its backticks, the one mark that tells code from prose. Front matter is the
+loader's (:mod:`explorer.reading.loaders`); a wikilink reads as the words it shows, ``[[target|alias]]`` as
+"alias" and ``[[target]]`` as "target".
 """
 
 from __future__ import annotations
@@ -53,13 +54,15 @@ def _sections(tokens: Sequence[Token]) -> Iterator[Section]:
 
 
 def _inline(token: Token) -> str:
-    """An inline token's words: text and inline code as written, images by their description, breaks as
-    breaks, and every mark (emphasis, link, HTML tag) gone.
+    """An inline token's words: text as written, inline code in backticks, images by their description, breaks
+    as breaks, and every other mark (emphasis, link, HTML tag) gone.
     """
     words: list[str] = []
     for child in token.children or []:
-        if child.type in ("text", "code_inline", "image"):  # an image's content is its description
+        if child.type in ("text", "image"):  # an image's content is its description
             words.append(child.content)
+        elif child.type == "code_inline":  # inline code stays marked: code is never a theme
+            words.append(f"`{child.content}`")
         elif child.type in ("softbreak", "hardbreak"):
             words.append("\n")
     return shown("".join(words)).strip()

@@ -2,9 +2,10 @@
 
 Safety first: no file is included and no raw HTML passed on (``file_insertion_enabled``, ``raw_enabled`` off),
 no configuration file is read, and no problem raises or prints (``report_level``/``halt_level`` 5). Admonitions
-(``.. note::``) read as prose; literal and code blocks (``::``, ``.. code-block::``, doctests) are code. What
-docutils does not know, Sphinx's roles and directives mostly, is not lost: an unknown role (``:func:`len```) reads
-as its text, an unknown directive (``.. versionadded:: 3.2``) as its argument and body, read again as rST
+(``.. note::``) read as prose and inline literals keep their backticks; literal and code blocks (``::``,
+``.. code-block::``, doctests) are code. What docutils does not know, Sphinx's roles and directives mostly, is not
+lost: an unknown role reads as its text (``:ref:`Sorting <x>``` as "Sorting"; one that names code, ``:func:`len```,
+as inline code), an unknown directive (``.. versionadded:: 3.2``) as its argument and body, read again as rST
 (``.. doctest::``-like ones as code).
 """
 
@@ -35,7 +36,12 @@ _QUIET_DIRECTIVES = frozenset(
     {"index", "toctree", "module", "currentmodule", "highlight", "sectionauthor", "moduleauthor", "literalinclude"}
 )
 # :role:`text` or :role:`text <target>`: the text; no backtick inside, so each opener is tried once.
-_ROLE = re.compile(r":[\w.+-]+:`([^`]*?)(?:\s*<[^<>`]*>)?`")
+_ROLE = re.compile(r":([\w.+-]+):`([^`]*?)(?:\s*<[^<>`]*>)?`")
+# Sphinx's roles that name code: their text stays marked as inline code
+_CODE_ROLES = frozenset(
+    {"func", "meth", "class", "attr", "mod", "data", "const", "exc", "obj", "option", "envvar", "program", "file"}
+    | {"command", "samp", "kbd", "code"}
+)
 _DIRECTIVE = re.compile(r"\.\.\s+([\w.+-]+)::[ \t]*(.*)")
 
 
@@ -68,9 +74,29 @@ def _sections(node: nodes.Element, title: str | None) -> Iterator[Section]:
         elif isinstance(child, _SKIPPED) or not isinstance(child, nodes.Element) or _is_contents(child):
             continue
         elif isinstance(child, nodes.TextElement):
-            yield Section(_ROLE.sub(r"\1", child.astext()), title)
+            yield Section(_inline(child), title)
         else:
             yield from _sections(child, title)
+
+
+def _inline(node: nodes.Element) -> str:
+    """An element's words: inline literals kept in backticks (code is never a theme), unknown roles as their text."""
+    parts = []
+    for child in node.children:
+        if isinstance(child, nodes.literal):
+            parts.append(f"`{child.astext()}`")
+        elif isinstance(child, nodes.problematic):
+            parts.append(_ROLE.sub(_role, child.astext()))
+        elif isinstance(child, nodes.Element):
+            parts.append(_inline(child))
+        else:
+            parts.append(child.astext())
+    return "".join(parts)
+
+
+def _role(match: re.Match[str]) -> str:
+    text = match[2].lstrip("~!")
+    return f"`{text}`" if match[1].split(":")[-1] in _CODE_ROLES else text
 
 
 def _is_contents(node: nodes.Element) -> bool:
