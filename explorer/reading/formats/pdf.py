@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +20,7 @@ from pypdf.errors import PdfReadError
 
 from explorer.reading.formats import Reading, Section, gathered, is_rule
 
+_NUMBER = re.compile(r"(?:\d+|[A-Z])(?:\.\d+)*\.?|Chapter \d+:?|Appendix [A-Z]:?")
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # a damaged file is reported as our error, not its warnings
 
 
@@ -65,6 +67,12 @@ def _outline(reader: PdfReader) -> dict[int, list[str]]:
     return starts
 
 
+def _heads(line: str, title: str) -> bool:
+    """Whether ``line`` is the heading ``title`` names, maybe after its number ("2.2 Naming" for "Naming")."""
+    words = " ".join(line.split())
+    return words == title or (words.endswith(" " + title) and bool(_NUMBER.fullmatch(words[: -len(title) - 1])))
+
+
 def _sections(pages: list[str], outline: dict[int, list[str]]) -> Iterator[Section]:
     """Each page's lines under the outline entry they follow: an entry's heading line (found on its page) starts
     its section; one not found as a line starts at the top of its page. Without an outline, "page N".
@@ -76,11 +84,11 @@ def _sections(pages: list[str], outline: dict[int, list[str]]) -> Iterator[Secti
             continue
         expected = list(outline.get(number, []))
         lines = text.splitlines()
-        if expected and not any(" ".join(line.split()) == expected[0] for line in lines):
+        if expected and not any(_heads(line, expected[0]) for line in lines):
             title = expected.pop(0)
         held: list[str] = []
         for line in lines:
-            if expected and " ".join(line.split()) == expected[0]:
+            if expected and _heads(line, expected[0]):
                 yield Section("\n".join(held), title)
                 title, held = expected.pop(0), []
             else:
