@@ -236,7 +236,7 @@ def test_a_txt_is_read_as_the_markup_it_is_written_in(text: str, kind: str) -> N
 def test_an_ingest_of_every_format_keeps_each_chunk_section(runtime: Runtime) -> None:
     report = ingest_paths(runtime, [DOCUMENTS])
     assert report.errors == []
-    assert report.documents_added == 12  # 7 files, 4 conversations in 2 exports, and LICENSES.md
+    assert report.documents_added == 12  # 7 files, 4 conversations in 2 exports, the licence notes
     with runtime.db.connect() as con:
         documents = {d.id: d for d in corpus.list_documents(con)}
         chunks = corpus.list_nodes(con, types=["raw_chunk"])
