@@ -11,6 +11,7 @@ import streamlit as st
 
 from explorer import demo, jobs
 from explorer.figures.charts import count_bars, year_bars
+from explorer.reading.loaders import SUFFIXES
 from explorer.records import NODE_TYPES
 from explorer.text import shorten
 from explorer.views import corpus_overview, find_nodes, node_provenance
@@ -78,9 +79,10 @@ if overview.pending and READING not in st.session_state:
 
 with st.expander("Add documents", icon=":material/upload_file:", expanded=overview.nodes == 0):
     st.caption(
-        "Plain text (.txt), Markdown with optional front matter (.md), or JSON lines (.jsonl, one record "
-        "per line with `text` and optional `title`, `year`, `domain`). Each document is read by the READING "
-        "cycle: chunked, embedded, related to what is known."
+        "Markdown with optional front matter (.md), reStructuredText (.rst), AsciiDoc (.adoc), web pages "
+        "(.html), PDF, plain text (.txt), a ChatGPT or Claude export (conversations.json), or JSON lines (.jsonl, "
+        "one record per line with `text` and optional `title`, `year`, `domain`). Headings become sections and "
+        "code stays code. Each document is read by the READING cycle: chunked, embedded, related to what is known."
     )
     whole_folder = (
         st.segmented_control(
@@ -91,7 +93,7 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
     with st.form("ingest", clear_on_submit=True):
         files = st.file_uploader(
             "Folder" if whole_folder else "Files",
-            type=["txt", "md", "markdown", "jsonl"],
+            type=[suffix.lstrip(".") for suffix in SUFFIXES],
             accept_multiple_files="directory" if whole_folder else True,
         )
         col1, col2 = st.columns(2)
