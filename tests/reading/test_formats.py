@@ -114,6 +114,14 @@ def test_a_saved_web_page_keeps_its_text_headings_code_and_address() -> None:
     assert not MARKUP.search(prose(source)), MARKUP.search(prose(source))
 
 
+def test_a_page_of_plain_divs_keeps_every_heading() -> None:
+    source = one(DOCUMENTS / "git" / "git-column.html")  # Asciidoctor's page: no <main>, sections holding lists
+    assert source.title == "git-column(1) Manual Page"
+    assert titles(source) == ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXAMPLES", "CONFIGURATION", "GIT"]
+    assert "$ seq 1 24 | git column --mode=column --padding=5" in code(source)
+    assert not MARKUP.search(prose(source)), MARKUP.search(prose(source))
+
+
 def test_a_pdf_reads_by_its_outline() -> None:
     source = one(DOCUMENTS / "git" / "git-column.pdf")
     assert source.title == "git-column(1)"

@@ -51,8 +51,10 @@ def read_html(html: str) -> Reading:
 
 
 def _headings_unlinked(html: str) -> lxml.html.HtmlElement:
-    """The page parsed, each heading's links reduced to their text: trafilatura drops a heading that is a link
-    (docutils links every heading back to the table of contents), and with it the section's title.
+    """The page parsed, each heading's links reduced to their text, and its body an ``<article>`` when it has
+    neither that nor ``<main>``: trafilatura drops a heading that is a link (docutils links every heading back to
+    the table of contents), and in a page of plain ``<div>`` s every heading of a section holding a list
+    (docutils' and Asciidoctor's pages), and with them the sections' titles.
     """
     if not html.strip():
         raise ValueError("empty page")
@@ -61,4 +63,9 @@ def _headings_unlinked(html: str) -> lxml.html.HtmlElement:
         raise ValueError("not an HTML page that can be parsed")
     for link in tree.xpath("//h1//a | //h2//a | //h3//a | //h4//a | //h5//a | //h6//a"):
         link.drop_tag()
+    body = tree.find("body")
+    if body is not None and not tree.xpath("//main | //article"):  # a <div> page: see the docstring
+        article = lxml.html.Element("article")
+        article.extend(list(body))
+        body.append(article)
     return tree
