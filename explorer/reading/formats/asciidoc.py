@@ -32,6 +32,7 @@ _DELIMITER = re.compile(r"(-{4,}|\.{4,}|={4,}|_{4,}|\*{4,}|\+{4,}|/{4,})[ \t]*")
 _CODE_DELIMITERS = ("-", ".")
 _QUIET_DELIMITERS = ("/", "+")  # a comment, a passthrough of raw HTML
 _ATTRIBUTE_LINE = re.compile(r"\[[^\[\]]*\]|\[\[[^\[\]]*\]\]")
+_CROSS_REFERENCE = re.compile(r"<<[\w-]+(?:,[^<>]*)?>>")
 _LITERAL_STYLE = re.compile(r"\[(verse|source|listing|literal)\b[^\]]*\]")
 _ATTRIBUTE_ENTRY = re.compile(r":!?[\w-]+!?:(?:[ \t].*)?")
 _BLOCK_MACRO = re.compile(r"[a-z]+::\S*\[[^\]]*\]")
@@ -59,13 +60,13 @@ def read_asciidoc(text: str) -> Reading:
 
 def asciidoc_marks(lines: Sequence[str]) -> int:
     """How many of ``lines`` use markup only AsciiDoc has: ``== Heading``, ``[verse]``-like attribute lines,
-    ``linkgit:``, ``include::x[]``, a listing delimiter after a blank line, a ``term::`` with its definition
-    indented on the next line (rST's ``::`` is followed by a blank line).
+    ``linkgit:``, ``<<id>>`` and ``[[id]]``, ``include::x[]``, a listing delimiter after a blank line, a
+    ``term::`` with its definition indented on the next line (rST's ``::`` is followed by a blank line).
     """
     marks = 0
     for before, line, after in zip(["", *lines[:-1]], lines, [*lines[1:], ""], strict=True):
         marks += bool(_HEADING.fullmatch(line) or _LITERAL_STYLE.fullmatch(line) or _BLOCK_MACRO.fullmatch(line))
-        marks += "linkgit:" in line
+        marks += "linkgit:" in line or bool(_CROSS_REFERENCE.search(line)) or line.startswith("[[")
         marks += line.rstrip() in ("----", "....") and not before.strip()
         marks += line.rstrip().endswith("::") and not line[:1].isspace() and after[:1] in (" ", "\t")
     return marks

@@ -17,13 +17,13 @@ _UNDERLINE = re.compile(r"([=\-~^+*#])\1{2,}[ \t]*")
 
 
 def text_kind(text: str) -> TextKind:
-    """``"asciidoc"`` when AsciiDoc's own markup outweighs rST's, ``"rst"`` when rST's is there or titles are
-    underlined (docutils reads those best), else ``"plain"``.
+    """``"asciidoc"`` when AsciiDoc's own markup outweighs rST's (once is enough when rST's is absent), ``"rst"``
+    when rST's is there or titles are underlined (docutils reads those best), else ``"plain"``.
     """
     head = "\n".join(text.splitlines()[:SNIFFED_LINES])
     asciidoc = asciidoc_marks(head.splitlines())
     rst = len(_RST_MARK.findall(head))
-    if asciidoc >= 2 and asciidoc > rst:
+    if asciidoc > rst:
         return "asciidoc"
     return "rst" if rst or _underlined_title(head.splitlines()) else "plain"
 
