@@ -102,6 +102,11 @@ def chunk_sections(sections: Sequence[Section], max_words: int = DEFAULT_CHUNK_W
     return chunks
 
 
+def is_code(chunk: str) -> bool:
+    """Whether a chunk's text is code: :func:`chunk_sections` fences each code chunk, and only those."""
+    return chunk.startswith("```") and chunk.rstrip().endswith("```")
+
+
 def _size(section: Section) -> int:
     return len(section.text.split())
 

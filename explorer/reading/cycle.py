@@ -25,7 +25,7 @@ from explorer.prompts.reading import ENTITIES, ENTITY_SYNTHESIS, IMPLANT, Entity
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Answer, Gateway
-from explorer.reading.chunker import DEFAULT_CHUNK_WORDS
+from explorer.reading.chunker import DEFAULT_CHUNK_WORDS, is_code
 from explorer.reading.mentions import MentionIndex
 from explorer.records import Node, NodeType, PendingReading, Progress, Relation, begin, in_phase
 from explorer.vectors import VectorIndex
@@ -209,7 +209,7 @@ def read_documents(
             _link_mentions(d.document_id, d.title, [chunk for chunk, _ in own], known, results)
     _enrich(
         related_neighbours(placed, known.relation_floor(config.reference_pairs)),
-        placed,
+        [(chunk, near) for chunk, near in placed if not is_code(chunk.text)],  # code names no entity, no theme
         [],
         known=known,
         embedder=embedder,

@@ -15,6 +15,7 @@ from explorer.reading.ingest import ingest_paths
 from explorer.reading.loaders import LoadError, SourceText, load_file
 from explorer.runtime import Runtime
 from explorer.store import corpus
+from explorer.testing.model_server import SERVED_MODEL
 
 DOCUMENTS = Path(__file__).parents[1] / "data" / "documents"
 # What markup looks like when it is left in prose: rules and delimiters, attribute lines, directives, roles, tags.
@@ -260,3 +261,15 @@ def test_an_ingest_of_every_format_keeps_each_chunk_section(runtime: Runtime) ->
     for chunk in chunks:
         if not chunk.text.startswith("```"):
             assert not MARKUP.search(chunk.text), (chunk.section, chunk.text)
+
+
+def test_code_is_read_but_no_entity_is_asked_of_it(make_runtime, model_server, tmp_path: Path) -> None:
+    server = model_server()
+    runtime = make_runtime(db=tmp_path / "served.duckdb", local_model=SERVED_MODEL, api_base=server.url)
+    report = ingest_paths(runtime, [DOCUMENTS / "git" / "git-column.txt"])
+    with runtime.db.connect() as con:
+        chunks = corpus.list_nodes(con, types=["raw_chunk"])
+    code = [c for c in chunks if c.text.startswith("```")]
+    assert report.errors == [] and code and len(code) < len(chunks)  # the code is stored, shown as code
+    asked = [r.fields["passage"] for r in server.requests if r.kind == "entities" and r.fields]
+    assert sorted(asked) == sorted(c.text for c in chunks if c not in code)
