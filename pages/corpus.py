@@ -13,6 +13,7 @@ from explorer import demo, jobs
 from explorer.errors import ExplorerError
 from explorer.figures.charts import count_bars, year_bars
 from explorer.reading.domains_service import list_domains, merge_domains
+from explorer.reading.loaders import SUFFIXES
 from explorer.records import NODE_TYPES
 from explorer.text import shorten
 from explorer.views import corpus_overview, corpus_tags, find_nodes, node_provenance
@@ -80,9 +81,10 @@ if overview.pending and READING not in st.session_state:
 
 with st.expander("Add documents", icon=":material/upload_file:", expanded=overview.nodes == 0):
     st.caption(
-        "Plain text (.txt), Markdown with optional front matter (.md), or JSON lines (.jsonl, one record "
-        "per line with `text` and optional `title`, `year`, `domain`). Each document is read by the READING "
-        "cycle: chunked, embedded, related to what is known."
+        "Markdown with optional front matter (.md), reStructuredText (.rst), AsciiDoc (.adoc), web pages "
+        "(.html), PDF, plain text (.txt), a ChatGPT or Claude export (conversations.json), or JSON lines (.jsonl, "
+        "one record per line with `text` and optional `title`, `year`, `domain`). Headings become sections and "
+        "code stays code. Each document is read by the READING cycle: chunked, embedded, related to what is known."
     )
     whole_folder = (
         st.segmented_control(
@@ -93,7 +95,7 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
     with st.form("ingest", clear_on_submit=True):
         files = st.file_uploader(
             "Folder" if whole_folder else "Files",
-            type=["txt", "md", "markdown", "jsonl"],
+            type=[suffix.lstrip(".") for suffix in SUFFIXES],
             accept_multiple_files="directory" if whole_folder else True,
         )
         col1, col2 = st.columns(2)
@@ -276,6 +278,7 @@ if rows:
                 retired = f" · {SOURCE_RETIRED[document.retired_because]}" if document.retired_because else ""
                 st.caption(
                     untrusted.md(f"Document: {document.title} ({document.source or document.path or 'uploaded'})")
+                    + (f" · section “{untrusted.md(node.section)}”" if node.section else "")
                     + retired
                 )
                 if document.tags or document.aliases:

@@ -129,7 +129,10 @@ def evidence(crystal: Crystal) -> None:
     for chunk in found.chunks:
         retired = found.retired.get(chunk.document_id or "")
         mark = f" · {SOURCE_RETIRED[retired]}" if retired else ""
-        untrusted.text(f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}{mark}", chunk.text)
+        section = f" · {chunk.section}" if chunk.section else ""  # the heading it stands under
+        untrusted.text(
+            f"{chunk.domain or '—'} · {chunk.year or '—'} · chunk {chunk.chunk_index}{section}{mark}", chunk.text
+        )
 
 
 # -- List: every crystal a filter takes, a page at a time ---------------------------------------------------------

@@ -145,6 +145,7 @@ for kind, item_id in list(dict.fromkeys(selected))[:MAX_SHOWN]:
                 f"**{node_kind(found.node.type)}** · {untrusted.md(found.node.domain or '—')} · "
                 f"{found.node.year or '—'}"
                 + (f" · from *{untrusted.md(found.document.title)}*" if found.document else "")
+                + (f", section “{untrusted.md(found.node.section)}”" if found.node.section else "")
             )
             untrusted.text(None, found.node.text)
             if found.parents:

@@ -31,7 +31,10 @@ if TYPE_CHECKING:
 def ingest(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(help="Files (.txt, .md, .jsonl) or folders to read.", show_default=False),
+        typer.Argument(
+            help="Files or folders to read: .md, .rst, .adoc, .html, .pdf, .txt, .json (a chat export), .jsonl.",
+            show_default=False,
+        ),
     ] = None,
     domain: Annotated[
         str | None,

@@ -588,6 +588,7 @@ def evidence(
                         "id": n.id,
                         "document_id": n.document_id,
                         "chunk_index": n.chunk_index,
+                        "section": n.section,
                         "text": n.text,
                         "retired": found.retired.get(n.document_id or ""),
                     }
@@ -601,7 +602,7 @@ def evidence(
         typer.echo(connects(found.crystal))
     for n in found.chunks:
         mark = f" ({SOURCE_RETIRED[found.retired[n.document_id]]})" if n.document_id in found.retired else ""
-        typer.echo(f"  chunk {n.id}{mark}: {shorten(n.text, 25)}")
+        typer.echo(f"  chunk {n.id}{f' ({n.section})' if n.section else ''}{mark}: {shorten(n.text, 25)}")
 
 
 @app.command()

@@ -25,7 +25,7 @@ from explorer.prompts.reading import ENTITIES, ENTITY_SYNTHESIS, IMPLANT, Entity
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Answer, Gateway
-from explorer.reading.chunker import DEFAULT_CHUNK_WORDS
+from explorer.reading.chunker import DEFAULT_CHUNK_WORDS, is_code
 from explorer.reading.mentions import LinkIndex, MentionIndex
 from explorer.reading.vault import wikilink_names
 from explorer.records import Node, NodeType, PendingReading, Progress, Relation, begin, in_phase
@@ -162,7 +162,8 @@ class ReadingResult:
 @dataclass(frozen=True)
 class DocumentText:
     """One document as the READING cycle takes it: its id, its text cut into chunks
-    (:func:`~explorer.reading.chunker.chunk_text`), and what it says of itself.
+    (:func:`~explorer.reading.chunker.chunk_text`), and what it says of itself; ``sections`` is each chunk's
+    section title, in order (empty: the document has no sections).
     """
 
     document_id: str
@@ -173,6 +174,7 @@ class DocumentText:
     aliases: tuple[str, ...] = ()  # its other names: a wikilink or a mention may call it by them too
     path: str | None = None  # the file it was read from: a wikilink may call it by the file's name
     links: tuple[str, ...] = ()  # the notes its own wikilinks name
+    sections: Sequence[str | None] = ()
 
 
 def read_documents(
@@ -214,7 +216,7 @@ def read_documents(
     titles = ", ".join(d.title or d.document_id for d in documents)
     begin(progress, "placing chunks among what is known", note=titles)
     for d in documents:
-        own = _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results)
+        own = _place_chunks(d.chunks, d.document_id, d.year, d.domain, known, embedder, config, results, d.sections)
         placed += own
         if d.title:
             _link_mentions(d.document_id, (d.title, *d.aliases), [chunk for chunk, _ in own], known, results)
@@ -222,7 +224,7 @@ def read_documents(
             _link_wikilinks(d, own[0][0], known, results[d.document_id])
     _enrich(
         related_neighbours(placed, known.relation_floor(config.reference_pairs)),
-        placed,
+        [(chunk, near) for chunk, near in placed if not is_code(chunk.text)],  # code names no entity, no theme
         [],
         known=known,
         embedder=embedder,
@@ -327,6 +329,7 @@ def _place_chunks(
     embedder: Embedder,
     config: ReadingConfig,
     results: dict[str, ReadingResult],
+    sections: Sequence[str | None] = (),
 ) -> list[Placed]:
     """Each chunk as a node with its nearest earlier nodes (never itself), linked to the close ones that were
     read (a synthesis or an insight is context for the implant, not a source to link: its text mixes several).
@@ -341,6 +344,7 @@ def _place_chunks(
             embedding=vector,
             document_id=document_id,
             chunk_index=index,
+            section=sections[index] if sections else None,
             year=year,
             domain=domain,
             learned_from="reading",

@@ -20,7 +20,7 @@ from pathlib import Path
 from explorer.inputs import storable
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import load_model
-from explorer.reading.chunker import chunk_text
+from explorer.reading.chunker import Chunk, chunk_sections
 from explorer.reading.cycle import (
     DEFAULT_READING,
     DocumentText,
@@ -34,7 +34,7 @@ from explorer.reading.cycle import (
 from explorer.reading.discovery import Discovered, Found, Skipped, expand_paths, walk_changes
 from explorer.reading.domains import domain_of
 from explorer.reading.domains_service import refresh_topics, settle_met_again
-from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, SourceText, load_file
+from explorer.reading.loaders import DEFAULT_MAX_MB, LoadError, Section, SourceText, load_file
 from explorer.reading.sync import FILE_STATUSES, FileOutcome, OpenedFile, Settled, file_key, settle
 from explorer.reading.vault import wikilink_names
 from explorer.records import Document, DomainOrigin, PendingReading, Progress, SourceFile, begin, in_phase
@@ -413,8 +413,8 @@ def _read_sources(
     begin(progress, "loading the knowledge base")
     known, stored = _load_stored(runtime)
     begin(progress, "cutting documents into chunks")
-    chunked = [(source, chunk_text(source.text, config.chunk_words)) for source in sources]  # cut once
-    _embed_in_batches(runtime, [chunk for _, chunks in chunked for chunk in chunks], progress)
+    chunked = [(s, chunk_sections(s.sections or [Section(s.text)], config.chunk_words)) for s in sources]  # cut once
+    _embed_in_batches(runtime, [chunk.text for _, chunks in chunked for chunk in chunks], progress)
     seen: set[str] = set()
     other_titles: dict[str, list[str]] = {}  # content hash → the titles a text read once was found under again
     read_before: set[str] = set()
@@ -455,7 +455,7 @@ def _read_sources(
 @dataclass(frozen=True)
 class _Pending:
     source: SourceText
-    chunks: list[str]
+    chunks: list[Chunk]
     document: Document
 
 
@@ -493,13 +493,14 @@ def _ingest_batch(
     texts = [
         DocumentText(
             p.document.id,
-            p.chunks,
+            [c.text for c in p.chunks],
             p.document.year,
             p.document.domain,
             p.document.title,
             aliases=p.document.aliases,
             path=p.document.path,
             links=p.document.links,
+            sections=[c.section for c in p.chunks],
         )
         for p in batch
     ]

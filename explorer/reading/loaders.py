@@ -1,9 +1,15 @@
 """Turning files into source texts, with a clear error for each bad input.
 
-Formats: ``.txt``; ``.md`` (YAML front matter may give title, year, domain,
+Formats: ``.md``/``.markdown`` (YAML front matter may give title, year, domain,
 source; a vault note's tags, aliases, ``created``/``date`` and wikilinks are read
-by :mod:`explorer.reading.vault`); ``.jsonl`` (one record per line: ``text`` and optional ``title``,
-``year``, ``domain``, ``source``); directories, recursively. A bad file or line
+by :mod:`explorer.reading.vault`); ``.rst``; ``.adoc``/``.asciidoc``;
+``.html``/``.htm``; ``.pdf``; ``.txt`` (read as reStructuredText or AsciiDoc when
+it is clearly written in one, else as plain text); ``.json`` (a ChatGPT or Claude
+export: a document per conversation); ``.jsonl`` (one record per line: ``text``
+and optional ``title``, ``year``, ``domain``, ``source``); directories,
+recursively. Each format's reader (:mod:`explorer.reading.formats`) gives the
+document's sections, markup read as structure, and the title, date and address
+the file states. A bad file or line
 becomes a :class:`LoadError` naming it, and the rest still loads.
 
 Metadata is checked (:class:`DocumentMeta`): a year is a whole number in a sane
@@ -35,10 +41,30 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from explorer.inputs import storable
+from explorer.reading.formats import Reading, Section, joined
+from explorer.reading.formats.asciidoc import read_asciidoc
+from explorer.reading.formats.chat import read_chat_export
+from explorer.reading.formats.html import read_html
+from explorer.reading.formats.markdown import read_markdown
+from explorer.reading.formats.pdf import read_pdf
+from explorer.reading.formats.plain import read_plain
+from explorer.reading.formats.rst import read_rst
+from explorer.reading.formats.sniff import text_kind
 from explorer.reading.vault import read_note
 from explorer.records.notes import FRONT_MATTER_MAX_CHARS, MARK_FIELD, front_matter, is_exported
 
-SUFFIXES = (".txt", ".md", ".markdown", ".jsonl")
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+# the readers of text formats by suffix (.md and .jsonl, .json and .pdf are read apart: front matter, records,
+# conversations, bytes); a .txt is read as the markup it is written in
+READERS: dict[str, Callable[[str], Reading]] = {
+    ".rst": read_rst,
+    ".adoc": read_asciidoc,
+    ".asciidoc": read_asciidoc,
+    ".html": read_html,
+    ".htm": read_html,
+}
+TEXT_READERS: dict[str, Callable[[str], Reading]] = {"rst": read_rst, "asciidoc": read_asciidoc, "plain": read_plain}
+SUFFIXES = (".txt", *MARKDOWN_SUFFIXES, *READERS, ".pdf", ".json", ".jsonl")
 DEFAULT_MAX_MB = 20.0
 FIRST_YEAR = 1
 YEARS_AHEAD = 100  # a year this far past the present is a typo, not a forecast
@@ -46,19 +72,6 @@ TITLE_MAX_CHARS = 300
 DOMAIN_MAX_CHARS = 80  # a domain is a name, as a theme is
 SOURCE_MAX_CHARS = 500  # room for a URL
 BINARY_NUL_SHARE = 0.01  # a file whose first 64 KiB are more NUL bytes than this is binary; fewer are strays
-
-
-@dataclass(frozen=True)
-class Section:
-    """A stretch of a document under one heading: its prose with the markup taken out, or a code block.
-
-    ``title`` is the heading it stands under (None before the first heading); a code block is kept as code and
-    marked, so it is read and shown but never taken for a theme.
-    """
-
-    text: str
-    title: str | None = None
-    code: bool = False
 
 
 @dataclass(frozen=True)
@@ -179,15 +192,22 @@ def read_meta(given: dict[str, Any], defaults: dict[str, Any]) -> DocumentMeta:
         raise ValueError("; ".join(error["msg"] for error in exc.errors())) from None
 
 
+def read_bytes(path: Path, max_mb: float) -> bytes:
+    """A file's bytes, refused with a ``ValueError`` when it is over ``max_mb`` or empty."""
+    size = path.stat().st_size
+    if size > max_mb * 1024 * 1024:
+        raise ValueError(f"file is {size / 1024 / 1024:.1f} MB, over the {max_mb:g} MB limit")
+    if size == 0:
+        raise ValueError("empty file")
+    return path.read_bytes()
+
+
 def read_text(path: Path, max_mb: float) -> str:
     """A file's text, refused with a ``ValueError`` that says why when it is too large, binary, not UTF-8 or
     empty (imports of other kinds of files check the same). A stray NUL byte is removed: no store can keep it,
     and one byte should not cost a person the whole file.
     """
-    size = path.stat().st_size
-    if size > max_mb * 1024 * 1024:
-        raise ValueError(f"file is {size / 1024 / 1024:.1f} MB, over the {max_mb:g} MB limit")
-    data = path.read_bytes()
+    data = read_bytes(path, max_mb)
     head = data[:65536]
     if head.count(0) > BINARY_NUL_SHARE * len(head):
         raise ValueError("binary file (it contains NUL bytes), not text")
@@ -217,6 +237,9 @@ def _mended(source: SourceText) -> SourceText:
         tags=tuple(map(storable, source.tags)),
         aliases=tuple(map(storable, source.aliases)),
         links=tuple(map(storable, source.links)),
+        sections=tuple(
+            Section(storable(s.text), None if s.title is None else storable(s.title), s.code) for s in source.sections
+        ),
     )
 
 
@@ -231,9 +254,10 @@ def _markdown(path: Path, text: str, defaults: dict) -> SourceText:
     meta = read_meta(post.metadata, {**defaults, "year": note.year or defaults.get("year")})
     if not note.text.strip():
         raise ValueError("no text after the front matter")
+    sections = read_markdown(note.text).sections  # the vault's syntax already read as the words it shows
     return SourceText(
-        text=note.text,
-        title=meta.title or path.stem,
+        text=joined(sections),
+        title=meta.title or path.stem,  # a note is named by its file, as wikilinks name it
         path=str(path),
         year=meta.year,
         domain=meta.domain,
@@ -241,7 +265,43 @@ def _markdown(path: Path, text: str, defaults: dict) -> SourceText:
         tags=note.tags,
         aliases=note.aliases,
         links=note.links,
+        sections=sections,
     )
+
+
+def _document(path: Path, reading: Reading, defaults: dict, line: int | None = None) -> SourceText:
+    """A source text from what a format's reader found; what the file states of itself that does not pass the
+    checks (a date that is no date, an overlong title) is left out rather than costing the file.
+    """
+    meta = _stated({"title": reading.title, "year": reading.year, "source": reading.source}, defaults)
+    return SourceText(
+        text=joined(reading.sections),
+        title=meta.title or (path.stem if line is None else f"{path.stem} conversation {line}"),
+        path=str(path),
+        line=line,
+        year=meta.year,
+        domain=meta.domain,
+        source=meta.source,
+        sections=reading.sections,
+    )
+
+
+def _stated(given: dict[str, Any], defaults: dict[str, Any]) -> DocumentMeta:
+    """The metadata a file states, its date left out when it is no date, everything it states when more is wrong."""
+    for unchecked in ((), ("year",)):
+        try:
+            return read_meta({k: None if k in unchecked else v for k, v in given.items()}, defaults)
+        except ValueError:
+            continue
+    return read_meta({}, defaults)
+
+
+def _chats(path: Path, text: str, defaults: dict) -> Iterator[SourceText | LoadError]:
+    for number, conversation in enumerate(read_chat_export(text), 1):
+        if isinstance(conversation, ValueError):
+            yield LoadError(str(path), str(conversation), number)
+        else:
+            yield _document(path, conversation, defaults, number)
 
 
 def _jsonl(path: Path, text: str, defaults: dict) -> Iterator[SourceText | LoadError]:
@@ -274,8 +334,8 @@ def _jsonl(path: Path, text: str, defaults: dict) -> Iterator[SourceText | LoadE
 def load_file(
     path: Path, *, year: int | None = None, domain: str | None = None, max_mb: float = DEFAULT_MAX_MB
 ) -> Iterator[SourceText | LoadError]:
-    """The texts in one file (Markdown with front matter, JSON lines or plain text), and an error for each part
-    that cannot be read; ``year`` and ``domain`` fill in what the file itself does not say. Each text is as a
+    """The texts in one file (each format read by its reader, by suffix), and an error for each part that cannot be
+    read; ``year`` and ``domain`` fill in what the file itself does not say. Each text is as a
     store can hold it (:func:`_mended`).
     """
     for loaded in _load(path, year, domain, max_mb):
@@ -284,15 +344,20 @@ def load_file(
 
 def _load(path: Path, year: int | None, domain: str | None, max_mb: float) -> Iterator[SourceText | LoadError]:
     defaults = {"year": year, "domain": domain}
+    suffix = path.suffix.lower()
     try:
+        if suffix == ".pdf":
+            yield _document(path, read_pdf(read_bytes(path, max_mb)), defaults)
+            return
         text = read_text(path, max_mb)
-        suffix = path.suffix.lower()
         if suffix == ".jsonl":
             yield from _jsonl(path, text, defaults)
-        elif suffix in (".md", ".markdown"):
+        elif suffix == ".json":
+            yield from _chats(path, text, defaults)
+        elif suffix in MARKDOWN_SUFFIXES:
             yield _markdown(path, text, defaults)
         else:
-            yield SourceText(text=text, title=path.stem, path=str(path), year=year, domain=domain)
+            yield _document(path, READERS.get(suffix, TEXT_READERS[text_kind(text)])(text), defaults)
     except (OSError, ValueError) as exc:
         yield LoadError(str(path), str(exc) if isinstance(exc, ValueError) else exc.strerror or str(exc))
 

@@ -143,6 +143,7 @@ class Node:
     embedding: np.ndarray | None = None
     document_id: str | None = None
     chunk_index: int | None = None
+    section: str | None = None  # a raw chunk's heading in its document ("OPTIONS", "page 3", "assistant")
     year: int | None = None
     domain: str | None = None
     entity: str | None = None

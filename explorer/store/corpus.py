@@ -37,6 +37,7 @@ _NODE_COLUMNS = (
     "metadata",
     "access_count",
     "last_accessed_at",
+    "section",
     "created_at",
 )
 _NODE_SELECT = ", ".join(_NODE_COLUMNS)
@@ -190,6 +191,7 @@ def insert_nodes(con: Connection, nodes: Sequence[Node]) -> None:
                 None if n.metadata is None else json.dumps(n.metadata),
                 n.access_count,
                 n.last_accessed_at,
+                n.section,
             ]
             for n in nodes
         ],

@@ -69,10 +69,11 @@ def choose(
         chosen, reason = _backtrack(inputs, s, fenced_out, tuning)
         return Choice(chosen, reason, [], len(found), fenced_out, events)
     fresh = [c for c in candidates if not _visited(c, s)]
-    if not fresh and (jump := _unexplored_branch(inputs, s, tuning)) is not None:
+    candidates = _scored(fresh or candidates, inputs, s, calls, tuning)
+    # every way on leads back: none was new, or the new ones were weak bridges and home holds nothing new
+    if all(_visited(c, s) for c in candidates) and (jump := _unexplored_branch(inputs, s, tuning)) is not None:
         reason = f"every way on leads back where the walk has been: a jump to an unexplored branch, {jump.score:.2f}"
         return Choice(jump, reason, [jump], len(found), fenced_out, events)
-    candidates = _scored(fresh or candidates, inputs, s, calls, tuning)
     pick = selection.softmax_select(
         candidates, session.temperature, step_rng(session.random_seed, inputs.step_number, 3), tuning.score_sharpness
     )

@@ -1,5 +1,5 @@
-"""`explorer wander review-bulk`, `history` and `revert`: their --json fields, the count and the confirmation a
-bulk review asks for, and user errors as one line on stderr with a non-zero exit.
+"""`explorer wander review-bulk`, `history`, `revert` and `evidence`: their --json fields, the count and the
+confirmation a bulk review asks for, and user errors as one line on stderr with a non-zero exit.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from typer.testing import CliRunner, Result
 
 from explorer.cli import app
 from explorer.providers.embeddings import Embedder
-from explorer.records import new_id
+from explorer.records import Node, new_id
 from explorer.records.wander import Crystal, Session
 from explorer.runtime import open_runtime
 from explorer.settings import Settings
+from explorer.store import corpus
 from explorer.store import wander as wander_store
 
 runner = CliRunner()
@@ -174,3 +175,24 @@ def test_the_short_ids_the_app_shows_work_on_the_command_line(world, embedder: E
         f"error: '5eed' is the start of more than one crystal id ({twins[0]}, {twins[1]}); give more of the id"
     ]
     assert {c["id"]: c["review_state"] for c in as_json("crystals", "--db", db)}[twins[0]] == "pending"
+
+
+def test_evidence_names_the_section_of_each_source_chunk(world, embedder: Embedder) -> None:
+    db, _ = world
+    runtime = open_runtime(replace(Settings(), db_path=Path(db), embedding_model=embedder.name), embedder=embedder)
+    chunk = Node(type="raw_chunk", text="--follow keeps listing a file's history across renames.", section="OPTIONS")
+    crystal = Crystal(
+        insight="Renames hide history",
+        embedding=embedder.embed(["renames hide history"])[0],
+        confidence=0.8,
+        actionability=0.4,
+        domains=["git"],
+        session_id=SESSION,
+        supporting_evidence=[{"type": "node", "id": chunk.id}],
+    )
+    with runtime.db.transaction() as con:
+        corpus.insert_nodes(con, [chunk])
+        wander_store.insert_crystal(con, crystal)
+    (shown,) = as_json("evidence", crystal.id, "--db", db)["chunks"]
+    assert (shown["id"], shown["section"]) == (chunk.id, "OPTIONS")
+    assert f"chunk {chunk.id} (OPTIONS): --follow keeps listing" in wander("evidence", crystal.id, "--db", db).stdout

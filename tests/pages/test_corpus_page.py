@@ -57,6 +57,17 @@ def test_search_and_filters_narrow_the_table_and_open_provenance(open_app, app_r
     assert first.text in [t.value for t in at.text]
 
 
+def test_a_chunk_s_provenance_names_its_section(open_app, app_runtime, page_text) -> None:
+    at = open_app("corpus")
+    at.text_input(key="node_search").input("unicode").run()
+    at.multiselect(key="node_types").set_value(["raw_chunk"]).run()
+    with app_runtime.db.connect() as con:
+        first = corpus.list_nodes(con, search="unicode", types=["raw_chunk"], limit=1)[0]
+    assert first.section  # the sample's Markdown is read by its headings
+    assert f"section “{first.section}”" in page_text(at)
+    assert first.text in [t.value for t in at.text]
+
+
 def test_domain_and_year_filters(open_app, app_runtime, page_text) -> None:
     at = open_app("corpus")
     overview = corpus_overview(app_runtime)
