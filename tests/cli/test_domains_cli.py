@@ -12,7 +12,7 @@ from explorer.cli import app
 from explorer.runtime import Runtime
 from explorer.store import corpus
 
-TWO_SUBJECTS = Path(__file__).resolve().parents[1] / "data" / "documents" / "two_subjects.jsonl"
+TWO_SUBJECTS = Path(__file__).resolve().parents[1] / "data" / "topics" / "two_subjects.jsonl"
 
 
 @pytest.fixture

@@ -193,7 +193,7 @@ def test_a_vaults_tags_filter_and_its_wikilinks_show_as_such(open_app, app_runti
     with app_runtime.db.connect() as con:
         expected = corpus.count_nodes(con, types=["raw_chunk"], tag="memory/cycles")
     said = page_text(at)
-    assert expected == 1 and f"{counted(expected, 'node')} found" in said
+    assert expected == 2 and f"{counted(expected, 'node')} found" in said  # its prose and its code block
     assert "Tags: #memory #python #memory/cycles · also called GC, Cycle collector" in said
     assert "**Linked notes** (" in said
     assert "links in the vault to Reference counting" in said  # a wikilink the person wrote

@@ -14,7 +14,7 @@ from explorer.reading.ingest import ingest_paths
 from explorer.runtime import Runtime
 from explorer.store import corpus
 
-TWO_SUBJECTS = Path(__file__).resolve().parents[1] / "data" / "documents" / "two_subjects.jsonl"
+TWO_SUBJECTS = Path(__file__).resolve().parents[1] / "data" / "topics" / "two_subjects.jsonl"
 
 
 def write_pages(folder: Path, *, by_subject: bool, only: slice = slice(None)) -> list[dict]:

@@ -14,7 +14,7 @@ from explorer.records import Document, Node
 from explorer.runtime import Runtime
 from explorer.store import corpus
 
-TWO_SUBJECTS = Path(__file__).resolve().parents[1] / "data" / "documents" / "two_subjects.jsonl"
+TWO_SUBJECTS = Path(__file__).resolve().parents[1] / "data" / "topics" / "two_subjects.jsonl"
 
 
 @pytest.mark.minilm

@@ -15,7 +15,7 @@ import pytest
 from explorer.providers.embeddings import Embedder
 from explorer.reading.topics import SEPARATOR, TopicConfig, find_topics, topic_names
 
-TWO_SUBJECTS = Path(__file__).resolve().parents[1] / "data" / "documents" / "two_subjects.jsonl"
+TWO_SUBJECTS = Path(__file__).resolve().parents[1] / "data" / "topics" / "two_subjects.jsonl"
 
 
 def pages() -> list[dict]:
