@@ -152,12 +152,16 @@ _FENCE = re.compile(r"```(?:json)?\s*+(.*?)```", re.DOTALL)
 
 
 def extract_json(text: str) -> Any | None:
-    """The first JSON object or array in a model's answer, tolerating code fences and chatter, and line breaks
-    written as they are inside a string (``strict=False``): llama-cpp-python's JSON grammar lets a model write
-    them, and they say what an escaped one would.
+    """A model's answer as JSON: the whole of it when it is JSON, else the first JSON object or array in it,
+    tolerating code fences and chatter, and line breaks written as they are inside a string (``strict=False``):
+    llama-cpp-python's JSON grammar lets a model write them, and they say what an escaped one would.
     """
     if not text:
         return None
+    try:  # an answer that is JSON whole is taken whole: a fence quoted inside one of its texts is no answer
+        return json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        pass
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     for candidate in candidates:
         candidate = candidate.strip()

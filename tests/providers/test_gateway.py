@@ -176,6 +176,8 @@ def test_prices_from_settings_win_for_models_litellm_does_not_know(make_runtime)
         ('```json\n{"a": 1}\n```', {"a": 1}),
         ('Sure! Here it is: {"a": [1, 2]} hope that helps', {"a": [1, 2]}),
         ("[1, 2, 3]", [1, 2, 3]),
+        # a reflection that quotes a code block is still the object it is in, not the list in the code
+        ('{"residue": "it reads ```\n[1, 2]\n``` as a list"}', {"residue": "it reads ```\n[1, 2]\n``` as a list"}),
         ("{broken", None),
         ("", None),
     ],
