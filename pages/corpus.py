@@ -124,6 +124,8 @@ with st.expander("Add documents", icon=":material/upload_file:", expanded=overvi
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(upload.getvalue())
                 paths.append(str(path))
+            if whole_folder:  # the folder itself is read, so its subfolders name domains as on the command line
+                paths = list(dict.fromkeys(str(folder / Path(p).relative_to(folder).parts[0]) for p in paths))
             params = {"paths": paths, "domain": domain.strip() or None, "year": int(year) if year else None}
             common.start_job(rt, "ingest", {**params, "fit_map": True}, READING)
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from explorer import demo, jobs, projection
+from explorer.reading.domains_service import list_domains
 from explorer.reading.ingest import ingest_paths
 from explorer.records import PendingReading
 from explorer.runtime import open_runtime
@@ -130,7 +131,7 @@ def test_a_cell_with_nothing_known_says_so_not_none(open_app, page_text) -> None
     assert all(isinstance(year, str) for year in table["year"])
 
 
-def test_a_folder_is_added_whole_and_kept_as_it_was(open_app, app_runtime) -> None:
+def test_a_folder_is_added_whole_and_kept_as_it_was(open_app, app_runtime, after_jobs) -> None:
     at = open_app("corpus")
     at.segmented_control(key="ingest_how").set_value("A folder").run()
     bees = b"Bees keep the hive at 35 degrees through the winter by clustering and shivering their flight muscles."
@@ -142,11 +143,14 @@ def test_a_folder_is_added_whole_and_kept_as_it_was(open_app, app_runtime) -> No
     at.form_submit_button[0].click().run()
     assert not at.exception, [e.value for e in at.exception]
     (job,) = jobs.list_jobs(app_runtime)
-    paths = [Path(p) for p in job.params["paths"]]
-    assert [p.parts[-3:] for p in paths[:2]] == [("notes", "bees", "index.md"), ("notes", "git", "index.md")]
-    assert [p.read_bytes() for p in paths[:2]] == [bees, git]  # two notes of one name, both kept
+    named = [Path(p) for p in job.params["paths"]]
+    assert [p.name for p in named] == ["notes", "escape.md"]  # the folder itself is read, as on the command line
+    assert [(named[0] / subject / "index.md").read_bytes() for subject in ("bees", "git")] == [bees, git]
     upload_folder = Path(f"{app_runtime.db.path.resolve()}.uploads")
-    assert all(upload_folder in p.resolve().parents for p in paths)  # none written outside it
+    assert all(upload_folder in p.resolve().parents for p in named)  # none written outside it
+    after_jobs(at)
+    found = {(d.name, d.origin) for d in list_domains(app_runtime)}
+    assert {("bees", "folder"), ("git", "folder")} <= found  # its subfolders name the domains
 
 
 def test_an_empty_database_offers_both_ways_in(open_app, page_text, tmp_path, monkeypatch) -> None:
