@@ -10,6 +10,13 @@ import pytest
 from .conftest import Server, error_of, new_session
 
 
+def test_crystallize_without_a_resonance_is_refused(api: httpx.Client) -> None:
+    # first in this module, before ``walked``: another session's confirmed resonance is in any session's reach
+    session_id = new_session(api)["id"]
+    error = error_of(api.post(f"/wander/sessions/{session_id}/crystallize"), 409)
+    assert error["code"] == "refused" and "resonance" in error["message"]
+
+
 @pytest.fixture(scope="module")
 def walked(server: Server) -> dict[str, Any]:
     """A session walked five steps and crystallized (as the README's CLI check does, from the seed that forms one):
@@ -32,12 +39,6 @@ def test_crystallize_forms_a_crystal_that_is_listed_in_and_across_sessions(api: 
     everywhere = api.get("/wander/crystals", params={"status": "active", "min_confidence": 0}).json()
     assert crystal["id"] in [c["id"] for c in everywhere]
     assert api.get("/wander/crystals", params={"min_confidence": 1.5}).status_code == 422
-
-
-def test_crystallize_without_a_resonance_is_refused(api: httpx.Client) -> None:
-    session_id = new_session(api)["id"]
-    error = error_of(api.post(f"/wander/sessions/{session_id}/crystallize"), 409)
-    assert error["code"] == "refused" and "resonance" in error["message"]
 
 
 def test_a_crystal_is_reviewed_once_unless_forced(api: httpx.Client, walked) -> None:

@@ -164,7 +164,7 @@ def test_a_file_that_cannot_be_read_says_why(tmp_path: Path) -> None:
 def test_markdown_headings_code_and_rules() -> None:
     text = (
         "Intro line.\n\nSetext title\n============\n\nSome *emphasis*, a [link](https://example.org), `code`, "
-        "[[Other note|an alias]] and [[Plain note]].\n\n---\n\n    indented code\n\n"
+        "and a ~~strike~~.\n\n---\n\n    indented code\n\n"
         "## Fenced\n\n```python\nx = 1\n```\n"
     )
     reading = read_markdown(text)
@@ -174,7 +174,7 @@ def test_markdown_headings_code_and_rules() -> None:
         ("Setext title", True),
         ("Fenced", True),
     ]
-    assert reading.sections[1].text == "Some emphasis, a link, `code`, an alias and Plain note."
+    assert reading.sections[1].text == "Some emphasis, a link, `code`, and a ~~strike~~."
     assert reading.sections[2].text == "indented code" and reading.sections[3].text == "x = 1"
     assert reading.title == "Setext title"
 

@@ -1,8 +1,7 @@
 """Markdown, read with markdown-it-py (CommonMark and its tables): ATX and setext headings title the sections,
 fenced and indented code stays code, rules vanish, and inline markup (emphasis, links, HTML tags) gives way to
-the words it marks; inline code keeps its backticks, the one mark that tells code from prose. Front matter is the
-loader's (:mod:`explorer.reading.loaders`); a wikilink reads as the words it shows, ``[[target|alias]]`` as
-"alias" and ``[[target]]`` as "target".
+the words it marks; inline code keeps its backticks, the one mark that tells code from prose. Front matter and a
+vault's own syntax (wikilinks, callouts, tags) are the loader's, read before this (:mod:`explorer.reading.vault`).
 """
 
 from __future__ import annotations
@@ -16,14 +15,7 @@ from markdown_it.token import Token
 from explorer.reading.formats import Reading, Section, gathered, readable
 
 _PARSER = MarkdownIt("commonmark").enable("table")
-# [[target]], [[target#heading]], [[target|alias]]: no bracket inside, so each "[[" is tried once.
-WIKILINK = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _TAG = re.compile(r"<[^<>]*>")
-
-
-def shown(text: str) -> str:
-    """``text`` with each wikilink as the words it shows (its alias, else its target)."""
-    return WIKILINK.sub(lambda m: (m[2] or m[1]).strip(), text)
 
 
 def read_markdown(text: str) -> Reading:
@@ -65,4 +57,4 @@ def _inline(token: Token) -> str:
             words.append(f"`{child.content}`")
         elif child.type in ("softbreak", "hardbreak"):
             words.append("\n")
-    return shown("".join(words)).strip()
+    return "".join(words).strip()
