@@ -29,6 +29,7 @@ from explorer.prompts.dreaming import DREAM_RELATION, REM_QUESTION, REM_SYNTHESI
 from explorer.providers.budget import Budget
 from explorer.providers.embeddings import Embedder
 from explorer.providers.gateway import Gateway, Usage
+from explorer.reading.chunker import is_code
 from explorer.reading.cycle import KnownNodes
 from explorer.records import Node, Progress, Relation, begin, in_phase
 
@@ -84,8 +85,10 @@ def latest_year(nodes: Sequence[Node]) -> int | None:
 
 
 def dreamable(nodes: Sequence[Node]) -> list[Node]:
-    """Current nodes with text and an embedding."""
-    return [n for n in nodes if n.is_latest and n.embedding is not None and n.text.strip()]
+    """Current nodes with text and an embedding, code blocks aside: a dream binds what notes say, and a block of
+    code (a chunk of its own, :func:`~explorer.reading.chunker.is_code`) says it in another language.
+    """
+    return [n for n in nodes if n.is_latest and n.embedding is not None and n.text.strip() and not is_code(n.text)]
 
 
 def primary(nodes: Sequence[Node]) -> list[Node]:

@@ -96,8 +96,10 @@ def dwell(fields: dict[str, Any], kit: OfflineKit) -> str:
     pair_i, pair_j, _ = kit.closest_pair(here_phrases, there_phrases) if here_phrases and there_phrases else (0, 0, 0)
     a = here_phrases[pair_i] if here_phrases else here_name
     b = there_phrases[pair_j] if there_phrases else there_name
-    # Themes: the closest pair first (what links them), then the encountered locus's own salient phrases.
-    themes = list(dict.fromkeys(t for t in [b, a, *there_phrases[:2], *here_phrases[:1]] if t))[:5]
+    # Themes: the closest pair first (what links them), then the encountered locus's own salient phrases; a locus
+    # with no phrase of its own lends none (its stand-in name is no theme).
+    pair = [b if there_phrases else "", a if here_phrases else ""]
+    themes = list(dict.fromkeys(t for t in [*pair, *there_phrases[:2], *here_phrases[:1]] if t))[:5]
     cross = bool(here_domains and there_domains and not set(here_domains) & set(there_domains))
     here_domains, there_domains = (
         [as_written(d, texts) for d in here_domains],

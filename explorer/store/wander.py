@@ -597,10 +597,15 @@ def corpus_marker(con: Connection) -> tuple[int, ...]:
     return tuple(int(value) for value in row or ())
 
 
+# A block of code is a chunk of its own, fenced (explorer.reading.chunker.is_code): read, searched and shown as a
+# source, never a place a walk goes to dwell.
+_NOT_CODE = "NOT (n.type = 'raw_chunk' AND starts_with(n.text, '```'))"
+
+
 def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:
-    """Columns of every embedded, latest node: id, embedding, domain (its document's when it has none of its
-    own: a synthesis belongs to its note's domain), importance, confidence, text, type, entity, document_id and its
-    document's title, and the parent ids of a node with neither (a dream: it spans its parents' domains).
+    """Columns of every embedded, latest node but code: id, embedding, domain (its document's when it has none of
+    its own: a synthesis belongs to its note's domain), importance, confidence, text, type, entity, document_id and
+    its document's title, and the parent ids of a node with neither (a dream: it spans its parents' domains).
     """
     return dialect(con).fetch_numpy(
         con,
@@ -608,7 +613,7 @@ def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:
         "n.type, n.entity, n.document_id, d.title, "
         "CASE WHEN coalesce(n.domain, d.domain) IS NULL THEN n.parent_ids END AS parent_ids "
         "FROM nodes n LEFT JOIN documents d ON d.id = n.document_id "
-        "WHERE n.is_latest AND n.embedding IS NOT NULL ORDER BY n.created_at, n.seq",
+        f"WHERE n.is_latest AND n.embedding IS NOT NULL AND {_NOT_CODE} ORDER BY n.created_at, n.seq",
     )
 
 
