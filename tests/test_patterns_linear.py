@@ -15,8 +15,9 @@ import pytest
 from explorer import text
 from explorer.offline import consolidation as offline_consolidation
 from explorer.prompts import answers, extract_json, split_passages
+from explorer.reading import vault
 from explorer.reading.chunker import chunk_text
-from explorer.reading.formats import asciidoc, is_rule, markdown, rst, sniff
+from explorer.reading.formats import asciidoc, is_rule, rst, sniff
 
 LINEAR_RATIO = 8  # 4n against n: about 4 when linear, 16 when quadratic
 SLOW_S = 1.0  # n characters taking longer than this is already the fault (and 4n would take minutes)
@@ -75,7 +76,8 @@ CASES: list[tuple[str, Callable[[str], object], str, int]] = [
     ("AsciiDoc inline over quotes and stars", asciidoc._inline, "'a *b ", 10_000),
     ("AsciiDoc label over colons", asciidoc._LABEL.fullmatch, ":: ", 10_000),
     ("AsciiDoc heading over equals", asciidoc._HEADING.fullmatch, "= a ==", 10_000),
-    ("wikilinks over openers", markdown.shown, "[[a|", 10_000),
+    ("wikilinks over openers", lambda s: vault.read_note({}, s), "[[a|", 10_000),
+    ("tags over hashes", lambda s: vault.read_note({}, s), " #a#", 10_000),
     ("rST roles over openers", lambda s: rst._ROLE.sub(rst._role, s), ":a:`", 10_000),
     ("a .txt's markup over a heading line", sniff.text_kind, "= a ", 10_000),
     ("rule over a spaced rule", is_rule, "- ", 10_000),

@@ -27,8 +27,11 @@ from markdown_it import MarkdownIt
 NOTE_SUFFIXES = ("", ".md", ".markdown")  # a wikilink with another suffix names an attachment, not a note
 HEADING_MARK = " › "  # [[Target#Heading]] reads "Target › Heading"
 
-# [[target#part|shown]] and ![[...]]: the target holds no ] | # ; the shown text no ]
-_WIKILINK = re.compile(r"(?P<embed>!?)\[\[(?P<target>[^\]|#]*)(?:#(?P<part>[^\]|]*))?(?:\|(?P<shown>[^\]]*))?\]\]")
+# [[target#part|shown]] and ![[...]]: the target holds no [ ] | # ; the shown text no [ ]. No bracket inside, so
+# each "[[" is tried once: with "[" allowed, a run of unclosed "[[a|" was scanned to its end from every one of them.
+_WIKILINK = re.compile(
+    r"(?P<embed>!?)\[\[(?P<target>[^\[\]|#]*)(?:#(?P<part>[^\[\]|]*))?(?:\|(?P<shown>[^\[\]]*))?\]\]"
+)
 # A tag starts a word (line start, space or an opening mark before it) and is not only digits.
 _TAG = re.compile(r"(?:^|(?<=[\s(,;]))#(?P<tag>[\w/-]*[^\W\d_][\w/-]*)")
 _CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)")
