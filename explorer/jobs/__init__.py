@@ -5,9 +5,10 @@ cancels it (:func:`cancel`); :mod:`explorer.jobs.worker` carries it out and :mod
 what each kind of job runs. A surface asked to run in the foreground carries the kind out itself (:func:`run`),
 so both ways do the same. Reading jobs first ends those whose worker died, so none stays running forever.
 
-Where jobs wait: in the file's own ``jobs`` table for its one worker (:mod:`explorer.jobs.worker`); on a PostgreSQL
-store, on procrastinate in the same database for any number of workers (:mod:`explorer.jobs.shared_queue`). The
-surfaces cannot tell the difference: both keep what they show in the ``jobs`` table.
+Where jobs wait is the runtime's :class:`~explorer.jobs.queue.JobQueue`, chosen once (:func:`queue_of`): the
+file's own ``jobs`` table for its one worker (:mod:`explorer.jobs.file_queue`), or on a PostgreSQL store
+procrastinate in the same database for any number of workers (:mod:`explorer.jobs.shared_queue`). Nothing here asks
+which: the surfaces cannot tell the difference, as both keep what they show in the ``jobs`` table.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ from typing import Any
 
 from explorer.errors import ExplorerError, Remedy
 from explorer.jobs.kinds import KINDS, Kind, Params
-from explorer.jobs.worker import ensure_worker, fail_orphans, work
+from explorer.jobs.queue import JobQueue, queue_of
 from explorer.records import Progress, new_id, unheard
 from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
-from explorer.store import Database
 from explorer.store import jobs as jobs_store
 from explorer.wander.errors import InvalidRequest
 
@@ -29,15 +29,17 @@ __all__ = [
     "KINDS",
     "Job",
     "JobNotFound",
+    "JobQueue",
     "JobStateError",
     "JobStatus",
     "cancel",
     "get",
     "list_jobs",
     "run",
+    "queue_of",
     "serve",
-    "shared",
     "submit",
+    "workers_alive",
 ]
 
 
@@ -52,21 +54,11 @@ class JobStateError(ExplorerError):
     """An operation the job's status does not allow (cancelling a job that has ended)."""
 
 
-def shared(runtime: Runtime) -> bool:
-    """Whether the runtime's jobs go on the shared queue (a PostgreSQL store) rather than the file's own."""
-    return not isinstance(runtime.db, Database)
-
-
 def workers_alive(runtime: Runtime) -> int | None:
-    """How many workers take a PostgreSQL store's jobs now (alive by their heartbeat); ``None`` on a file, whose
-    worker is started on demand. A job queued while none is alive waits until someone starts one.
+    """How many workers take the database's jobs now (alive by their heartbeat); ``None`` on a file, whose worker
+    is started on demand. A job queued while none is alive waits until someone starts one.
     """
-    if not shared(runtime):
-        return None
-    from explorer.jobs.shared_queue import STALLED_S
-
-    with runtime.db.connect() as con:
-        return jobs_store.live_queue_workers(con, STALLED_S)
+    return queue_of(runtime).workers_alive()
 
 
 def _checked(runtime: Runtime, kind: str, params: dict[str, Any] | None) -> tuple[Kind, Params]:
@@ -78,23 +70,18 @@ def _checked(runtime: Runtime, kind: str, params: dict[str, Any] | None) -> tupl
 
 
 def submit(runtime: Runtime, kind: str, params: dict[str, Any] | None = None, *, start_worker: bool = True) -> Job:
-    """Queue a job of ``kind`` (a key of :data:`KINDS`) and, on the file, make sure a worker will carry it out (a
-    PostgreSQL store's workers are started by whoever runs it, ``explorer worker``, on any machine).
+    """Queue a job of ``kind`` (a key of :data:`KINDS`) and, unless not ``start_worker``, make sure a worker will
+    carry it out where workers start on demand (the file's; a PostgreSQL store's are started by whoever runs them,
+    ``explorer worker``, on any machine).
 
     The parameters are checked now, and so is what the job needs of the database (a walk needs an active
     session), so a job that cannot run is refused here rather than failing later where nobody looks.
     """
     _, checked = _checked(runtime, kind, params)
-    if shared(runtime):
-        from explorer.jobs import shared_queue  # procrastinate comes with the postgres extra
-
-        shared_queue.install(runtime)
-    with runtime.db.transaction() as con:
-        job = jobs_store.insert_job(con, new_id(), kind, checked.model_dump(mode="json"))
-        if shared(runtime):
-            shared_queue.defer(runtime, con, job.id)
-    if start_worker and not shared(runtime):
-        ensure_worker(runtime)
+    queue = queue_of(runtime)
+    job = queue.put(lambda con: jobs_store.insert_job(con, new_id(), kind, checked.model_dump(mode="json")))
+    if start_worker:
+        queue.wake()
     return job
 
 
@@ -112,7 +99,7 @@ def run(
 def get(runtime: Runtime, job_id: str) -> Job:
     """The job as it stands now."""
     with runtime.db.connect() as con:
-        fail_orphans(runtime)
+        queue_of(runtime).end_the_dead()
         job = jobs_store.get_job(con, job_id)
     if job is None:
         raise JobNotFound(job_id)
@@ -136,7 +123,7 @@ def list_jobs(
     if limit < 0 or offset < 0:
         raise InvalidRequest("limit and offset must not be negative")
     with runtime.db.connect() as con:
-        fail_orphans(runtime)
+        queue_of(runtime).end_the_dead()
         return jobs_store.list_jobs(con, statuses, limit, offset, kind)
 
 
@@ -148,10 +135,7 @@ def cancel(runtime: Runtime, job_id: str) -> Job:
         raise JobStateError(f"job {job_id} has already ended ({job.status})", subject=job_id)
     with runtime.db.transaction() as con:
         jobs_store.request_cancel(con, job_id)
-        if shared(runtime):
-            from explorer.jobs import shared_queue
-
-            shared_queue.abort(runtime, con, job_id)
+        queue_of(runtime).withdraw(con, job_id)
         changed = jobs_store.get_job(con, job_id)
     assert changed is not None
     return changed
@@ -164,14 +148,4 @@ def serve(open_runtime: Callable[[], Runtime], concurrency: int = 1, idle_exit_s
     at once).
     """
     runtime = open_runtime()
-    if shared(runtime):
-        from explorer.jobs import shared_queue
-
-        shared_queue.serve(runtime, open_runtime, concurrency)
-        return None
-    if concurrency != 1:
-        raise InvalidRequest(
-            f"a database file runs one job at a time (it admits one writer), not {concurrency}; "
-            "use a PostgreSQL database for more"
-        )
-    return work(runtime, idle_exit_s=idle_exit_s)
+    return queue_of(runtime).serve(open_runtime, concurrency, idle_exit_s)

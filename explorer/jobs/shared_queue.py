@@ -3,14 +3,14 @@
 
 Why procrastinate: it is a task queue kept in PostgreSQL itself (no broker to run), its workers take a job each
 with ``FOR UPDATE SKIP LOCKED`` (so every job runs once however many workers wait), it aborts a running job on
-request, and its workers send heartbeats, which tell a dead worker's jobs from a busy one's across machines,
-where the file's check of a process id cannot look.
+request, and its workers send heartbeats, which name the candidates when a worker dies on any machine.
 
 What stays in the product's ``jobs`` table: everything the surfaces show (status, progress, result, error, the
 worker that ran it). procrastinate keeps no progress and no result; its job only names the product's job
 (``job_id``), and one task (:data:`TASK`) carries out any kind of job by it, through the same
 :func:`explorer.jobs.worker.execute` as the file's worker, so the Kind registry stays the one place kinds are
-defined. The product's job and its queue entry are written in one transaction: neither exists without the other.
+defined. The product's job and its queue entry are written in one transaction (:meth:`SharedQueue.put`): neither
+exists without the other.
 
 A worker killed outright (``kill -9``, a lost machine) stops writing its jobs' heartbeats; once a job has been
 silent for :data:`STALLED_S` seconds, any other worker's :func:`recover_stalled` ends it: one it had not yet
@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from queue import Empty, SimpleQueue
-from typing import Any
+from typing import cast
 
 import procrastinate
 from procrastinate import exceptions as queue_errors
@@ -44,14 +44,14 @@ from procrastinate.job_context import AbortReason, JobContext
 from procrastinate.jobs import Status
 from procrastinate.schema import SchemaManager
 
-from explorer.jobs.worker import HEARTBEAT_S, execute, identity
-from explorer.records.jobs import JobStatus
+from explorer.jobs.worker import HEARTBEAT_S, STALLED_S, execute, fail_orphans, identity, silence
+from explorer.records.jobs import Job, JobStatus
 from explorer.runtime import Runtime
-from explorer.store import StoreError
+from explorer.store import Connection, StoreError
 from explorer.store import jobs as jobs_store
+from explorer.store.postgres import PgConnection, PostgresDatabase
 
 TASK = "explorer.carry_out"  # the one task: carry out the product's job named by its id
-STALLED_S = 10.0  # a job silent this long is its worker's death: others end it (bound: this + 2 HEARTBEAT_S)
 _SCHEMA_LOCK = 0x45585051  # pg_advisory_xact_lock key for installing procrastinate's tables: "EXPQ"
 
 log = logging.getLogger(__name__)
@@ -112,52 +112,74 @@ def _app(url: str) -> procrastinate.App:
     return app
 
 
-_installed: set[str] = set()
+_installed: set[str] = set()  # the databases whose queue tables this process has seen made
 
 
-def _queue(runtime: Runtime) -> procrastinate.App:
-    """The database's queue."""
-    return _app(getattr(runtime.db, "url"))  # noqa: B009 - the PostgreSQL store's, which the file has not
+class SharedQueue:
+    """The PostgreSQL store's :class:`~explorer.jobs.queue.JobQueue`: procrastinate's, in the same database."""
 
+    def __init__(self, runtime: Runtime):
+        store = runtime.db
+        assert isinstance(store, PostgresDatabase), "procrastinate's queue lives in a PostgreSQL store"
+        self.runtime = runtime
+        self.store = store
+        self.url = store.url
+        self.app = _app(store.url)
 
-def install(runtime: Runtime) -> None:
-    """Create the queue's tables in the database unless they are there: the first process to queue a job or to
-    serve creates them, so there is nothing for a user to run. Its own transaction (not a job's: the tables stay
-    if that job is refused).
-    """
-    url = getattr(runtime.db, "url")  # noqa: B009
-    if url not in _installed:
-        with runtime.db.transaction() as con:
-            jobs_store.install_queue(con, SchemaManager.get_schema(), _SCHEMA_LOCK)
-        _installed.add(url)
+    def install(self) -> None:
+        """Create the queue's tables in the database unless they are there: the first process to queue a job or
+        to serve creates them, so there is nothing for a user to run. Its own transaction (not a job's: the tables
+        stay if that job is refused).
+        """
+        if self.url not in _installed:
+            with self.store.transaction() as con:
+                jobs_store.install_queue(con, SchemaManager.get_schema(), _SCHEMA_LOCK)
+            _installed.add(self.url)
 
+    def put(self, insert: Callable[[Connection], Job]) -> Job:
+        """Store the job and queue it on procrastinate in the same transaction, the queue made ready first."""
+        self.install()
+        with self.store.transaction() as con:
+            job = insert(con)
+            queue_job_id = self.app.tasks[TASK].configure(connection=con.raw).defer(job_id=job.id)
+            jobs_store.link_queue_job(con, job.id, queue_job_id)
+        return job
 
-def defer(runtime: Runtime, con: Any, job_id: str) -> None:
-    """Queue the product's job ``job_id`` (just inserted in the transaction ``con``) in the same transaction; the
-    queue made ready by :func:`install` first.
-    """
-    app = _queue(runtime)
-    queue_job_id = app.tasks[TASK].configure(connection=con.raw).defer(job_id=job_id)
-    jobs_store.link_queue_job(con, job_id, queue_job_id)
+    def wake(self) -> None:
+        """Nothing: a PostgreSQL store's workers are started by whoever runs them (``explorer worker``), on any
+        machine; :meth:`workers_alive` tells whether one waits.
+        """
 
+    def withdraw(self, con: Connection, job_id: str) -> None:
+        """Withdraw a queued job from the queue, or ask its worker to abort a running one, in the transaction
+        ``con`` that sets the product's cancel flag (which the run reads between items, as on the file).
+        """
+        queue_job_id = jobs_store.queue_job_of(con, job_id)
+        if queue_job_id is not None:
+            raw = cast(PgConnection, con).raw  # the transaction of this store, so a PostgreSQL one
+            self.app.job_manager.cancel_job_by_id(queue_job_id, abort=True, connection=raw)
 
-def abort(runtime: Runtime, con: Any, job_id: str) -> None:
-    """Withdraw a queued job from the queue, or ask its worker to abort a running one, in the transaction ``con``
-    that sets the product's cancel flag (which the run reads between items, as on the file).
-    """
-    queue_job_id = jobs_store.queue_job_of(con, job_id)
-    if queue_job_id is not None:
-        _queue(runtime).job_manager.cancel_job_by_id(queue_job_id, abort=True, connection=con.raw)
+    def workers_alive(self) -> int:
+        """How many workers take the database's jobs now, alive by their heartbeat: a job queued while none is
+        alive waits until someone starts one.
+        """
+        with self.runtime.db.connect() as con:
+            return jobs_store.live_queue_workers(con, STALLED_S)
 
+    def end_the_dead(self) -> int:
+        """End the jobs of workers seen gone from this machine at once. Silent ones are ended by the living
+        workers (:func:`recover_stalled`), which alone can tell a dead worker from a server that was away.
+        """
+        return fail_orphans(self.runtime)
 
-def serve(runtime: Runtime, open_runtime: Callable[[], Runtime], concurrency: int = 1) -> None:
-    """Carry out the database's queued jobs, ``concurrency`` at once, until SIGTERM or Ctrl-C (which fail the
-    jobs under way, saying the worker was stopped); meanwhile end the jobs of workers that died. ``runtime`` is
-    the first of the runtimes its jobs run in, ``open_runtime`` opens more when more jobs run at once.
-    """
-    install(runtime)
-    runtimes = Runtimes(runtime, open_runtime)
-    asyncio.run(_work(_queue(runtimes.first), runtimes, concurrency))
+    def serve(self, open_runtime: Callable[[], Runtime], concurrency: int, idle_exit_s: float | None) -> None:
+        """Carry out the database's queued jobs, ``concurrency`` at once, until SIGTERM or Ctrl-C (which fail the
+        jobs under way, saying the worker was stopped); meanwhile end the jobs of workers that died. Its runtime
+        is the first of those its jobs run in, ``open_runtime`` opens more when more jobs run at once. Never ends
+        for being idle: others may queue jobs at any time, from any machine.
+        """
+        self.install()
+        asyncio.run(_work(self.app, Runtimes(self.runtime, open_runtime), concurrency))
 
 
 async def _work(app: procrastinate.App, runtimes: Runtimes, concurrency: int) -> None:
@@ -233,17 +255,16 @@ async def recover_stalled(app: procrastinate.App, runtime: Runtime) -> int:
 
 
 def _end_stalled(runtime: Runtime, job_id: str) -> JobStatus:
-    """Fail the product's job if its worker had begun it and has been silent for :data:`STALLED_S`; how it
-    stands now (queued: never begun; running: it beats, so its worker lives; a job that is gone counts as failed).
+    """Fail the product's job if its worker had begun it and has been silent for :data:`STALLED_S`, unless the
+    server itself started less than that ago; how it stands now (queued: never begun; running: it beats, or the
+    server is new, so its worker may live; a job that is gone counts as failed).
     """
     with runtime.db.transaction() as con:
         job = jobs_store.get_job(con, job_id)
         if job is None or job.status is not JobStatus.RUNNING:
             return JobStatus.FAILED if job is None else job.status
-        reason = (
-            f"the worker {job.worker} stopped answering (no heartbeat for {STALLED_S:.0f} s: killed, crashed or cut "
-            "off) before finishing the job; what was done before stands"
-        )
-        if not jobs_store.fail_silent(con, job.id, STALLED_S, reason):
+        if not jobs_store.server_up_for(con, STALLED_S):
+            return JobStatus.RUNNING
+        if not jobs_store.fail_silent(con, job.id, STALLED_S, silence(job, STALLED_S)):
             return JobStatus.RUNNING
     return JobStatus.FAILED

@@ -39,7 +39,8 @@ from explorer.store.database import Connection, DatabaseUnavailable, Fence
 from explorer.store.leases import identity, is_alive
 
 PROGRESS_EVERY_S = 0.5  # progress is written at most this often, and the cancel flag read this often
-HEARTBEAT_S = 2.0  # how often a running job's worker writes that it lives (the shared queue's judge of death)
+HEARTBEAT_S = 2.0  # how often a running job's worker writes that it lives (every queue's judge of death)
+STALLED_S = 10.0  # a job silent this long is its worker's death (bound: this + 2 HEARTBEAT_S, and see end_silent)
 POLL_S = 1.0  # how often an idle worker looks for queued jobs
 IDLE_EXIT_S = 60.0  # a worker started on demand ends after this long with nothing to do
 # How much a worker lowers its CPU priority (`jobs worker --nice`): its runs are background work, and on two cores a
@@ -65,8 +66,11 @@ class WorkerStopped(BaseException):
 
 
 def fail_orphans(runtime: Runtime) -> int:
-    """End every running job whose worker is gone (killed, crashed, the machine restarted) as failed, saying so;
-    how many. Called whenever jobs are read, so no job stays "running" for a dead worker.
+    """End every running job whose worker process is seen gone from this machine (killed, crashed, the machine
+    restarted) as failed, saying so; how many. A proof of death, never of life: a process by its id and start time,
+    so a reused id is not taken for it; a worker seen running, or on another machine, is judged by its job's
+    heartbeat (:func:`end_silent`, :mod:`explorer.jobs.shared_queue`). Called whenever jobs are read, so a killed
+    worker's job shows failed at once rather than after the silence.
     """
     with runtime.db.connect() as con:  # a read; the write only when a worker has died (nests in a caller's)
         orphans = {
@@ -79,6 +83,28 @@ def fail_orphans(runtime: Runtime) -> int:
             with runtime.db.transaction() as tx:
                 jobs_store.fail_orphans(tx, orphans)
     return len(orphans)
+
+
+def silence(job: Job, silent_s: float) -> str:
+    """Why a job whose worker stopped writing its heartbeat was failed (the same words on every queue)."""
+    return (
+        f"the worker {job.worker} stopped answering (no heartbeat for {silent_s:.0f} s: killed, crashed or cut "
+        "off) before finishing the job; what was done before stands"
+    )
+
+
+def end_silent(runtime: Runtime, silent_s: float) -> int:
+    """End every running job whose worker has written no heartbeat for ``silent_s`` seconds as failed, whatever
+    its process id says (a process frozen, a worker on a machine or in a container that is gone); how many. For a
+    judge that trusts its view of the heartbeats: the file's readers and worker (a PostgreSQL server's restart
+    silences every worker at once, so its judges are guarded, see :mod:`explorer.jobs.shared_queue`).
+    """
+    with runtime.db.connect() as con:  # a read; the write only when a job is silent (nests in a caller's)
+        silent = jobs_store.silent_jobs(con, silent_s)
+        if not silent:
+            return 0
+        with runtime.db.transaction() as tx:
+            return sum(jobs_store.fail_silent(tx, job.id, silent_s, silence(job, silent_s)) for job in silent)
 
 
 def _lock_path(runtime: Runtime) -> Path:
@@ -260,7 +286,6 @@ def work(runtime: Runtime, idle_exit_s: float | None = None, max_jobs: int | Non
         me = identity()
         stop = _stop_on_sigterm()
         carried = 0
-        fail_orphans(runtime)
         idle_since = time.monotonic()
         while max_jobs is None or carried < max_jobs:
             try:

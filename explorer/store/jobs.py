@@ -167,18 +167,36 @@ def fail_orphans(con: Connection, orphans: dict[str, str]) -> None:
         )
 
 
+_SILENT = "status = 'running' AND coalesce(heartbeat_at, started_at) < now() - CAST(? AS INTERVAL)"
+
+
+def silent_jobs(con: Connection, silent_s: float) -> list[Job]:
+    """Running jobs whose worker has written no heartbeat for ``silent_s`` seconds, by the database's clock (the
+    one that wrote the heartbeats).
+    """
+    rows = con.execute(f"SELECT {_COLUMNS} FROM jobs WHERE {_SILENT}", [f"{silent_s} seconds"]).fetchall()
+    return [_job(row) for row in rows]
+
+
 def fail_silent(con: Connection, job_id: str, silent_s: float, reason: str) -> bool:
-    """PostgreSQL only: fail a running job whose worker has written no heartbeat for ``silent_s`` seconds, unless
-    the server itself started less than ``silent_s`` ago (after a restart every heartbeat is old, the living
-    ones' too, until they reconnect); whether it did. Both clocks are the server's.
+    """Fail a running job whose worker has written no heartbeat for ``silent_s`` seconds; whether it did. One
+    update, so a heartbeat written since the job was found silent keeps it running.
     """
     row = con.execute(
-        "UPDATE jobs SET status = 'failed', error = ?, finished_at = now() WHERE id = ? AND status = 'running' "
-        "AND coalesce(heartbeat_at, started_at) < now() - make_interval(secs => ?) "
-        "AND pg_postmaster_start_time() < now() - make_interval(secs => ?) RETURNING id",
-        [reason, job_id, silent_s, silent_s],
+        f"UPDATE jobs SET status = 'failed', error = ?, finished_at = now() WHERE id = ? AND {_SILENT} RETURNING id",
+        [reason, job_id, f"{silent_s} seconds"],
     ).fetchone()
     return row is not None
+
+
+def server_up_for(con: Connection, seconds: float) -> bool:
+    """PostgreSQL only: whether the server started more than ``seconds`` ago (after a restart every heartbeat is
+    old, the living workers' too, until they reconnect). Its own clock, as the heartbeats'.
+    """
+    row = con.execute(
+        "SELECT pg_postmaster_start_time() < now() - CAST(? AS INTERVAL)", [f"{seconds} seconds"]
+    ).fetchone()
+    return bool(row and row[0])
 
 
 def live_queue_workers(con: Connection, within_s: float) -> int:

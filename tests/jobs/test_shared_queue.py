@@ -47,7 +47,7 @@ counting_kind.register()
 
 def test_a_worker_process_carries_out_a_job_queued_on_postgres(pg_runtime: Runtime, postgres_url: str, start_worker):
     job = jobs.submit(pg_runtime, counting_kind.NAME, {"items": 3})
-    assert job.status is JobStatus.QUEUED and jobs.shared(pg_runtime)
+    assert job.status is JobStatus.QUEUED and isinstance(jobs.queue_of(pg_runtime), shared_queue.SharedQueue)
     assert queue_status(pg_runtime, postgres_url, job.id) == "todo"  # queued in the same transaction
     process = start_worker()
     done = wait_for(pg_runtime, job.id, lambda j: j.status.ended)
