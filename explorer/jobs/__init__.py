@@ -70,8 +70,8 @@ def _checked(runtime: Runtime, kind: str, params: dict[str, Any] | None) -> tupl
 
 
 def submit(runtime: Runtime, kind: str, params: dict[str, Any] | None = None, *, start_worker: bool = True) -> Job:
-    """Queue a job of ``kind`` (a key of :data:`KINDS`) and, unless not ``start_worker``, make sure a worker will
-    carry it out where workers start on demand (the file's; a PostgreSQL store's are started by whoever runs them,
+    """Queue a job of ``kind`` (a key of :data:`KINDS`) and, with ``start_worker``, make sure a worker will carry
+    it out where workers start on demand (the file's; a PostgreSQL store's are started by whoever runs them,
     ``explorer worker``, on any machine).
 
     The parameters are checked now, and so is what the job needs of the database (a walk needs an active
