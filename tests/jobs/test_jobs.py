@@ -30,6 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "wander"))
 from conftest import new_session  # noqa: E402  (the wander tests' session maker)
 
 EXPLORER = [sys.executable, "-m", "explorer"]
+# the file's worker, in this process (worker.work) or started on demand: a PostgreSQL store's are explorer worker
+# processes started by hand (tests/jobs/test_shared_queue.py tries the same there)
+FILE_WORKER = pytest.mark.duckdb_only("the file's worker")
 
 
 def cli(db: Path, *args: str) -> dict[str, Any]:
@@ -75,6 +78,7 @@ def test_a_job_is_checked_when_asked_for(corpus_runtime: Runtime) -> None:
     assert jobs.list_jobs(corpus_runtime) == []
 
 
+@FILE_WORKER
 def test_a_worker_carries_a_job_out_and_stores_its_report(corpus_runtime: Runtime) -> None:
     session = new_session(corpus_runtime)
     job = jobs.submit(corpus_runtime, "wander.run", {"session_id": session.id, "steps": 3}, start_worker=False)
@@ -92,6 +96,7 @@ def test_a_worker_carries_a_job_out_and_stores_its_report(corpus_runtime: Runtim
     assert jobs.list_jobs(corpus_runtime, status="succeeded", kind="ingest") == []
 
 
+@FILE_WORKER
 def test_a_failing_job_fails_alone_with_the_engines_words(corpus_runtime: Runtime) -> None:
     session = new_session(corpus_runtime)
     first = jobs.submit(corpus_runtime, "wander.run", {"session_id": session.id, "steps": 2}, start_worker=False)
@@ -103,6 +108,7 @@ def test_a_failing_job_fails_alone_with_the_engines_words(corpus_runtime: Runtim
     assert jobs.get(corpus_runtime, second.id).status is JobStatus.SUCCEEDED
 
 
+@FILE_WORKER
 def test_cancelling(corpus_runtime: Runtime) -> None:
     job = jobs.submit(corpus_runtime, "dream.fuse", {}, start_worker=False)
     cancelled = jobs.cancel(corpus_runtime, job.id)
@@ -114,6 +120,7 @@ def test_cancelling(corpus_runtime: Runtime) -> None:
         jobs.get(corpus_runtime, "nope")
 
 
+@FILE_WORKER
 def test_background_from_the_command_line_then_cancel_between_steps(corpus_runtime: Runtime, model_server) -> None:
     """The CLI contract: ``wander run --background --json`` prints the job id, ``jobs show --json`` its status and
     progress; a worker process starts on demand; a cancel stops the walk after the step under way, and the steps
@@ -150,6 +157,7 @@ def a_long_walk_under_way(runtime: Runtime, model_server) -> tuple[Session, Job,
     return session, running, running.worker_pid
 
 
+@FILE_WORKER
 def test_a_worker_killed_outright_leaves_its_job_failed(corpus_runtime: Runtime, model_server) -> None:
     session, job, pid = a_long_walk_under_way(corpus_runtime, model_server)
     os.kill(pid, signal.SIGKILL)
@@ -165,6 +173,7 @@ def test_a_worker_killed_outright_leaves_its_job_failed(corpus_runtime: Runtime,
     assert wait_for(corpus_runtime, again.id, lambda j: j.status.ended).status is JobStatus.SUCCEEDED
 
 
+@FILE_WORKER
 def test_a_stopped_worker_fails_its_job_saying_so(corpus_runtime: Runtime, model_server) -> None:
     _, job, pid = a_long_walk_under_way(corpus_runtime, model_server)
     os.kill(pid, signal.SIGTERM)
