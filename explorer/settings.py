@@ -1,9 +1,16 @@
 """One settings object for paths, models and budgets.
 
-Read from environment variables, then an optional ``explorer.toml`` (in the
-working directory, or the file named by ``EXPLORER_CONFIG``). API keys are never
-read here: litellm reads them from each provider's own environment variables,
-so they cannot leak into the database or the logs.
+Read from environment variables, then an optional ``explorer.toml`` (in the working directory, or the file named by
+``EXPLORER_CONFIG``). API keys are never read here: litellm reads them from each provider's own environment
+variables, so they cannot leak into the database or the logs.
+
+Each setting is declared once, as a field of :class:`Settings`: its type and bounds (pydantic checks them), its
+default, its environment variable (the field's alias) and its description (its docstring), from which
+``scripts/settings_reference.py`` generates ``docs/reference/settings.md``. It is a pydantic dataclass, not
+pydantic-settings' ``BaseSettings``: code and tests derive settings with ``dataclasses.replace``, a ``BaseSettings``
+reads the process environment whenever one is made (a test's ``Settings()`` would take a developer's
+``EXPLORER_DB``), and :func:`load_settings` is given the environment to read. What that leaves by hand, one variable
+per field and one TOML table, is a few lines of :func:`load_settings`.
 """
 
 from __future__ import annotations
@@ -12,12 +19,16 @@ import json
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote
 
 from platformdirs import user_data_dir
+from pydantic import BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic.dataclasses import dataclass
+from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
 from explorer.errors import ExplorerError
 
@@ -25,94 +36,14 @@ DEFAULT_EMBEDDING_MODEL = "local:all-MiniLM-L6-v2"
 SERVER_SCHEMES = ("postgresql://", "postgres://")  # the URL forms libpq reads; any other location is a file
 # A query parameter of a server URL that carries a secret: the password, or the one of the client's TLS key.
 _PASSWORD_PARAMETER = re.compile(r"[?&](?:ssl)?password=([^&]*)")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Where the data lives and which models answer.
-
-    ``local_model`` and ``cloud_model`` are litellm model names (for example
-    ``ollama/llama3.1`` and ``anthropic/claude-sonnet-4-5``); either may be unset.
-    When both are unset every prompt is answered by the built-in offline provider.
-    ``cloud_budget_cents`` is the default budget of every run that calls priced models
-    (a wander session, an ingest, a night of dreaming); ``prices`` gives dollars per
-    million (input, output) tokens for models litellm has no price for; ``concurrency``
-    is how many independent model calls are in flight at once. ``nats_url`` (``NATS_URL``) names a NATS server
-    every stored event is also published to, under its own subject (unset: events are only stored).
-    ``structured`` says how a JSON answer's schema is sent to a model (:data:`STRUCTURED`; ``auto``: in the
-    strongest form its provider takes, see :mod:`explorer.providers.structured`).
-    ``tokens`` names the people of a shared deployment, name → token: the API accepts each token and logs a
-    review made with it under its name (kept out of ``repr``, so a printed settings object shows no secret).
-    """
-
-    # a DuckDB file, or a PostgreSQL URL (postgresql://user:pass@host:5432/dbname) for a shared store
-    db_path: Path | str = field(default_factory=lambda: Path(user_data_dir("dream-explorer")) / "explorer.duckdb")
-    local_model: str | None = None
-    cloud_model: str | None = None
-    embedding_model: str = DEFAULT_EMBEDDING_MODEL
-    api_base: str | None = None
-    timeout_s: float = 60.0
-    retries: int = 2
-    lock_wait_s: float = 15.0
-    cloud_budget_cents: int = 500
-    concurrency: int = 8
-    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
-    answer_caps: dict[str, int] = field(default_factory=dict)  # characters by prompt kind, over the defaults
-    structured: str = "auto"
-    seed: int = 0
-    nats_url: str | None = None
-    tokens: dict[str, str] = field(default_factory=dict, repr=False)
-
-    @property
-    def offline(self) -> bool:
-        """Whether no model is configured, so every prompt is answered offline (the demo, the tests)."""
-        return not (self.local_model or self.cloud_model)
-
-    def with_db(self, db: str | Path | None) -> Settings:
-        """The same settings on another database (a ``--db`` option), or these when none is given."""
-        return self if db is None else replace(self, db_path=database_location(db))
-
-
-_ENV = {
-    "EXPLORER_DB": ("db_path", Path),
-    "EXPLORER_LOCAL_MODEL": ("local_model", str),
-    "EXPLORER_CLOUD_MODEL": ("cloud_model", str),
-    "EXPLORER_EMBEDDING_MODEL": ("embedding_model", str),
-    "EXPLORER_API_BASE": ("api_base", str),
-    "EXPLORER_TIMEOUT": ("timeout_s", float),
-    "EXPLORER_RETRIES": ("retries", int),
-    "EXPLORER_LOCK_WAIT": ("lock_wait_s", float),
-    "EXPLORER_BUDGET_CENTS": ("cloud_budget_cents", int),
-    "EXPLORER_CONCURRENCY": ("concurrency", int),
-    "EXPLORER_PRICES": ("prices", dict),
-    "EXPLORER_ANSWER_CAPS": ("answer_caps", dict),
-    "EXPLORER_STRUCTURED": ("structured", str),
-    "EXPLORER_SEED": ("seed", int),
-    "NATS_URL": ("nats_url", str),  # the name NATS tools read, so one variable serves them and Dream Explorer
-    "EXPLORER_TOKENS": ("tokens", dict),
-}
-# How a JSON answer's schema is sent: chosen per model, forced to the OpenAI form, llama.cpp's JSON mode with the
-# schema, or not sent at all.
-STRUCTURED = ("auto", "json_schema", "json_object", "off")
-_LIMITS = {"concurrency": (1, 64), "retries": (0, 10), "timeout_s": (0.1, 3600.0), "cloud_budget_cents": (0, 10**7)}
+# A token's characters are those of an RFC 6750 bearer credential, so any HTTP client sends it as it is; 16 or
+# more of them (secrets.token_urlsafe() gives 43) keep guessing out of reach. A name is what a review log shows.
+TOKEN = re.compile(r"[A-Za-z0-9._~+/=-]{16,}")
+TOKEN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,63}")
 
 
 class SettingsError(ExplorerError):
     """A configuration value that cannot be used."""
-
-
-def _coerce(name: str, kind: type, raw: object) -> object:
-    if raw in ("", None):
-        return None
-    if name in ("tokens", "EXPLORER_TOKENS"):
-        return _tokens(name, raw)
-    if kind is dict:
-        table = _table(name, raw)
-        return _prices(name, table) if name in ("prices", "EXPLORER_PRICES") else table
-    try:
-        return database_location(str(raw)) if kind is Path else kind(raw)
-    except (TypeError, ValueError) as exc:
-        raise SettingsError(f"setting {name}: cannot read {raw!r} as {kind.__name__}") from exc
 
 
 def database_location(given: str | Path) -> Path | str:
@@ -199,39 +130,17 @@ def _forms(password: str) -> set[str]:
     return {form for form in (password, unquote(password)) if form}
 
 
-def _table(name: str, raw: object) -> dict[str, Any]:
-    """A TOML table, or a JSON object given in an environment variable."""
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise SettingsError(f"setting {name}: not JSON ({exc.msg})") from exc
-    if not isinstance(raw, dict):
-        raise SettingsError(f"setting {name}: give a table (a JSON object in the environment)")
-    return raw
+def _table(raw: object) -> object:
+    """A TOML table as it is, or the JSON object an environment variable gives."""
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc.msg})") from None
 
 
-def _prices(name: str, raw: dict[str, Any]) -> dict[str, tuple[float, float]]:
-    """``{"model": [input, output]}`` in dollars per million tokens."""
-    prices = {}
-    for model, pair in raw.items():
-        if (
-            not isinstance(pair, list | tuple)
-            or len(pair) != 2
-            or not all(isinstance(p, int | float) and not isinstance(p, bool) and 0 <= p < 1e6 for p in pair)
-        ):
-            raise SettingsError(f"setting {name}: the price of {model!r} must be [input, output] dollars per million")
-        prices[str(model)] = (float(pair[0]), float(pair[1]))
-    return prices
-
-
-# A token's characters are those of an RFC 6750 bearer credential, so any HTTP client sends it as it is; 16 or
-# more of them (secrets.token_urlsafe() gives 43) keep guessing out of reach. A name is what a review log shows.
-TOKEN = re.compile(r"[A-Za-z0-9._~+/=-]{16,}")
-TOKEN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,63}")
-
-
-def _tokens(name: str, raw: object) -> dict[str, str]:
+def _tokens(raw: object) -> dict[str, str]:
     """Name → token, from ``"ana=TOKEN,ben=TOKEN"`` (an environment variable) or a TOML table.
 
     An error names the entry by its place, never by what it holds: a name and a token written the wrong way
@@ -240,58 +149,151 @@ def _tokens(name: str, raw: object) -> dict[str, str]:
     if isinstance(raw, str):
         entries = [entry.strip().partition("=") for entry in raw.split(",") if entry.strip()]
         if not all(sep for _, sep, _ in entries):
-            raise SettingsError(f"setting {name}: give name=token pairs separated by commas")
-        pairs: list[tuple[str, object]] = [(person.strip(), token.strip()) for person, _, token in entries]
+            raise ValueError("give name=token pairs separated by commas")
+        pairs: list[tuple[object, object]] = [(person.strip(), token.strip()) for person, _, token in entries]
     elif isinstance(raw, dict):
         pairs = list(raw.items())
     else:
-        raise SettingsError(f"setting {name}: give a table of name = token")
+        raise ValueError("give a table of name = token")
     tokens: dict[str, str] = {}
     for place, (person, token) in enumerate(pairs, start=1):
-        where = f"setting {name}, entry {place}"
-        if not TOKEN_NAME.fullmatch(person):
-            raise SettingsError(f"{where}: a name is a letter, then up to 63 letters, digits, '.', '_' or '-'")
+        if not isinstance(person, str) or not TOKEN_NAME.fullmatch(person):
+            raise ValueError(f"entry {place}: a name is a letter, then up to 63 letters, digits, '.', '_' or '-'")
         if person.lower() in (known.lower() for known in tokens):
-            raise SettingsError(f"{where}: the name is given twice (names must differ in more than case)")
+            raise ValueError(f"entry {place}: the name is given twice (names must differ in more than case)")
         if not isinstance(token, str) or not TOKEN.fullmatch(token):
-            raise SettingsError(f"{where}: a token is 16 or more of A-Z a-z 0-9 . _ ~ + / = -")
+            raise ValueError(f"entry {place}: a token is 16 or more of A-Z a-z 0-9 . _ ~ + / = -")
         if token in tokens.values():
-            raise SettingsError(f"{where}: the token is another person's too; each person needs their own")
+            raise ValueError(f"entry {place}: the token is another person's too; each person needs their own")
         tokens[person] = token
     return tokens
 
 
-def _check_limits(values: dict[str, Any]) -> None:
-    for attr, (low, high) in _LIMITS.items():
-        value = values.get(attr)
-        if value is not None and not low <= value <= high:
-            raise SettingsError(f"setting {attr}: {value} is outside {low}..{high}")
-    if values.get("structured", "auto") not in STRUCTURED:
-        raise SettingsError(f"setting structured: {values['structured']!r} is not one of {', '.join(STRUCTURED)}")
+Price = Annotated[float, Field(ge=0, lt=1e6)]  # dollars per million tokens
+
+
+@dataclass(frozen=True, config=ConfigDict(validate_by_name=True, use_attribute_docstrings=True))
+class Settings:
+    """Where the data lives and which models answer: each field's docstring says what it does, its alias names
+    its environment variable, and its name is its ``explorer.toml`` key.
+    """
+
+    db_path: Annotated[Path | str, BeforeValidator(database_location)] = Field(
+        default_factory=lambda: Path(user_data_dir("dream-explorer")) / "explorer.duckdb",
+        validation_alias="EXPLORER_DB",
+    )
+    """The DuckDB file, or `postgresql://user:pass@host:5432/dbname` for a shared PostgreSQL with pgvector; every
+    command also takes `--db`. By default `explorer.duckdb` in the user data folder."""
+    local_model: str | None = Field(default=None, validation_alias="EXPLORER_LOCAL_MODEL")
+    """The litellm model for routine calls, e.g. `ollama/llama3.1`. With neither model set, every prompt is answered
+    by the built-in offline provider."""
+    cloud_model: str | None = Field(default=None, validation_alias="EXPLORER_CLOUD_MODEL")
+    """The litellm model for high-value calls, e.g. `anthropic/claude-sonnet-4-5`."""
+    embedding_model: str = Field(default=DEFAULT_EMBEDDING_MODEL, validation_alias="EXPLORER_EMBEDDING_MODEL")
+    """`local:all-MiniLM-L6-v2`, `hashing` (hashed words and word pairs: instant, no torch, but it knows only shared
+    words: for tests and quick trials, not discovery), or any litellm embedding model."""
+    api_base: str | None = Field(default=None, validation_alias="EXPLORER_API_BASE")
+    """The base URL of a local model server (Ollama, vLLM, llama.cpp ...)."""
+    timeout_s: float = Field(default=60.0, ge=0.1, le=3600.0, validation_alias="EXPLORER_TIMEOUT")
+    """Seconds one attempt of a model call or a remote embedding may take, for the whole request (connect, first
+    byte and whole body: a server trickling its answer is cut off at it). A call takes at most timeout × (retries +
+    1) plus 0.5 s + 1 s ... of backoff; a cancelled job abandons the call or embedding it waits on."""
+    retries: int = Field(default=2, ge=0, le=10, validation_alias="EXPLORER_RETRIES")
+    """Retries of a model call or a remote embedding, with backoff; these are the only retries (the HTTP client's
+    and litellm's own are off)."""
+    lock_wait_s: float = Field(default=15.0, validation_alias="EXPLORER_LOCK_WAIT")
+    """Seconds to wait for another process holding the database."""
+    cloud_budget_cents: int = Field(default=500, ge=0, le=10**7, validation_alias="EXPLORER_BUDGET_CENTS")
+    """The default budget of every run that calls priced models (a wander session, an ingest, a night of dreaming;
+    `--budget-cents` on each command). Each attempt is reserved at its worst case (the whole prompt and a full
+    answer) before it is made and counted at its real cost after, never more than that reservation, so no budget is
+    ever exceeded; a wander step the budget cannot cover goes to the local model, other runs stop asking and say
+    so."""
+    concurrency: int = Field(default=8, ge=1, le=64, validation_alias="EXPLORER_CONCURRENCY")
+    """Model requests in flight at once, for independent items (dreams, judgements, merges, a document's implants
+    and insights). Results are kept in order, so a seeded run is the same at any setting; the offline provider
+    always answers one at a time."""
+    prices: Annotated[dict[str, tuple[Price, Price]], BeforeValidator(_table)] = Field(
+        default_factory=dict, validation_alias="EXPLORER_PRICES"
+    )
+    """Dollars per million (input, output) tokens for models litellm does not price, as JSON
+    `{"openai/my-model": [0.15, 0.6]}` (or an `[explorer.prices]` table); an unpriced model counts as free."""
+    answer_caps: Annotated[dict[str, int], BeforeValidator(_table)] = Field(
+        default_factory=dict, validation_alias="EXPLORER_ANSWER_CAPS"
+    )
+    """The longest answer accepted per prompt kind, in characters, as JSON `{"implant": 1500}` (or an
+    `[explorer.answer_caps]` table); by default 6 characters per token of the prompt's `max_tokens`."""
+    structured: Literal["auto", "json_schema", "json_object", "off"] = Field(
+        default="auto", validation_alias="EXPLORER_STRUCTURED"
+    )
+    """How a JSON answer's schema is sent: `auto` chooses per model (see `explorer/providers/structured.py`),
+    `json_schema` or `json_object` (with the schema) says where to begin, `off` sends nothing. A server that refuses
+    a form is asked again at once in the next weaker form, which is kept for 7 days (in `<db>.forms.json`, or the
+    user cache folder for a server)."""
+    seed: int = Field(default=0, validation_alias="EXPLORER_SEED")
+    """The seed of the offline provider."""
+    nats_url: str | None = Field(default=None, validation_alias="NATS_URL")  # the variable NATS tools read too
+    """A NATS server (`nats://127.0.0.1:4222`) every stored event is also published to, under the subject it is
+    stored with, as JSON. The store stays the record: a server that is away costs a run nothing (a warning, once)."""
+    tokens: Annotated[dict[str, str], BeforeValidator(_tokens)] = Field(
+        default_factory=dict,
+        validation_alias="EXPLORER_TOKENS",
+        repr=False,  # a printed Settings shows no secret
+    )
+    """The people of a shared deployment, `name=token` pairs separated by commas (or an `[explorer.tokens]` table):
+    each token opens the API and the app, and a review made with it is logged under its name. A name is a letter
+    then up to 63 letters, digits, `.`, `_`, `-`; a token is 16 or more of `A-Z a-z 0-9 . _ ~ + / = -`, each
+    person their own."""
+
+    @property
+    def offline(self) -> bool:
+        """Whether no model is configured, so every prompt is answered offline (the demo, the tests)."""
+        return not (self.local_model or self.cloud_model)
+
+    def with_db(self, db: str | Path | None) -> Settings:
+        """The same settings on another database (a ``--db`` option), or these when none is given."""
+        return self if db is None else replace(self, db_path=db)
+
+
+FIELDS: dict[str, FieldInfo] = Settings.__pydantic_fields__  # type: ignore[attr-defined]
+VARIABLES = {name: str(field.validation_alias) for name, field in FIELDS.items()}  # each field's variable
+TOML_NAMES = {"db": "db_path", "database": "db_path"}  # keys explorer.toml may use besides the fields' names
 
 
 def load_settings(environ: dict[str, str] | None = None, config_file: Path | None = None) -> Settings:
-    """Settings from ``explorer.toml`` overridden by environment variables."""
+    """Settings from ``explorer.toml`` overridden by environment variables; an empty value means the default."""
     env = os.environ if environ is None else environ
-    values: dict[str, Any] = {}  # each value was coerced to its field's type by _coerce
     path = config_file or Path(env.get("EXPLORER_CONFIG", "explorer.toml"))
-    if path.is_file():
-        try:
-            table = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise SettingsError(f"{path}: not valid TOML ({exc})") from exc
-        kinds = {attr: kind for attr, kind in _ENV.values()}
-        for key, raw in table.get("explorer", table).items():
-            if key in ("db", "database"):
-                key = "db_path"
-            if key not in kinds:
-                raise SettingsError(f"{path}: unknown setting {key!r}")
-            values[key] = _coerce(key, kinds[key], raw)
-    for var, (attr, kind) in _ENV.items():
-        if var in env:
-            values[attr] = _coerce(var, kind, env[var])
-    values = {
-        k: v for k, v in values.items() if v is not None or k in ("local_model", "cloud_model", "api_base", "nats_url")
-    }
-    _check_limits(values)
-    return replace(Settings(), **values)
+    given = {name: (name, value) for name, value in _toml_settings(path).items()}  # field → (its source's name, value)
+    given |= {name: (variable, env[variable]) for name, variable in VARIABLES.items() if variable in env}
+    try:
+        return Settings(**{name: value for name, (_, value) in given.items() if value != ""})
+    except ValidationError as exc:  # not chained: its text quotes the value, which may be a token
+        error = exc.errors()[0]
+        raise SettingsError(f"setting {given[str(error['loc'][0])][0]}: {_problem(error)}") from None
+
+
+def _toml_settings(path: Path) -> dict[str, Any]:
+    """The ``[explorer]`` table of a TOML file (or the whole file), by field name; nothing when there is no file."""
+    if not path.is_file():
+        return {}
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: not valid TOML ({exc})") from exc
+    settings = {TOML_NAMES.get(key, key): value for key, value in table.get("explorer", table).items()}
+    unknown = next((key for key in settings if key not in FIELDS), None)
+    if unknown is not None:
+        raise SettingsError(f"{path}: unknown setting {unknown!r}")
+    return settings
+
+
+def _problem(error: ErrorDetails) -> str:
+    """One validation error in words: this module's own checks say it themselves, and never quote the value (a
+    token's); pydantic's quote the value and where in a table it stands.
+    """
+    if error["type"] == "value_error":
+        return str(error.get("ctx", {}).get("error", error["msg"]))
+    where = ".".join(map(str, error["loc"][1:]))  # in a table: the key, then the place in its value
+    place = f" at {where}" if where else ""
+    return f"cannot use {error['input']!r}{place}: {error['msg'][:1].lower()}{error['msg'][1:]}"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pysbd
     import yake
+    from markdown_it import MarkdownIt
 
 # pysbd, YAKE (networkx under it) and LemmInflect are imported on first use: a command that opens a runtime but cuts
 # no text (`explorer wander list`) spent about a third of its start importing them.
@@ -133,13 +134,12 @@ def _segmented(text: str) -> tuple[str, ...]:
 
 # -- plain text: what reads as prose --------------------------------------------------
 
-_FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
-_INLINE_CODE = re.compile(r"`([^`\n]*)`")
-_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?")
-# Neither a link's text nor its address holds a "[": tried from each "[" of a run, the text stops at the next
-# bracket and the address at the next "[" (an address running to the end of "[a](" repeated was rescanned from each).
-_LINK = re.compile(r"\[([^\[\]\n]+)\]\([^)\s\[]*+\)")
-_URL = re.compile(r"\(?\b(?:https?|ftp)://[^\s)]+\)?|\bwww\.[^\s)]+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?")  # code that is a plain name: `len()`, `os.path`
+_FENCE = "```"  # a code span opened by three backticks or more is a fenced block (chunks are flattened to a line)
+
+# What follows is not Markdown, so no Markdown parser reads it; each pattern is bounded or atomic, so it takes time
+# linear in the text (tests/test_patterns_linear.py).
+_URL = re.compile(r"\(?\b(?:https?|ftp)://[^\s)]+\)?|\bwww\.[^\s)]+")  # a bare address: CommonMark links none
 # An address starts where its run of address characters starts: tried from every character of a long run, the
 # pattern rescanned the run each time (a 20 KB hex string took 9 s, growing with the square of its length).
 _EMAIL = re.compile(r"[<(]?(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+[>)]?")
@@ -152,10 +152,15 @@ _CREDIT = re.compile(
     r"|\s*\d{4}(?:-\d\d){0,2}\s*)[^()]*\)",
     re.IGNORECASE,
 )
+# A heading inside a chunk stands mid-line (chunks are flattened), where no Markdown parser takes it for one.
 _HEADING = re.compile(r"(?:^|\s)#{1,6}\s")
-# An emphasised span is a few words: bounding it keeps the search for a closing mark from every opener short ("*a "
-# repeated on one line was rescanned to its end from each asterisk).
-_EMPHASIS = re.compile(r"(\*\*|\*|__)(?=\S)(.{1,200}?)(?<=\S)\1")
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
 
 
 @lru_cache(maxsize=TEXT_CACHE)
@@ -166,17 +171,38 @@ def plain_text(text: str) -> str:
     sentence holding it is not taken for prose. A Markdown heading glued to the sentence after it (chunks are
     flattened) ends that sentence's claim to be prose too: the heading and the sentence it runs into are dropped.
     """
-    text = _FENCE.sub("\n\n", text or "")
-    text = _INLINE_CODE.sub(lambda m: m[1] if _IDENTIFIER.fullmatch(m[1]) else m[0], text)
-    text = _LINK.sub(r"\1", text)
-    text = _EMAIL.sub(" ", _URL.sub(" ", text))
+    text = _EMAIL.sub(" ", _URL.sub(" ", _inline_words(text or "")))
     text = _CREDIT.sub(" ", _CITATION.sub(" ", text))
-    text = _EMPHASIS.sub(r"\2", _BYLINE.sub(" ", text))
+    text = _BYLINE.sub(" ", text)
     text = DOMAIN_TAG.sub("\n\n", text)  # FOLDOC's <domain> tag ends its list of names
     parts = _HEADING.split(text)
     kept = [parts[0]] + [_after_first_sentence(p) for p in parts[1:]]
     paragraphs = (" ".join(p.split()) for part in kept for p in part.split("\n\n"))
     return "\n\n".join(p for p in paragraphs if p)
+
+
+def _inline_words(text: str) -> str:
+    """``text`` with its Markdown read by markdown-it-py's inline parser (chunks are flattened to a line, where no
+    block starts): emphasis, links and images give way to their words, HTML is kept as written (FOLDOC's
+    ``<domain>`` tags are read after), line ends are kept, and a code span is code: a fenced block goes (a paragraph
+    break in its place; one never closed, to the end, as CommonMark reads it), a plain name keeps its name, other
+    code keeps its backticks.
+    """
+    words: list[str] = []
+    for token in _markdown().parseInline(text)[0].children or []:
+        if token.type == "code_inline" and token.markup.startswith(_FENCE):
+            words.append("\n\n")
+        elif token.type == "code_inline":
+            code = token.content
+            words.append(code if _IDENTIFIER.fullmatch(code) else f"{token.markup}{code}{token.markup}")
+        elif token.type == "text" and _FENCE in token.content:  # a fence never closed runs to the text's end
+            words.append(token.content.partition(_FENCE)[0] + "\n\n")
+            break
+        elif token.type in ("text", "html_inline", "image"):  # an image's content is its description
+            words.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            words.append("\n")
+    return "".join(words)
 
 
 def _after_first_sentence(text: str) -> str:

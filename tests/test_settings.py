@@ -1,8 +1,12 @@
+import runpy
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 from explorer.settings import (
+    FIELDS,
+    VARIABLES,
     Settings,
     SettingsError,
     is_server_url,
@@ -32,17 +36,31 @@ def test_defaults_run_offline(tmp_path: Path) -> None:
     [
         ("not = [toml", {}, "not valid TOML"),
         ("[explorer]\napi_key = 'sk-...'\n", {}, "unknown setting 'api_key'"),
-        ("", {"EXPLORER_RETRIES": "many"}, "cannot read 'many' as int"),
+        ("", {"EXPLORER_RETRIES": "many"}, "setting EXPLORER_RETRIES: cannot use 'many': input should be a valid int"),
         (
             "",
             {"EXPLORER_STRUCTURED": "grammar"},
-            "structured: 'grammar' is not one of auto, json_schema, json_object, off",
+            "setting EXPLORER_STRUCTURED: cannot use 'grammar': input should be 'auto', 'json_schema', 'json_object'",
         ),
         (
             "[explorer]\nstructured = 'JSON'\n",
             {},
-            "structured: 'JSON' is not one of auto, json_schema, json_object, off",
+            "setting structured: cannot use 'JSON': input should be 'auto', 'json_schema', 'json_object' or 'off'",
         ),
+        (
+            "[explorer]\nconcurrency = 100\n",
+            {},
+            "setting concurrency: cannot use 100: input should be less than or equal",
+        ),
+        (
+            "",
+            {"EXPLORER_TIMEOUT": "0"},
+            "setting EXPLORER_TIMEOUT: cannot use '0': input should be greater than or equal",
+        ),
+        ("", {"EXPLORER_PRICES": "{x"}, "setting EXPLORER_PRICES: not JSON"),
+        ("", {"EXPLORER_PRICES": '{"m": [1, -2]}'}, "setting EXPLORER_PRICES: cannot use -2 at m.1: input should be"),
+        ("[explorer.prices]\nm = [1]\n", {}, r"setting prices: cannot use \[1\] at m.1: field required"),
+        ("[explorer.answer_caps]\nimplant = 'long'\n", {}, "setting answer_caps: cannot use 'long' at implant"),
     ],
 )
 def test_bad_configuration_is_a_clear_error(tmp_path: Path, content: str, env: dict, message: str) -> None:
@@ -139,3 +157,42 @@ def test_a_password_is_masked_where_it_stands_as_a_whole_token() -> None:
 def test_a_server_url_is_told_from_a_file_in_one_place() -> None:
     assert is_server_url("postgresql://ana@db.lan/kb") and is_server_url("postgres://db.lan/kb")
     assert not is_server_url("kb.duckdb") and not is_server_url(Path("postgresql://kb")) and not is_server_url("")
+
+
+def test_an_error_is_one_line_that_never_quotes_a_token(tmp_path: Path) -> None:
+    """A name and a token the wrong way round must not put the token in a terminal's history or a log."""
+    token = "a" * 20
+    with pytest.raises(SettingsError) as caught:
+        load_settings({"EXPLORER_TOKENS": f"{token}=ana"}, tmp_path / "absent.toml")
+    message = str(caught.value)
+    assert message == "setting EXPLORER_TOKENS: entry 1: a token is 16 or more of A-Z a-z 0-9 . _ ~ + / = -"
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__  # no chained text quoting it
+
+
+def test_the_toml_file_may_name_the_database_db_and_tables_are_json_in_the_environment(tmp_path: Path) -> None:
+    config = tmp_path / "explorer.toml"
+    config.write_text('db = "/data/kb.duckdb"\n[prices]\n"openai/m" = [0.15, 0.6]\n')  # no [explorer]: the file
+    settings = load_settings({"EXPLORER_ANSWER_CAPS": '{"implant": 1500}'}, config)
+    assert settings.db_path == Path("/data/kb.duckdb") and settings.prices == {"openai/m": (0.15, 0.6)}
+    assert settings.answer_caps == {"implant": 1500}
+
+
+def test_an_empty_variable_means_the_default_even_over_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "explorer.toml"
+    config.write_text('[explorer]\nlocal_model = "ollama/llama3.1"\nretries = 5\n')
+    settings = load_settings({"EXPLORER_LOCAL_MODEL": "", "EXPLORER_RETRIES": ""}, config)
+    assert (settings.local_model, settings.retries) == (None, 2) and settings.offline
+
+
+def test_every_setting_has_a_variable_and_a_description() -> None:
+    assert set(VARIABLES) == {field.name for field in fields(Settings)}
+    assert all(variable.startswith("EXPLORER_") or variable == "NATS_URL" for variable in VARIABLES.values())
+    assert all(field.description for field in FIELDS.values())
+
+
+def test_the_settings_reference_is_the_one_the_fields_make() -> None:
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "settings_reference.py"))
+    written = script["REFERENCE"].read_text(encoding="utf-8")
+    assert written == script["render"](), (
+        "docs/reference/settings.md is stale: run python scripts/settings_reference.py"
+    )

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 from markdown_it import MarkdownIt
 
-from explorer.text import SENTENCE_PIECE, inert_markdown, is_theme, keyphrases, shorten, split_sentences
+from explorer.text import (
+    SENTENCE_PIECE,
+    inert_markdown,
+    is_theme,
+    keyphrases,
+    plain_text,
+    prose_sentences,
+    shorten,
+    split_sentences,
+)
 
 SUBJECTS = ["delay slot", "Microsoft SMB", "power supply", "processor family", "speed", "networking"]
 SUBJECTS += ["operating system", "distributed systems", "IBM", "binary", "ALU"]
@@ -83,3 +92,31 @@ def test_shorten_to_a_length_cuts_between_words() -> None:
             cut = shorten(text, chars=chars)
             assert len(cut) <= chars
             assert cut.endswith(" …") or cut == " ".join(text.split())
+
+
+# What plain_text keeps of each kind of markup: its words, or nothing (code, addresses, citations, credits).
+PLAIN = [
+    ("Call `len()` on it, then `x = y + 1` on that.", "Call len() on it, then `x = y + 1` on that."),
+    ("It is *very* **bold**, _quite_ __so__.", "It is very bold, quite so."),
+    ("See [the docs](https://docs.python.org/3/) and ![a cat](cat.png).", "See the docs and a cat."),
+    ("Before. ```python\nprint(1)\n``` After.", "Before.\n\nAfter."),
+    ("Before. ```\nnever closed, so code to the end", "Before."),
+    ("Mail me@example.org or visit www.example.org today.", "Mail or visit today."),
+    ("<language, programming> (PL) A language for people [Jargon File].", "A language for people ."),
+    ("Faster dicts (contributed by Ana Lima). More.", "Faster dicts . More."),
+    ("## Usage Run it twice. It works.", "It works."),
+    ("Escaped \\*stars\\* stay, &amp; entities read.", "Escaped *stars* stay, & entities read."),
+    # code is read before emphasis, as CommonMark reads it (the patterns before took `__init__` for bold: "init")
+    ("Define `__init__` there.", "Define __init__ there."),
+]
+
+
+@pytest.mark.parametrize(("written", "plain"), PLAIN)
+def test_plain_text_keeps_the_words_markup_marks(written: str, plain: str) -> None:
+    assert plain_text(written) == plain
+
+
+def test_a_fenced_chunk_has_no_prose() -> None:
+    # chunk_sections fences each code chunk, so no keyphrase or quotation is ever taken from code
+    chunk = "```\ndef walk(self):\n    return self.next_locus()  # The walker moves on.\n```"
+    assert plain_text(chunk) == "" and prose_sentences(chunk) == []

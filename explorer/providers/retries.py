@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
+from explorer.providers.client import load_litellm
 from explorer.providers.deadline import DeadlinePassed
 
-_FINAL = ("Authentication", "NotFound", "BadRequest", "PermissionDenied", "ContextWindow")  # asked again, the same
 # A FastAPI server's refusal of a request's shape (llama-cpp-python's) is "1 validation error:" on its first line
 # and what failed on the next, as the repr of pydantic's error: ('body', 'response_format', 'type') and its msg.
 _VALIDATION_PROBLEM = re.compile(r"""'loc': \(([^)]*)\), 'msg': (?:'([^'\n]*)'|"([^"\n]*)")""")
@@ -24,13 +24,27 @@ def backoff_s(attempt: int) -> float:
 
 
 def retryable(exc: Exception) -> bool:
-    """Whether another attempt could go otherwise: not for a request the provider refused as it stands."""
-    return not any(word in type(exc).__name__ for word in _FINAL)
+    """Whether another attempt could go otherwise: not for a request the provider refused as it stands (asked
+    again, it is refused again), which litellm raises as one of its status errors: 400 (its ``BadRequestError``,
+    and under it a context window exceeded, an unsupported parameter, an unknown provider), 401, 403, 404 or 422.
+    Everything else is worth another attempt: a rate limit, a timeout, a lost connection, a server's error, and a
+    failure litellm did not map (its generic ``APIError``, which it raises for an OpenAI-compatible server's 403,
+    say): one it does not know may be passing, and is better tried again than lost.
+    """
+    litellm = load_litellm()  # already imported: the failed request was litellm's
+    refused = (
+        litellm.BadRequestError,
+        litellm.AuthenticationError,
+        litellm.PermissionDeniedError,
+        litellm.NotFoundError,
+        litellm.UnprocessableEntityError,
+    )
+    return not isinstance(exc, refused)
 
 
 def timed_out(exc: Exception) -> bool:
     """Whether the request ran out of time: its whole deadline, or a read the HTTP client timed."""
-    return isinstance(exc, DeadlinePassed) or "Timeout" in type(exc).__name__
+    return isinstance(exc, DeadlinePassed | load_litellm().Timeout)
 
 
 def describe(exc: Exception, model: str, timeout_s: float) -> str:

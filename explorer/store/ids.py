@@ -8,14 +8,13 @@ twin, and a cast that fails aborts a PostgreSQL transaction.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterable
 from typing import Any
 
 from explorer.errors import ExplorerError
 from explorer.records import SHORT_ID_DIGITS
 
-# 32 hex digits, hyphenated as usual or not at all, braces allowed: what both DuckDB and PostgreSQL read as a UUID
-_UUID = re.compile(r"[0-9a-f]{8}(-?)[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{12}", re.IGNORECASE)
 _SHORT = re.compile(rf"[0-9a-f]{{{SHORT_ID_DIGITS},8}}(-[0-9a-f]{{0,4}}){{0,3}}(-[0-9a-f]{{0,12}})?", re.IGNORECASE)
 _SHOWN = 5  # candidates an ambiguous short id names
 
@@ -25,11 +24,18 @@ class AmbiguousId(ExplorerError):
 
 
 def is_uuid(text: object) -> bool:
-    """Whether ``text`` names a UUID the databases can read."""
+    """Whether ``text`` names a UUID the databases can read: 32 hex digits, hyphenated as usual or not at all,
+    in braces or not. :class:`uuid.UUID` reads more (a ``urn:uuid:`` prefix, hyphens anywhere) than both DuckDB and
+    PostgreSQL do, so what it read must also be spelled in one of their forms.
+    """
     value = str(text)
     if value.startswith("{") and value.endswith("}"):
         value = value[1:-1]
-    return _UUID.fullmatch(value) is not None
+    try:
+        parsed = uuid.UUID(value)
+    except ValueError:
+        return False
+    return value.lower() in (str(parsed), parsed.hex)
 
 
 def uuids(values: Iterable[object]) -> list[str]:

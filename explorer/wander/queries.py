@@ -4,7 +4,6 @@ across sessions, a crystal traced back to its sources, the event log, search by 
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Literal, TypeGuard
@@ -15,6 +14,7 @@ from explorer.runtime import Runtime
 from explorer.store import corpus as corpus_store
 from explorer.store import events as events_store
 from explorer.store import wander as wander_store
+from explorer.store.ids import is_uuid
 from explorer.wander.errors import InvalidRequest, NotFound
 from explorer.wander.review import require_crystal
 from explorer.wander.sessions import embed_one, require_session
@@ -112,18 +112,10 @@ def get_locus(runtime: Runtime, locus_id: str) -> Locus:
         locus.concept, locus.bridges_to
     """
     with runtime.db.connect() as con:
-        found = wander_store.get_loci(con, [str(locus_id)]) if _is_uuid(locus_id) else []
+        found = wander_store.get_loci(con, [str(locus_id)]) if is_uuid(locus_id) else []
         if not found:
             raise NotFound(f"no locus {locus_id!r}")
         return found[0]
-
-
-def _is_uuid(value: object) -> bool:
-    try:
-        uuid.UUID(str(value))
-    except ValueError:
-        return False
-    return True
 
 
 def list_crystals(
