@@ -1,0 +1,163 @@
+"""A change that must be made in several places fails here, naming the places it missed.
+
+docs/ENGINEERING.md's change recipe says, for each common change, which files it touches; these tests are the
+recipe's checks that run in ``make test-fast`` (no browser, no server): a record field that has no column or is
+neither shown nor said to be hidden, and a session setting that a surface does not take.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+import typing
+from importlib import resources
+
+import pytest
+import typer
+
+import explorer.cli
+from explorer.api.models import SessionCreate, SessionNumbers
+from explorer.records import consolidation, dreaming, jobs, wander
+from explorer.records.json_form import Computed, JsonRecord
+from explorer.runtime import Runtime
+from explorer.store import wander as wander_store
+from explorer.wander.config import SESSION_LIMITS, SessionConfig
+
+RECIPE = "docs/ENGINEERING.md#change-recipes"
+
+# The fields a record keeps and never prints, each with why (a vector is never printed, so none is listed).
+# A new field is shown (its record's ``json_form``) or listed here: the choice is made once, on purpose.
+NOT_SHOWN: dict[type, dict[str, str]] = {
+    wander.Session: {
+        "pending_locus_id": "the step's own bookkeeping between its read and its write",
+        "failure_streak": "the circuit breaker's counter; a pause says why it stopped",
+        "fence_streak": "the circuit breaker's counter; a pause says why it stopped",
+        "circuit_reset_step": "the circuit breaker's counter; a pause says why it stopped",
+    },
+    wander.Locus: {
+        "session_id": "a locus is shown within its session",
+        "abstraction_level": "the walk's own measure, not a person's",
+        "first_encountered": "its visits say when",
+        "last_visited": "its visits say when",
+    },
+    wander.Residue: {
+        "session_id": "shown within its session",
+        "from_locus_id": "shown beside its step",
+        "created_at": "its step says when",
+    },
+    wander.Resonance: {"decay_rate": "one constant of the tuning", "created_at": "its strength says what matters"},
+    wander.Trace: {
+        "session_id": "shown within its session",
+        "created_at": "its step says when",
+        "id": "known by its step_number",
+    },
+    wander.StepResult: {
+        "resonances": "shown as resonances_detected",
+        "adjacencies": "the candidates weighed: the trace counts them",
+    },
+    jobs.Job: {
+        "id": "shown as job_id",
+        "done": "shown in progress (JobProgress)",
+        "total": "shown in progress (JobProgress)",
+        "current": "shown in progress (JobProgress)",
+        "phase": "shown in progress (JobProgress)",
+        "heartbeat_at": "the workers' liveness, not the job's",
+    },
+}
+
+
+def told(missed: dict[str, str], change: str) -> str:
+    """What a failure says: each place missed, one a line, and the recipe that lists them all."""
+    return "\n".join([*(f"{where}: {what}" for where, what in missed.items()), f"(see {RECIPE}: {change})"])
+
+
+def records_with_forms() -> list[type[JsonRecord]]:
+    """Every record of the records package that declares a JSON form."""
+    return [
+        cls
+        for module in (wander, dreaming, jobs, consolidation)
+        for _, cls in inspect.getmembers(module, inspect.isclass)
+        if issubclass(cls, JsonRecord) and cls is not JsonRecord and cls.__module__ == module.__name__
+    ]
+
+
+def unshown(cls: type[JsonRecord]) -> set[str]:
+    """The record's fields its JSON form leaves out, vectors apart."""
+    keys = {key.name if isinstance(key, Computed) else key for key in cls.json_form.keys}
+    hints = typing.get_type_hints(cls)
+    return {
+        f.name
+        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        if f.name not in keys and "ndarray" not in str(hints[f.name])
+    }
+
+
+def test_every_field_of_a_record_is_shown_or_said_why_not() -> None:
+    forms = records_with_forms()
+    assert wander.Session in forms and jobs.Job in forms  # the search finds the records
+    undecided = {
+        f"{cls.__name__}.{name}": "neither in its json_form nor in NOT_SHOWN here"
+        for cls in forms
+        for name in sorted(unshown(cls) - NOT_SHOWN.get(cls, {}).keys())
+    }
+    stale = {
+        f"{cls.__name__}.{name}": "in NOT_SHOWN, but shown or gone"
+        for cls, names in NOT_SHOWN.items()
+        for name in sorted(names.keys() - unshown(cls))
+    }
+    assert not {**undecided, **stale}, told({**undecided, **stale}, "a record field")
+
+
+def postgres_migrations_text() -> str:
+    folder = resources.files("explorer.store.migrations.postgres")
+    return "\n".join(f.read_text(encoding="utf-8") for f in folder.iterdir() if f.name.endswith(".sql"))
+
+
+def test_every_field_of_a_stored_record_has_its_column_on_both_backends(runtime: Runtime) -> None:
+    """A wander record is written field for field (``store/wander.py``), so a field needs a column: a migration
+    on DuckDB, and its twin of the same name in ``migrations/postgres/``. The PostgreSQL schema itself is compared
+    with a server (tests/store/test_postgres_schema.py, in ``make test``); here its migrations must name the column.
+    """
+    missing = {}
+    postgres = postgres_migrations_text()
+    with runtime.db.connect() as con:
+        for cls, table in wander_store._TABLES.items():
+            rows = con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table])
+            columns = {row[0] for row in rows.fetchall()}
+            for field in dataclasses.fields(cls):
+                if field.name not in columns:
+                    missing[f"{cls.__name__}.{field.name}"] = f"no column in {table}: add store/migrations/NNN_*.sql"
+                elif not re.search(rf"\b{field.name}\b", postgres):
+                    missing[f"{cls.__name__}.{field.name}"] = "no column in store/migrations/postgres/NNN_*.sql"
+    assert len(wander_store._TABLES) >= 7
+    assert not missing, told(missing, "a record field")
+
+
+# The options of `explorer wander new` that name a setting in fewer words than the engine does.
+CLI_NAMES = {
+    "random_seed": "seed",
+    "cloud_budget_cents": "budget_cents",
+    "human_checkpoint_frequency": "checkpoint_every",
+    "max_drift_distance": "max_drift",
+}
+
+
+def wander_new_options() -> set[str]:
+    command = typer.main.get_command(explorer.cli.app).commands["wander"].commands["new"]  # type: ignore[attr-defined]
+    return {parameter.name for parameter in command.params}
+
+
+@pytest.mark.parametrize("setting", [f.name for f in dataclasses.fields(SessionConfig)])
+def test_a_session_setting_is_kept_and_taken_by_every_surface(setting: str) -> None:
+    """What a person chooses for a session (``SessionConfig``) is kept on the session, taken by the API and
+    ``explorer wander new``, and, a number, bounded once (``SESSION_LIMITS``) for the engine and the API's schema.
+    The app's form is held to it by tests/pages/test_sessions_page.py; the MCP tool takes a chosen few.
+    """
+    kept = setting in {f.name for f in dataclasses.fields(wander.Session)}
+    assert kept, f"Session has no field {setting}: see {RECIPE}: a session setting"
+    assert setting in SessionCreate.model_fields, f"the API's SessionCreate does not take {setting}"
+    assert CLI_NAMES.get(setting, setting) in wander_new_options(), f"`explorer wander new` has no option {setting}"
+    if typing.get_type_hints(SessionConfig)[setting] in (int, float, int | None, float | None):
+        assert setting in SESSION_LIMITS, f"{setting} is a number with no bounds in wander/config.py SESSION_LIMITS"
+        assert setting == "random_seed" or setting in SessionNumbers.model_fields, f"SessionNumbers lacks {setting}"
