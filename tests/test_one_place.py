@@ -2,16 +2,19 @@
 
 docs/ENGINEERING.md's change recipe says, for each common change, which files it touches; these tests are the
 recipe's checks that run in ``make test-fast`` (no browser, no server): a record field that has no column or is
-neither shown nor said to be hidden, and a session setting that a surface does not take.
+neither shown nor said to be hidden, a session setting that a surface does not take, and a wander function the
+facade lists for mypy and not for its callers (or the other way round).
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import re
 import typing
 from importlib import resources
+from pathlib import Path
 
 import pytest
 import typer
@@ -22,6 +25,7 @@ from explorer.records import consolidation, dreaming, jobs, wander
 from explorer.records.json_form import Computed, JsonRecord
 from explorer.runtime import Runtime
 from explorer.store import wander as wander_store
+from explorer.wander import service as wander_service
 from explorer.wander.config import SESSION_LIMITS, SessionConfig
 
 RECIPE = "docs/ENGINEERING.md#change-recipes"
@@ -161,3 +165,30 @@ def test_a_session_setting_is_kept_and_taken_by_every_surface(setting: str) -> N
     if typing.get_type_hints(SessionConfig)[setting] in (int, float, int | None, float | None):
         assert setting in SESSION_LIMITS, f"{setting} is a number with no bounds in wander/config.py SESSION_LIMITS"
         assert setting == "random_seed" or setting in SessionNumbers.model_fields, f"SessionNumbers lacks {setting}"
+
+
+def type_checking_imports(path: str) -> dict[str, str]:
+    """What a module imports under ``if TYPE_CHECKING:``, each name with its module's last part."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    (block,) = (n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING")
+    return {
+        alias.name: node.module.rpartition(".")[2]
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+
+
+def test_the_wander_facade_lists_each_function_once_for_mypy_and_callers_alike() -> None:
+    """A wander function is named twice in ``wander/service.py``: imported under TYPE_CHECKING (what mypy and
+    readers see) and in ``_HOMES`` (what a caller is given, imported on first use; ``__all__`` is its names).
+    """
+    for_mypy = type_checking_imports(wander_service.__file__)
+    for_callers = {name: module for module, names in wander_service._HOMES.items() for name in names}
+    missed = {name: f"imported for mypy from {module}, not in _HOMES" for name, module in for_mypy.items()}
+    missed |= {name: f"in _HOMES under {module}, not imported for mypy" for name, module in for_callers.items()}
+    for name in for_mypy.keys() & for_callers.keys():
+        if for_mypy[name] == for_callers[name]:
+            del missed[name]
+    assert len(for_callers) > 20 and sorted(for_callers) == wander_service.__all__
+    assert not missed, told({f"service.{n}": what for n, what in missed.items()}, "a wander function")
