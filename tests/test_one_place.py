@@ -2,25 +2,30 @@
 
 docs/ENGINEERING.md's change recipe says, for each common change, which files it touches; these tests are the
 recipe's checks that run in ``make test-fast`` (no browser, no server): a record field that has no column or is
-neither shown nor said to be hidden, a session setting that a surface does not take, and a wander function the
-facade lists for mypy and not for its callers (or the other way round).
+neither shown nor said to be hidden, a session setting that a surface does not take, a wander function the
+facade lists for mypy and not for its callers (or the other way round), and a default or choice the command line
+writes out that is not the engine's.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import enum
 import inspect
+import pkgutil
 import re
 import typing
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
 
 import explorer.cli
 from explorer.api.models import SessionCreate, SessionNumbers
+from explorer.cli import choices
 from explorer.records import consolidation, dreaming, jobs, wander
 from explorer.records.json_form import Computed, JsonRecord
 from explorer.runtime import Runtime
@@ -192,3 +197,32 @@ def test_the_wander_facade_lists_each_function_once_for_mypy_and_callers_alike()
             del missed[name]
     assert len(for_callers) > 20 and sorted(for_callers) == wander_service.__all__
     assert not missed, told({f"service.{n}": what for n, what in missed.items()}, "a wander function")
+
+
+def values(choice: Any) -> Any:
+    """What a choice offers or a default is, alike for a Literal, an enum and a number."""
+    if typing.get_args(choice):
+        return typing.get_args(choice)
+    if isinstance(choice, enum.EnumMeta):
+        return [member.value for member in choice]
+    return choice
+
+
+def written_out() -> list[str]:
+    """The names ``cli/choices.py`` assigns or defines at its top level, but its map of homes."""
+    tree = ast.parse(Path(choices.__file__).read_text(encoding="utf-8"))
+    assigned = [t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)]
+    defined = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+    return [name for name in assigned + defined if name != "ENGINE"]
+
+
+def test_every_default_the_command_line_writes_out_is_the_engines() -> None:
+    names = written_out()
+    assert "PAGE_MAX" in names and "ReviewState" in names  # the walk finds both kinds
+    missed = {name: "has no home in choices.ENGINE" for name in names if name not in choices.ENGINE}
+    missed |= {
+        name: f"is {values(getattr(choices, name))!r}, the engine's {home} is {values(pkgutil.resolve_name(home))!r}"
+        for name, home in choices.ENGINE.items()
+        if values(getattr(choices, name)) != values(pkgutil.resolve_name(home))
+    }
+    assert not missed, told({f"cli/choices.py {n}": what for n, what in missed.items()}, "a CLI option")
