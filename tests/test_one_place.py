@@ -3,8 +3,8 @@
 docs/ENGINEERING.md's change recipe says, for each common change, which files it touches; these tests are the
 recipe's checks that run in ``make test-fast`` (no browser, no server): a record field that has no column or is
 neither shown nor said to be hidden, a session setting that a surface does not take, a wander function the
-facade lists for mypy and not for its callers (or the other way round), and a default or choice the command line
-writes out that is not the engine's.
+facade lists for mypy and not for its callers (or the other way round), a default or choice the command line
+writes out that is not the engine's, and a page of the app that the browser tests do not visit.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import enum
 import inspect
 import pkgutil
 import re
+import sys
 import typing
 from importlib import resources
 from pathlib import Path
@@ -34,6 +35,10 @@ from explorer.wander import service as wander_service
 from explorer.wander.config import SESSION_LIMITS, SessionConfig
 
 RECIPE = "docs/ENGINEERING.md#change-recipes"
+REPO = Path(__file__).resolve().parents[1]
+
+sys.path.insert(0, str(REPO / "tests" / "e2e"))
+import harness  # noqa: E402  (the browser tests' kit; importing it starts nothing)
 
 # The fields a record keeps and never prints, each with why (a vector is never printed, so none is listed).
 # A new field is shown (its record's ``json_form``) or listed here: the choice is made once, on purpose.
@@ -226,3 +231,12 @@ def test_every_default_the_command_line_writes_out_is_the_engines() -> None:
         if values(getattr(choices, name)) != values(pkgutil.resolve_name(home))
     }
     assert not missed, told({f"cli/choices.py {n}": what for n, what in missed.items()}, "a CLI option")
+
+
+def test_every_page_of_the_app_is_one_the_browser_tests_visit() -> None:
+    """app.py's navigation is the list of pages; the browser tests (tests/e2e/harness.py ``PAGES``, which the
+    hostile-text test walks) keep their own, as they cannot import the app.
+    """
+    navigated = re.findall(r'st\.Page\("pages/(\w+)\.py"', (REPO / "app.py").read_text(encoding="utf-8"))
+    assert len(navigated) >= 9
+    assert tuple(navigated) == harness.PAGES, f"tests/e2e/harness.py PAGES (see {RECIPE}: a page)"
