@@ -25,7 +25,7 @@ import pytest
 import typer
 
 import explorer.cli
-from explorer.api.models import SessionCreate, SessionNumbers
+from explorer.api.models import SessionCreate, SessionNumbers, SessionUpdate
 from explorer.cli import choices
 from explorer.records import consolidation, dreaming, jobs, wander
 from explorer.records.json_form import Computed, JsonRecord
@@ -33,6 +33,7 @@ from explorer.runtime import Runtime
 from explorer.store import wander as wander_store
 from explorer.wander import service as wander_service
 from explorer.wander.config import SESSION_LIMITS, SessionConfig
+from explorer.wander.sessions import EDITABLE
 
 RECIPE = "docs/ENGINEERING.md#change-recipes"
 REPO = Path(__file__).resolve().parents[1]
@@ -175,6 +176,10 @@ def test_a_session_setting_is_kept_and_taken_by_every_surface(setting: str) -> N
     if typing.get_type_hints(SessionConfig)[setting] in (int, float, int | None, float | None):
         assert setting in SESSION_LIMITS, f"{setting} is a number with no bounds in wander/config.py SESSION_LIMITS"
         assert setting == "random_seed" or setting in SessionNumbers.model_fields, f"SessionNumbers lacks {setting}"
+
+
+def test_what_may_change_in_a_session_is_what_the_api_takes_to_change() -> None:
+    assert set(SessionUpdate.model_fields) == EDITABLE, "wander/sessions.py EDITABLE, api/models.py SessionUpdate"
 
 
 def type_checking_imports(path: str) -> dict[str, str]:
