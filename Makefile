@@ -1,4 +1,4 @@
-.PHONY: run test lint setup
+.PHONY: run test test-fast lint setup
 # The two commands of the README. Each one sets everything up first, idempotently.
 
 run: setup
@@ -11,6 +11,14 @@ run: setup
 # CI has on two cores.
 test: setup lint
 	.venv/bin/python -m pytest -n 2 --dist loadfile --durations=20 $(if $(filter true,$(CI)),-m "not real_model")
+
+# The same checks and tests without what is slow to start: a browser, MiniLM, a real local model, PostgreSQL
+# (tests/conftest.py marks each test by what it asks for). What a change is checked with before CI checks the rest;
+# its set-up skips building the real local model, which none of its tests uses (`make test` builds it).
+FAST = not browser and not minilm and not real_model and not postgres
+test-fast: export SKIP_LOCAL_MODEL ?= 1
+test-fast: setup lint
+	.venv/bin/python -m pytest -n 2 --dist loadfile --durations=10 -m "$(FAST)"
 
 lint:
 	.venv/bin/ruff check .

@@ -11,6 +11,9 @@ or ``minilm_corpus_template`` marks a test too; ``pytest -m "not minilm"`` skips
 fresh databases of ``make_runtime``/``runtime`` and the corpus copy of ``corpus_copy`` are then fresh databases on
 the test run's PostgreSQL server (``corpus_copy`` a URL, not a path). A test about the file itself (its turns,
 its write-ahead log, its locks) is marked ``@pytest.mark.duckdb_only("why")`` and skipped there.
+
+``make test-fast`` leaves out what is slow to start: a browser, MiniLM, a real local model, a PostgreSQL server.
+Each test is classified by what it asks for (:func:`pytest_collection_modifyitems`), so a new test needs no mark.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ FORTUNES_PER_DOMAIN = 6
 
 
 MINILM_FIXTURES = {"real_embedder", "minilm_corpus_template"}
+REAL_MODEL_FIXTURES = {"llama_server"}
+E2E = REPO / "tests" / "e2e"
 ON_POSTGRES = os.environ.get("EXPLORER_TEST_BACKEND", "duckdb") == "postgres"
 
 
@@ -46,13 +51,46 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "duckdb_only(reason): about the DuckDB file; skipped on the postgres backend")
 
 
+def calls(item: pytest.Item, name: str) -> bool:
+    """Whether the test, or a fixture it asks for (at any depth), names ``name`` in its code: how a test that
+    starts a browser or a server is found without a mark of its own.
+    """
+    functions = [getattr(item, "function", None)]
+    fixture_info = getattr(item, "_fixtureinfo", None)
+    if fixture_info is not None:
+        functions += [d.func for defs in fixture_info.name2fixturedefs.values() for d in defs]
+    return any(name in getattr(getattr(f, "__code__", None), "co_names", ()) for f in functions)
+
+
+def opens_a_browser(item: pytest.Item) -> bool:
+    """An end-to-end test, or one that opens Chromium (``harness.chromium``, the one way to it)."""
+    return Path(str(item.path)).is_relative_to(E2E) or calls(item, "chromium")
+
+
+def needs_postgres(item: pytest.Item) -> bool:
+    """A test that starts a PostgreSQL server (``postgres_server``'s, or one of its own), or the ``postgres`` case
+    of a parametrization (whose fixture asks for the server only in that case, by name).
+    """
+    callspec = getattr(item, "callspec", None)
+    return calls(item, "PostgresServer") or (callspec is not None and "postgres" in callspec.params.values())
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that uses the real model is marked ``minilm`` by the fixtures it asks for; on the postgres backend
-    a ``duckdb_only`` test is skipped, with its reason.
+    """Each test is marked by what it needs that is slow to start (``make test-fast`` leaves those out):
+    ``minilm`` and ``real_model`` by the fixtures it asks for, ``browser`` and ``postgres`` by
+    :func:`opens_a_browser` and :func:`needs_postgres`. On the postgres backend a ``duckdb_only`` test is skipped,
+    with its reason.
     """
     for item in items:
-        if MINILM_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if MINILM_FIXTURES & fixtures:
             item.add_marker(pytest.mark.minilm)
+        if REAL_MODEL_FIXTURES & fixtures:
+            item.add_marker(pytest.mark.real_model)
+        if opens_a_browser(item):
+            item.add_marker(pytest.mark.browser)
+        if needs_postgres(item):
+            item.add_marker(pytest.mark.postgres)
         file_only = item.get_closest_marker("duckdb_only")
         if ON_POSTGRES and file_only is not None:
             item.add_marker(pytest.mark.skip(reason=f"needs a DuckDB file: {file_only.args[0]}"))

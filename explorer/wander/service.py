@@ -21,6 +21,7 @@ Example::
     service.list_crystals(runtime, session_id=session.id)
 """
 
+# ruff: noqa: F401 - the imports under TYPE_CHECKING are the facade's names for mypy; __all__ is made from _HOMES
 from __future__ import annotations
 
 from importlib import import_module
@@ -55,39 +56,10 @@ if TYPE_CHECKING:
     )
     from explorer.wander.stepping import run, step
 
-__all__ = [
-    "SEARCH_TYPES",
-    "SearchKind",
-    "abandon",
-    "create_session",
-    "crystal_evidence",
-    "crystallize",
-    "delete_session",
-    "fence",
-    "get_locus",
-    "get_session",
-    "inject",
-    "invalidate_resonance",
-    "list_crystals",
-    "list_loci",
-    "list_resonances",
-    "list_sessions",
-    "list_trace",
-    "pause",
-    "resume",
-    "review_crystal",
-    "run",
-    "search",
-    "session_events",
-    "session_view",
-    "step",
-    "stop",
-    "update_session",
-]
-
 # Each name is imported from its module when first asked for (PEP 562), so listing sessions does not import
 # the walk, the corpus space and scipy under it (half a second of imports on a loaded machine, the most
-# `explorer wander list` spent on anything). The imports above under TYPE_CHECKING say the same to mypy and readers.
+# `explorer wander list` spent on anything). The imports above under TYPE_CHECKING say the same to mypy and
+# readers; tests/test_one_place.py holds the two lists equal, and ``__all__`` is this one's names.
 _HOMES = {
     "interventions": ("crystallize", "fence", "inject", "invalidate_resonance"),
     "queries": (
@@ -118,6 +90,7 @@ _HOMES = {
     "stepping": ("run", "step"),
 }
 _MODULE_OF = {name: f"explorer.wander.{module}" for module, names in _HOMES.items() for name in names}
+__all__ = sorted(_MODULE_OF)
 
 
 def __getattr__(name: str) -> Any:

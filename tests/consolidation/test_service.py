@@ -160,6 +160,7 @@ def test_each_pattern_is_found_again_from_its_own_experiences(runtime) -> None:
     report = run_consolidation(runtime, "imported").to_json()
     with runtime.db.connect() as con:
         experiences = {e.id: e for e in consolidation_store.list_experiences(con, ["imported"])}
+    assert report["patterns"] and all(p["examples"] for p in report["patterns"])  # else the loop checks nothing
     for pattern in report["patterns"]:
         for example in pattern["examples"]:
             _, hits, _ = query_knowledge(runtime, experiences[example].description, limit=1)
