@@ -9,22 +9,16 @@ import dataclasses
 import json
 import subprocess
 import sys
-from typing import Any, get_args
+from typing import Any
 
 import pytest
 import typer
 
 import explorer.cli
-from explorer.cli import choices
-from explorer.consolidation.service import Source
-from explorer.dreaming.exploration import ExplorationConfig
-from explorer.jobs import kinds, worker
-from explorer.reading.loaders import DEFAULT_MAX_MB
-from explorer.records import PAGE_MAX
-from explorer.records import wander as wander_records
+from explorer.jobs import kinds
 from explorer.runtime import Runtime
 from explorer.wander import service
-from explorer.wander.config import STEPS_PER_RUN, SessionConfig
+from explorer.wander.config import SessionConfig
 
 # What costs a command tenths of a second to import, and which commands that do not call it must not pay for.
 HEAVY = {
@@ -102,28 +96,6 @@ def test_listing_sessions_imports_only_what_it_reads(corpus_runtime: Runtime) ->
     printed, loaded = _run(code)
     assert [s["id"] for s in json.loads(printed)] == [session.id]
     assert sorted(m for m in loaded if m.startswith(STEP_ONLY)) == []
-
-
-@pytest.mark.parametrize(
-    ("written_out", "engines"),
-    [
-        (choices.SessionStatus, wander_records.SessionStatus),
-        (choices.CrystalStatus, wander_records.CrystalStatus),
-        (choices.FenceAction, wander_records.FenceAction),
-        (choices.Source, Source),
-    ],
-)
-def test_the_choices_the_options_offer_are_the_engines(written_out: Any, engines: Any) -> None:
-    assert get_args(written_out) == get_args(engines)
-
-
-def test_the_defaults_the_options_show_are_the_engines() -> None:
-    assert [s.value for s in choices.ReviewState] == [s.value for s in wander_records.ReviewState]
-    assert DEFAULT_MAX_MB == choices.MAX_MB
-    assert worker.NICENESS == choices.NICENESS
-    assert ExplorationConfig.result_threshold == choices.RESULT_THRESHOLD
-    assert STEPS_PER_RUN == choices.STEPS_PER_RUN
-    assert PAGE_MAX == choices.PAGE_MAX
 
 
 # Each command that can run in the background, and the job kind both of its ways run.

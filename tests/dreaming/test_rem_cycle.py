@@ -68,6 +68,7 @@ def test_each_dream_asks_question_synthesis_and_relation(scripted, embedder) -> 
     )
     assert gateway.kinds() == ["rem_question", "rem_synthesis", "dream_relation"] * 4
     texts = {n.id: n.text for n in nodes}
+    assert len(result.nodes) == 4  # a dream each, or the loop below checks fewer than were asked
     for number, dream in enumerate(result.nodes):
         question_fields, synthesis_fields, relation_fields = (f for _, f in gateway.calls[3 * number : 3 * number + 3])
         parents = [texts[p] for p in dream.parent_ids]
@@ -106,6 +107,9 @@ def test_a_prompt_quotes_only_the_related_passages_that_fit_its_words(scripted, 
     gateway = scripted(script)
     config = RemConfig(dreams=2, related=3, neighbours=3, prompt_words=triad_words + 14)
     result = rem_cycle(nodes, gateway, embedder, config, current_year=2015, rng=np.random.default_rng(1))
+    # the scripted syntheses are the same words, so the second dream is a near-duplicate of the first and dropped:
+    # the loop checks the first dream's prompts, and must check at least those
+    assert len(result.nodes) == 1 and result.duplicates == 1
     for number, dream in enumerate(result.nodes):
         synthesis_fields, relation_fields = (f for _, f in gateway.calls[3 * number + 1 : 3 * number + 3])
         quoted = split_passages(synthesis_fields["passages"]) + split_passages(synthesis_fields["related"])

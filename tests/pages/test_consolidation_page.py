@@ -116,6 +116,7 @@ def test_the_cluster_map_outlines_each_pattern_and_switches_off(open_app, consol
     at = open_app("consolidation")
     (chart,) = at.get("plotly_chart")
     names = [t.get("name") for t in json.loads(chart.proto.spec)["data"]]
+    assert consolidated["patterns"]  # else the loop below checks nothing
     for pattern in consolidated["patterns"]:
         assert f"members: {pattern['name']}" in names
     assert sum(n.startswith("pattern: ") for n in names if n) >= 1

@@ -259,6 +259,7 @@ def test_composite_score_and_seeded_softmax(surroundings, runtime) -> None:
     found = adjacency.merge(adjacency.cross_domain(s), adjacency.distance_band(s, np.random.default_rng(3)))
     session = session_at(runtime, attractor_embedding=unit(runtime, "humour and jokes"))
     selection.score(found, s, session, {"python"}, np.zeros((0, s.corpus.index.dim), np.float32), TUNING)
+    assert any(c.strategy == "cross_domain" for c in found)  # else the loops below check little or nothing
     for c in found:
         expected = (
             0.3 * c.interestingness
