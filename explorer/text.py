@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'+-]*")
 # A text with a character besides whitespace: the engine strips a concept, a query or a name and refuses what is
-# left empty, and the surfaces' schemas (the API's, the MCP tools') state it as this pattern.
-NOT_BLANK = r"\S"
+# left empty, and the surfaces' schemas (the API's, the MCP tools') state it as this pattern. Python's str.strip()
+# also takes the four separators U+001C-U+001F for whitespace, which a schema's \s (Unicode White_Space) does not.
+NOT_BLANK = r"[^\s\x1c-\x1f]"
 
 
 @lru_cache(maxsize=1)

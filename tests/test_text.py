@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import pytest
 from markdown_it import MarkdownIt
+from pydantic import Field, TypeAdapter, ValidationError
 
 from explorer.text import (
+    NOT_BLANK,
     SENTENCE_PIECE,
     inert_markdown,
     is_theme,
@@ -120,3 +124,18 @@ def test_a_fenced_chunk_has_no_prose() -> None:
     # chunk_sections fences each code chunk, so no keyphrase or quotation is ever taken from code
     chunk = "```\ndef walk(self):\n    return self.next_locus()  # The walker moves on.\n```"
     assert plain_text(chunk) == "" and prose_sentences(chunk) == []
+
+
+def test_the_schemas_blank_is_what_the_engine_strips() -> None:
+    """A surface's schema refuses exactly what the engine would strip to nothing (a fuzzer found U+001C let through
+    by a bare not-space pattern and refused by the engine with a 422 the schema never promised).
+    """
+    pattern = TypeAdapter(Annotated[str, Field(pattern=NOT_BLANK)])  # pydantic-core's regex, as the API runs it
+    for code in range(0x3001):
+        text = chr(code)
+        try:
+            pattern.validate_python(text)
+            taken = True
+        except ValidationError:
+            taken = False
+        assert taken == bool(text.strip()), f"U+{code:04X}"
