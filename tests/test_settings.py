@@ -186,8 +186,12 @@ def test_an_empty_variable_means_the_default_even_over_the_file(tmp_path: Path) 
 
 def test_every_setting_has_a_variable_and_a_description() -> None:
     assert set(VARIABLES) == {field.name for field in fields(Settings)}
-    assert all(variable.startswith("EXPLORER_") or variable == "NATS_URL" for variable in VARIABLES.values())
-    assert all(field.description for field in FIELDS.values())
+    for name, field in FIELDS.items():
+        variable = str(field.validation_alias)
+        assert variable.startswith("EXPLORER_") or variable == "NATS_URL", (
+            f"Settings.{name}: give it validation_alias='EXPLORER_{name.upper()}' (docs/ENGINEERING.md, a setting)"
+        )
+        assert field.description, f"Settings.{name}: say what it does in a docstring under the field"
 
 
 def test_the_settings_reference_is_the_one_the_fields_make() -> None:
