@@ -6,14 +6,14 @@ What is checked:
   real output of the command, run on a small database;
 - every setting is named in the README or ``docs/``, and the README's table of the settings a first day needs names
   each by its environment variable and its ``explorer.toml`` key;
-- the REST API table of ``docs/api.md`` lists every route the API serves, and its Events table every subject the
-  engine stores events under; in each, nothing is listed that the product lacks.
+- the REST API table of ``docs/api.md`` lists every route the API serves, its MCP table every tool, and its Events
+  table every subject the engine stores events under; in each, nothing is listed that the product lacks.
 
 The conventions read here: in ``docs/cli.md``, each ``###`` section holds the generated block of one command (or of
 a few that share a description, as ``wander pause``, ``resume`` and ``stop`` do), and may go on with
 "`--json` fields: `a`, `b.c`" up to the end of that paragraph (``b.c``: field ``c`` of object ``b``; a list's fields
 are those of each of its items). In the tables, each row names its item in backticks in its first cells:
-`VARIABLE` | `key`, `METHOD` | `/path`, `subject`.
+`VARIABLE` | `key`, `METHOD` | `/path`, `tool`, `subject`.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import explorer.cli
 from explorer.api import create_app
 from explorer.api.app import PREFIX
 from explorer.jobs import KINDS
+from explorer.mcp_server import TOOLS
 from explorer.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -227,6 +228,12 @@ def documented_routes(text: str | None = None) -> set[tuple[str, str]]:
     return {(row[0][0], PREFIX + row[1][0]) for row in code_cells(section("REST API", text))}
 
 
+def documented_tools(text: str | None = None) -> set[str]:
+    """The MCP table's tools, in ``docs/api.md`` (a row may name two that share their arguments)."""
+    text = API.read_text(encoding="utf-8") if text is None else text
+    return {name for row in code_cells(section("MCP", text)) for name in row[0]}
+
+
 def documented_subjects(text: str | None = None) -> set[str]:
     """The Events table's subjects, in ``docs/api.md``."""
     text = API.read_text(encoding="utf-8") if text is None else text
@@ -286,6 +293,10 @@ def test_the_rest_api_table_lists_every_route(tmp_path: Path) -> None:
     assert documented_routes() == served_routes(tmp_path / "api.duckdb")
 
 
+def test_the_mcp_table_lists_every_tool() -> None:
+    assert documented_tools() == {tool.__name__ for tool, _ in TOOLS}
+
+
 def test_the_events_table_lists_every_subject() -> None:
     assert documented_subjects() == stored_subjects()
 
@@ -296,6 +307,7 @@ def test_the_events_table_lists_every_subject() -> None:
         (README, "| `EXPLORER_TOKENS` |", documented_settings),
         (API, "| `POST` | `/jobs/{job_id}/cancel` |", documented_routes),
         (API, "| `projection.fitted` |", documented_subjects),
+        (API, "| `dream_show` |", documented_tools),
     ],
 )
 def test_a_row_missing_from_a_table_is_missed_by_its_check(page: Path, row: str, read: Callable[[str], Any]) -> None:
