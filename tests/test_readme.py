@@ -196,7 +196,7 @@ def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
     return out
 
 
-def test_every_json_field_the_readme_names_is_in_the_output(outputs) -> None:
+def test_every_json_field_the_reference_names_is_in_the_output(outputs) -> None:
     documented = {path: fields for path, fields in documented_commands().items() if fields}
     assert set(documented) == set(outputs)  # every command with --json output was run
     missing = {path: [f for f in fields if not present(outputs[path], f)] for path, fields in documented.items()}
