@@ -303,7 +303,7 @@ def _duplicates(vectors: list[np.ndarray]) -> int:
 
 
 def table(result: dict) -> str:
-    """The scores as the Markdown table the README keeps."""
+    """The scores as the Markdown table docs/benchmarks.md keeps."""
     half = "" if result["half"] is None else f", half {result['half']}"
     lines = [
         f"{result['variant']}{half} ({result['entries']} entries, {result['truth_pairs']} truth pairs, "

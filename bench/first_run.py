@@ -4,8 +4,8 @@ two and until the demo it prepares in the background is ready.
 
     python -m bench.first_run [--keep DB] [--app-only]
 
-Goals (issues 14 and 26): the empty app's first page in under 5 s; the demo's first page in under 10 s and the demo
-ready in under 90 s, on the project's 2-core machine.
+Goals (what a first-time user waits before giving up): the empty app's first page in under 5 s; the demo's first
+page in under 10 s and the demo ready in under 90 s, on the project's 2-core machine.
 """
 
 from __future__ import annotations

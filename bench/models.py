@@ -6,7 +6,7 @@ A real model takes seconds per call; the engine's own time is then noise, and
 what counts is how many calls are in flight at once. For each model-bound phase
 (reading a document: implants, entities, insights; a REM cycle) this runs the phase sequentially (concurrency 1) and at
 ``--concurrency``, through the real gateway, litellm and HTTP, and prints the
-calls per second of each and their ratio (the issue's target: at least 6× at
+calls per second of each and their ratio (the target: at least 6× at
 concurrency 8 with a 1 s model). Then it times ``explorer dream rem --dreams 60``
 end to end, as a user runs it (target: at most 25 s).
 

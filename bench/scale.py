@@ -1,4 +1,4 @@
-"""The shared store at scale (issue 25): walks carried out by several workers, a large corpus, a worker killed.
+"""The shared store at scale: walks carried out by several workers, a large corpus, a worker killed.
 
     python -m bench.scale [--sessions 8] [--steps 3] [--nodes 100000] [--latency 1.0] [--json]
 
@@ -30,7 +30,7 @@
 The default run takes about 9 minutes on a quiet 2-core machine (12 under load); ``--sessions 2 --steps 2
 --nodes 2000`` about 4.
 Everything runs on this machine: PostgreSQL is the tests' own (``explorer.testing.postgres_server``), the model
-the tests' server on 127.0.0.1. The tables are printed in the form the README holds.
+the tests' server on 127.0.0.1. The tables are printed in the form docs/team-server.md holds.
 """
 
 from __future__ import annotations
@@ -423,7 +423,7 @@ def large_corpus(args: argparse.Namespace, server: PostgresServer, folder: Path)
 def print_tables(
     args: argparse.Namespace, runs: list[Walked], large: list[Large], copied_s: float, killed: Killed
 ) -> None:
-    """The figures, as the README's tables."""
+    """The figures, as the tables of docs/team-server.md."""
     one = runs[0].rate
     print(
         f"\n| Walks on one PostgreSQL ({args.sessions} sessions × {args.steps} steps, "

@@ -1,4 +1,4 @@
-"""Sharing the database file (issue 30): a walk, the REST API under four clients and the CLI reading, at once.
+"""Sharing the database file: a walk, the REST API under four clients and the CLI reading, at once.
 
     python -m bench.sharing [--seconds 60] [--clients 4] [--alone 20] [--keep DB]
 
@@ -13,7 +13,8 @@ reads the file to watch it. A command's time includes starting Python and the CL
 before, is printed beside it. A walk its circuit breaker pauses (a loop) is started again, and its rate counts
 only the time it was walking.
 
-Goal (issue 30): no request or command waits more than 2 s, none fails busy. Traffic only to 127.0.0.1.
+Goal (the app and the CLI must stay usable while a walk runs): no request or command waits more than 2 s, none fails
+busy. Traffic only to 127.0.0.1.
 """
 
 from __future__ import annotations

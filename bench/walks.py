@@ -6,7 +6,7 @@
 Each corpus is read into a fresh database (offline by default, the configured models otherwise) and walked from
 ``--walks`` seeds, one entry title from each of the largest domains (as ``bench.bridges`` starts its sessions). A
 walk the circuit breaker pauses is counted and resumed, so every walk takes its steps. Per corpus, it prints the
-measures of issue 28, with their aims:
+measures of whether walks keep exploring, with their aims:
 
 - **revisits**: the share of steps onto a locus visited in the walk's last 10 steps (at most 20%);
 - **distinct loci** per 100 steps (at least 60);

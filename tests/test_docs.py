@@ -8,7 +8,8 @@
 - Every config dataclass is documented: each has a table in its page headed by its class name
   (``| `WanderTuning` | default | what it does |``), one row per field and no other, each row's default a Python
   expression (``required`` for a field without one) equal to the code's, of the same type.
-- Every relative link of ``docs/*.md`` resolves to a file, and a link to a page's anchor to one of its headings.
+- Every relative link of the README and of ``docs/`` resolves to a file (a page, a screenshot), and a link to a
+  page's anchor to one of its headings.
 """
 
 from __future__ import annotations
@@ -228,14 +229,14 @@ def test_every_config_class_has_a_page() -> None:
 
 def test_relative_links_resolve() -> None:
     broken = []
-    for page in sorted(DOCS.glob("*.md")):
+    for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]:
         for target in LINK.findall(page.read_text(encoding="utf-8")):
             if re.match(r"[a-z]+:", target):
                 continue  # a web address
             path, _, anchor = target.partition("#")
             linked = (page.parent / path).resolve() if path else page
             if not linked.exists():
-                broken.append(f"{page.name}: {target}")
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
             elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
-                broken.append(f"{page.name}: {target} (no such heading)")
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
     assert broken == []

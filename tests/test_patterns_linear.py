@@ -1,4 +1,5 @@
-"""Every pattern that runs over document or model text takes time linear in its length (issue 30).
+"""Every pattern that runs over document or model text takes time linear in its length: a
+document or an answer is text no one here chose, and one pattern that backtracks can stall a whole ingest.
 
 A pattern that tries every start position of a long run and rescans the run from each costs the square of its
 length: one 80 KB "word" took 23 s to ingest. Each case feeds a pattern (or the sentence splitter) a long adversarial

@@ -1,16 +1,20 @@
-"""The README is the product's reference, checked against the product (as sqlite-utils tests its docs).
+"""The README and the reference in ``docs/`` are checked against the product (as sqlite-utils tests its docs).
 
 What is checked:
-- the command reference is the CLI's: every command and option is documented, nothing documented is missing from
-  the CLI, and every ``--json`` field it names is in the real output of the command, run on a small database;
-- the Configuration table lists every setting, by its environment variable and its ``explorer.toml`` key;
-- the REST API table lists every route the API serves, and the Events table every subject the engine stores
-  events under; in each, nothing is listed that the product lacks.
+- ``docs/cli.md`` describes every command of the CLI and no other (its option tables are generated from the
+  commands: ``tests/test_cli_reference.py`` checks they are current), and every ``--json`` field it names is in the
+  real output of the command, run on a small database;
+- the README's table of the settings a first day needs names each by its environment variable and its
+  ``explorer.toml`` key (every setting is in ``docs/reference/settings.md``, generated from the settings and checked
+  by ``tests/test_settings.py``);
+- the REST API table of ``docs/api.md`` lists every route the API serves, its MCP table every tool, and its Events
+  table every subject the engine stores events under; in each, nothing is listed that the product lacks.
 
-The conventions read here: in the "Command line" section, each command is a list item holding
-``explorer COMMAND ... [--option]`` in backticks, and may go on with "`--json` fields: `a`, `b.c`" (``b.c``:
-field ``c`` of object ``b``; a list's fields are those of each of its items). In the other three sections, each
-table row names its item in backticks in its first cells: `VARIABLE` | `key`, `METHOD` | `/path`, `subject`.
+The conventions read here: in ``docs/cli.md``, each ``###`` section holds the generated block of one command (or of
+a few that share a description, as ``wander pause``, ``resume`` and ``stop`` do), and may go on with
+"`--json` fields: `a`, `b.c`" up to the end of that paragraph (``b.c``: field ``c`` of object ``b``; a list's fields
+are those of each of its items). In the tables, each row names its item in backticks in its first cells:
+`VARIABLE` | `key`, `METHOD` | `/path`, `tool`, `subject`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import json
 import re
 import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,21 +36,17 @@ import explorer.cli
 from explorer.api import create_app
 from explorer.api.app import PREFIX
 from explorer.jobs import KINDS
-from explorer.settings import _ENV, Settings
+from explorer.mcp_server import TOOLS
+from explorer.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+CLI = REPO / "docs" / "cli.md"
+API = REPO / "docs" / "api.md"
 EXPERIENCES = Path(__file__).resolve().parent / "data" / "experiences_sample.jsonl"
-SHARED = {"--db"}  # every command takes it; the section's first sentence says so once
-NAMES_ITS_DATABASES = {"db copy"}  # its arguments are its two databases (the section says so too)
-
-
-@dataclass
-class Documented:
-    """One command as the README lists it."""
-
-    options: set[str]
-    fields: list[str] = field(default_factory=list)
+SHARED = {"--db"}  # every command takes it; the page's first section says so once
+NAMES_ITS_DATABASES = {"db copy"}  # its arguments are its two databases (the page says so too)
+BLOCK = re.compile(r"<!-- cli: (?P<name>[a-z -]+?) -->\n.*?<!-- /cli -->", re.DOTALL)
 
 
 def cli_commands() -> dict[str, set[str]]:
@@ -63,61 +63,53 @@ def cli_commands() -> dict[str, set[str]]:
     return dict(walk(typer.main.get_command(explorer.cli.app), ()))
 
 
-def section(title: str, text: str | None = None) -> str:
-    """The README's (or ``text``'s) section under ``## title``, up to the next one."""
-    text = README.read_text(encoding="utf-8") if text is None else text
+def section(title: str, text: str) -> str:
+    """``text``'s section under ``## title``, up to the next one."""
     start = text.index(f"\n## {title}\n")
     end = text.find("\n## ", start + 1)
     return text[start : None if end == -1 else end]
 
 
-def command_section() -> str:
-    return section("Command line")
-
-
-def readme_commands() -> dict[str, Documented]:
-    documented: dict[str, Documented] = {}
-    items = re.split(r"\n(?=- `explorer )", command_section())[1:]
-    for item in items:
-        item = item.split("\n\n")[0]  # the list item ends at a blank line
-        usage, _, fields = item.partition("`--json` fields")
-        names = []
-        for span in re.findall(r"`(explorer [^`]+)`", usage):
-            words = span.split()[1:]
-            path = " ".join(word for word in words[: next(i for i, w in enumerate([*words, "-"]) if not _word(w))])
-            assert path not in documented, f"README documents `explorer {path}` twice"
-            documented[path] = Documented(set(re.findall(r"--[a-z][a-z0-9-]*", span)))
-            names.append(path)
-        for path in names:
-            documented[path].fields = re.findall(r"`([a-z_][a-z0-9_.]*)`", fields)
+def documented_commands(text: str | None = None) -> dict[str, list[str]]:
+    """Each command ``docs/cli.md`` (or ``text``) describes, with the ``--json`` fields it names."""
+    text = CLI.read_text(encoding="utf-8") if text is None else text
+    documented: dict[str, list[str]] = {}
+    for part in re.split(r"^(?=### )", text, flags=re.MULTILINE)[1:]:
+        names = [m["name"] for m in BLOCK.finditer(part)]
+        prose = BLOCK.sub("", part)
+        _, said, rest = prose.partition("`--json` fields")
+        fields = re.findall(r"`([a-z_][a-z0-9_.]*)`", rest.split("\n\n")[0]) if said else []
+        for name in names:
+            assert name not in documented, f"docs/cli.md describes `explorer {name}` twice"
+            documented[name] = fields
     return documented
 
 
-def _word(token: str) -> bool:
-    """A command or group name (lower-case words); ``PATH``, ``[--json]`` and ``--steps`` end the command."""
-    return re.fullmatch(r"[a-z][a-z-]*", token) is not None
-
-
 def test_every_command_is_documented_and_every_documented_command_exists() -> None:
-    assert set(readme_commands()) == set(cli_commands())
+    assert set(documented_commands()) == set(cli_commands())
 
 
-def test_every_option_is_documented_and_every_documented_option_exists() -> None:
-    documented = readme_commands()
-    assert "Every command takes `--db PATH`" in command_section()
-    assert "`db copy` names both of its databases instead" in command_section()
+def test_every_command_takes_the_database_the_page_says_it_takes() -> None:
+    text = CLI.read_text(encoding="utf-8")
+    assert "Every command takes `--db PATH`" in text
+    assert "`db copy` names both of its databases instead" in text
     for path, options in cli_commands().items():
         if path not in NAMES_ITS_DATABASES:
-            assert options >= SHARED, f"`explorer {path}` has no --db, but the README says every command takes it"
-        readme = documented[path].options
-        assert options - SHARED <= readme, f"`explorer {path}`: {sorted(options - SHARED - readme)} not in README.md"
-        assert readme <= options, f"README.md documents {sorted(readme - options)} for `explorer {path}`"
+            assert options >= SHARED, f"`explorer {path}` has no --db, but docs/cli.md says every command takes it"
 
 
 def test_every_command_with_json_output_lists_its_fields() -> None:
-    documented = readme_commands()
+    documented = documented_commands()
     for path, options in cli_commands().items():
-        assert ("--json" in options) == bool(documented[path].fields), path
+        assert ("--json" in options) == bool(documented[path]), path
+
+
+def test_a_field_list_is_read_only_from_its_own_paragraph() -> None:
+    text = (
+        "### `explorer stats`\n\n<!-- cli: stats -->\n`--json` fields: `nope`\n<!-- /cli -->\n\nCounts.\n"
+        "`--json` fields: `documents`,\n`nodes`.\n\nAlso `relations`.\n"
+    )
+    assert documented_commands(text) == {"stats": ["documents", "nodes"]}
 
 
 def present(value: Any, dotted: str) -> bool:
@@ -205,8 +197,8 @@ def outputs(corpus_copy: Path, tmp_path: Path) -> dict[str, Any]:
     return out
 
 
-def test_every_json_field_the_readme_names_is_in_the_output(outputs) -> None:
-    documented = {path: entry.fields for path, entry in readme_commands().items() if entry.fields}
+def test_every_json_field_the_reference_names_is_in_the_output(outputs) -> None:
+    documented = {path: fields for path, fields in documented_commands().items() if fields}
     assert set(documented) == set(outputs)  # every command with --json output was run
     missing = {path: [f for f in fields if not present(outputs[path], f)] for path, fields in documented.items()}
     assert not any(missing.values()), {path: fields for path, fields in missing.items() if fields}
@@ -226,22 +218,36 @@ def code_cells(text: str) -> list[list[list[str]]]:
 
 
 def documented_settings(text: str | None = None) -> dict[str, str]:
-    """The Configuration table: each environment variable and its ``explorer.toml`` key."""
-    return {row[0][0]: row[1][0] for row in code_cells(section("Configuration", text))}
+    """The README's table of the settings a first day needs: each environment variable and its ``explorer.toml`` key."""
+    text = README.read_text(encoding="utf-8") if text is None else text
+    return {row[0][0]: row[1][0] for row in code_cells(section("Configuration at a glance", text))}
 
 
 def documented_routes(text: str | None = None) -> set[tuple[str, str]]:
-    """The REST API table: each method and full path."""
+    """The REST API table of ``docs/api.md``: each method and full path."""
+    text = API.read_text(encoding="utf-8") if text is None else text
     return {(row[0][0], PREFIX + row[1][0]) for row in code_cells(section("REST API", text))}
 
 
+def documented_tools(text: str | None = None) -> set[str]:
+    """The MCP table's tools, in ``docs/api.md`` (a row may name two that share their arguments)."""
+    text = API.read_text(encoding="utf-8") if text is None else text
+    return {name for row in code_cells(section("MCP", text)) for name in row[0]}
+
+
 def documented_subjects(text: str | None = None) -> set[str]:
-    """The Events table's subjects."""
+    """The Events table's subjects, in ``docs/api.md``."""
+    text = API.read_text(encoding="utf-8") if text is None else text
     return {row[0][0] for row in code_cells(section("Events", text))}
 
 
 def setting_variables() -> dict[str, str]:
-    """Each environment variable the settings read, and the field it sets (which is also its ``explorer.toml`` key)."""
+    """Each environment variable the settings read, and the field it sets (which is also its ``explorer.toml`` key).
+
+    The one place this file reads how the settings name their variables.
+    """
+    from explorer.settings import _ENV
+
     return {variable: attr for variable, (attr, _) in _ENV.items()}
 
 
@@ -268,16 +274,17 @@ def stored_subjects() -> set[str]:
     return literals - set(KINDS)
 
 
-def test_every_setting_is_read_from_a_variable() -> None:
-    assert set(setting_variables().values()) == {f.name for f in fields(Settings)}
-
-
-def test_the_configuration_table_lists_every_setting_with_its_toml_key() -> None:
-    assert documented_settings() == setting_variables()
+def test_the_readme_names_each_setting_it_lists_by_its_variable_and_key() -> None:
+    assert documented_settings()
+    assert documented_settings().items() <= setting_variables().items()
 
 
 def test_the_rest_api_table_lists_every_route(tmp_path: Path) -> None:
     assert documented_routes() == served_routes(tmp_path / "api.duckdb")
+
+
+def test_the_mcp_table_lists_every_tool() -> None:
+    assert documented_tools() == {tool.__name__ for tool, _ in TOOLS}
 
 
 def test_the_events_table_lists_every_subject() -> None:
@@ -285,14 +292,15 @@ def test_the_events_table_lists_every_subject() -> None:
 
 
 @pytest.mark.parametrize(
-    ("row", "read"),
+    ("page", "row", "read"),
     [
-        ("| `NATS_URL` |", documented_settings),
-        ("| `POST` | `/jobs/{job_id}/cancel` |", documented_routes),
-        ("| `projection.fitted` |", documented_subjects),
+        (README, "| `EXPLORER_TOKENS` |", documented_settings),
+        (API, "| `POST` | `/jobs/{job_id}/cancel` |", documented_routes),
+        (API, "| `projection.fitted` |", documented_subjects),
+        (API, "| `dream_show` |", documented_tools),
     ],
 )
-def test_a_row_missing_from_the_readme_is_missed_by_its_check(row: str, read: Callable[[str], Any]) -> None:
-    text = README.read_text(encoding="utf-8")
+def test_a_row_missing_from_a_table_is_missed_by_its_check(page: Path, row: str, read: Callable[[str], Any]) -> None:
+    text = page.read_text(encoding="utf-8")
     tampered = "\n".join(line for line in text.splitlines() if not line.startswith(row))
     assert len(read(tampered)) == len(read(text)) - 1

@@ -6,7 +6,7 @@ from explorer.cli.common import DbOption, runtime_for
 
 
 def mcp(db: DbOption = None) -> None:
-    """Serve the MCP tools on stdio, for an agent that starts this command (see the README's "MCP" section).
+    """Serve the MCP tools on stdio, for an agent that starts this command (see docs/api.md#mcp).
 
     Stdout carries only the protocol; logs go to stderr. The database is opened (and checked) once, before
     serving, so a wrong --db fails here in one line rather than in every tool call.

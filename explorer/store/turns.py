@@ -1,11 +1,11 @@
 """Whose turn it is to hold a database file: a queue across processes, served in the order they asked.
 
 Why: DuckDB lets one process at a time attach a file read-write, and a process that meets its lock can only try
-again later. Trying again at random serves whoever happens to try at the right moment: a process that lets the
-file go and takes it again at once (a walk's next step, the API under load) wins nearly every time, and the CLI
-beside it waited up to 16 s or failed busy (issue 30). Nor would one blocking ``flock`` on a file do: Linux wakes
-every waiter when it is let go and nothing orders them, so the process that let go, still running, can take it
-again before they wake.
+again later. Trying again at random serves whoever happens to try at the right moment: a process that lets the file
+go and takes it again at once (a walk's next step, the API under load) wins nearly every time, and the CLI beside it
+waited up to 16 s or failed busy (measured with a walk, the API and the CLI on one file). Nor would one blocking
+``flock`` on a file do: Linux wakes every waiter when it is let go and nothing orders them, so the process that let
+go, still running, can take it again before they wake.
 
 How: a ticket lock made of open-file-description locks (Linux's ``F_OFD_SETLK``: one per open descriptor, so
 each turn has its own) on a sidecar file, ``<file>.queue``. Its first 8 bytes count the tickets given out; taking

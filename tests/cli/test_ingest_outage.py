@@ -1,6 +1,6 @@
-"""The issue's case at the command line: ingesting notes while the model answers 500 stores them, exits 3 with one
-line saying how many steps failed and how to complete them, and ``--json`` counts them; ``stats`` shows them
-pending; once the model is back, ``ingest --retry-failed`` completes them and exits 0.
+"""A model outage during ingest, at the command line: ingesting notes while the model answers 500 stores them, exits
+3 with one line saying how many steps failed and how to complete them, and ``--json`` counts them; ``stats`` shows
+them pending; once the model is back, ``ingest --retry-failed`` completes them and exits 0.
 """
 
 from __future__ import annotations

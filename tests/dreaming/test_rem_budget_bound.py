@@ -1,4 +1,6 @@
-"""A night of dreaming keeps to its budget whatever the model answers (issue 30's probe, reproduced)."""
+"""A night of dreaming keeps to its budget whatever the model answers: a model reporting no usage, or more than it
+was allowed, must not make a night overspend.
+"""
 
 from __future__ import annotations
 

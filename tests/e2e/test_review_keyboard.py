@@ -1,8 +1,9 @@
 """Reviewing at speed, in a real browser: 50 crystals reviewed on the Crystals page's Review queue by keyboard
-alone (A approve, X reject, S skip, Backspace undo), each key's crystal checked against the queue's order; a link
-to one crystal opens it with its history, whose newest entry is reverted from there; then a bulk review with its
-count and confirmation. The time from each key to the next crystal drawn is printed and recorded (the README's
-figure comes from ``python -m bench.review``, which runs this same session); the test asserts what was decided.
+alone (A approve, X reject, S skip, Backspace undo), each key's crystal checked against the queue's order; a link to
+one crystal opens it with its history, whose newest entry is reverted from there; then a bulk review with its count
+and confirmation. The time from each key to the next crystal drawn is printed and recorded (the figure in
+docs/benchmarks.md comes from ``python -m bench.review``, which runs this same session); the test asserts what was
+decided.
 """
 
 from __future__ import annotations

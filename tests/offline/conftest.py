@@ -55,7 +55,7 @@ def corpus() -> list[Doc]:
         docs += [Doc(chunk, "python", year) for chunk in chunk_text(body)[:4]]
     quotes = [json.loads(line) for line in (SAMPLE / "fortunes" / "fortunes.jsonl").read_text().splitlines()]
     docs += [Doc(q["text"], q["domain"], None) for q in quotes if "\n-- " in q["text"]][:6]
-    for note in sorted((TESTS / "data" / "notes").glob("*/*.md")):  # a person's own notes, where issue 28 was seen
+    for note in sorted((TESTS / "data" / "notes").glob("*/*.md")):  # a person's own notes, where bad words were seen
         docs.append(Doc(note.read_text(encoding="utf-8").split("---", 2)[2].strip(), note.parent.name, 2024))
     return docs
 

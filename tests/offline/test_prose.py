@@ -1,6 +1,6 @@
 """The offline provider's texts read as prose: checked on a sample of every kind (tests/offline/conftest.py).
 
-The rules (issue 11): concise, ended sentences that name what they connect; extractive; no template stutter
+The rules: concise, ended sentences that name what they connect; extractive; no template stutter
 (no quotation nested in a quotation, no phrase of four words or more said twice, no two sentences opening
 alike); no markup, code, address or link; no person, address, link or number taken as a theme or an entity.
 The checker is shown to flag texts the provider used to write, so a rule that stops checking fails here.
@@ -59,7 +59,7 @@ def test_the_checker_flags_names_addresses_and_numbers_as_themes(label: str) -> 
     assert label_faults(label, people=PEOPLE), label
 
 
-# What issue 28 found the provider writing, over notes on bees and git: the text, the source it was written from,
+# What the provider once wrote badly, over notes on bees and git: the text, the source it was written from,
 # and the fault the checker must name.
 QUEEN = (Path(__file__).parents[1] / "data" / "notes" / "bees" / "the-queen.md").read_text(encoding="utf-8")
 ISSUE_28 = {

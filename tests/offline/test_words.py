@@ -1,6 +1,6 @@
-"""The offline provider's words read as English (issue 28): themes name things, templates agree in number with
+"""The offline provider's words read as English: themes name things, templates agree in number with
 the themes in them, and every word is cased as its source writes it. Each answer is checked by the checker
-``bench.prose`` uses (explorer/testing/prose.py) on the kind of text the issue found broken.
+``bench.prose`` uses (explorer/testing/prose.py) on the kind of text it once wrote badly (notes on bees and git).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Processes sharing one database file take turns in the order they asked (issue 30).
+"""Processes sharing one database file take turns in the order they asked, so none waits
+behind a process that lets the file go and takes it again at once.
 
 Each case runs real processes on a real file: a tight writer (a transaction after another, as a walk's steps),
 a process whose threads keep the file in use between them (as the API under several clients), and readers (as the

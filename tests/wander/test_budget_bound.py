@@ -1,4 +1,6 @@
-"""A walk keeps to its session's budget whatever usage the model reports (issue 30's probe, reproduced)."""
+"""A walk keeps to its session's budget whatever usage the model reports: a server reporting less than it charged
+must not let a walk overspend.
+"""
 
 from __future__ import annotations
 

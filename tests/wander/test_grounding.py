@@ -181,8 +181,8 @@ def test_ranking_rewards_evidence_of_relatedness_not_distance() -> None:
 
 def test_a_dream_spans_its_parents_domains_and_stepping_onto_it_is_a_bridge() -> None:
     """A dream has no domain or document of its own: it belongs to the domains of the notes it binds, so a walk
-    cannot cross from one domain to another through it unseen (issue 11: 46 of 52 such steps joined unrelated
-    notes on the bridges bench).
+    cannot cross from one domain to another through it unseen (when dreams had domains of their own, 46 of 52 such steps
+    joined unrelated notes on the bridges bench).
     """
     here, other = np.array([1.0, 0.0, 0.0], np.float32), np.array([0.6, 0.8, 0.0], np.float32)
     apart, near = np.array([0.0, 0.0, 1.0], np.float32), np.array([0.8, 0.6, 0.0], np.float32)

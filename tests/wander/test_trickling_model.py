@@ -1,5 +1,5 @@
-"""``wander run`` against a model that trickles its answers ends, each call at its deadline (issue 30's probe,
-reproduced: with ``EXPLORER_TIMEOUT=2 EXPLORER_RETRIES=0`` one step hung 600 s until killed).
+"""``wander run`` against a model that trickles its answers ends, each call at its deadline (before each call had a
+deadline for its whole answer, with ``EXPLORER_TIMEOUT=2 EXPLORER_RETRIES=0`` one step hung 600 s until killed).
 """
 
 from __future__ import annotations
