@@ -246,9 +246,9 @@ def setting_variables() -> dict[str, str]:
 
     The one place this file reads how the settings name their variables.
     """
-    from explorer.settings import _ENV
+    from explorer.settings import VARIABLES
 
-    return {variable: attr for variable, (attr, _) in _ENV.items()}
+    return {variable: attr for attr, variable in VARIABLES.items()}
 
 
 def served_routes(db: Path) -> set[tuple[str, str]]:
