@@ -1,5 +1,5 @@
 """A cancel reaches a background job whose run is waiting on a model: the call in flight is abandoned, not
-waited for (issue 30: with a model trickling its answer, ``jobs cancel`` had no effect after 60 s).
+waited for (with a model trickling its answer, ``jobs cancel`` once had no effect after 60 s).
 """
 
 from __future__ import annotations

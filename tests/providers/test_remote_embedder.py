@@ -139,7 +139,7 @@ def test_an_ingest_through_a_served_embedder_works_end_to_end(model_server, tmp_
 
 
 def test_an_ingest_through_a_trickling_embedder_ends_with_one_clear_line(model_server, tmp_path: Path) -> None:
-    # issue 30's probe: with EXPLORER_TIMEOUT=2 EXPLORER_RETRIES=0, ingest hung as long as the server trickled.
+    # once, with EXPLORER_TIMEOUT=2 EXPLORER_RETRIES=0, ingest hung as long as the server trickled.
     server: ModelServer = model_server(script=after_warm_up(TRICKLE))  # the warm-up: the dimension probe
     (tmp_path / "note.txt").write_text(NOTE, encoding="utf-8")
     env = {**os.environ, **server.embedding_env(), "EXPLORER_TIMEOUT": "2", "EXPLORER_RETRIES": "1"}

@@ -1,4 +1,4 @@
-"""Issue 11's rules for Wander: loci stand on stored nodes and are named after them, the ranking rewards evidence
+"""Wander's grounding rules: loci stand on stored nodes and are named after them, the ranking rewards evidence
 of relatedness, the breaker catches short cycles, and crystals are few, grounded, unique and say what they connect.
 """
 
