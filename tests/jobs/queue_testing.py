@@ -38,6 +38,14 @@ def pg_runtime(queue_url: str, embedder: Embedder) -> Iterator[Runtime]:
     runtime.db.close()  # type: ignore[attr-defined]
 
 
+def counting_worker(command: list[str], log_path: Path) -> subprocess.Popen[bytes]:
+    """An ``explorer`` ``command`` in a process of its own that knows ``test.count``, its output in ``log_path``."""
+    with open(log_path, "ab") as log:  # the child keeps its own copy of the handle
+        return subprocess.Popen(
+            [sys.executable, str(HERE / "counting_kind.py"), *command], stdout=log, stderr=subprocess.STDOUT
+        )
+
+
 @pytest.fixture
 def start_worker(queue_url: str, tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
     """``start_worker(*args)``: an ``explorer worker`` process on the test's database (knowing ``test.count``),
@@ -46,13 +54,7 @@ def start_worker(queue_url: str, tmp_path: Path) -> Iterator[Callable[..., subpr
     started: list[subprocess.Popen[bytes]] = []
 
     def start(*args: str) -> subprocess.Popen[bytes]:
-        log = open(tmp_path / f"worker-{len(started)}.log", "wb")  # noqa: SIM115 - the child's, closed below
-        with log:
-            process = subprocess.Popen(
-                [sys.executable, str(HERE / "counting_kind.py"), "worker", "--db", queue_url, *args],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        process = counting_worker(["worker", "--db", queue_url, *args], tmp_path / f"worker-{len(started)}.log")
         started.append(process)
         return process
 

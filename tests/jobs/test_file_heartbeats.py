@@ -28,6 +28,7 @@ from explorer.store.leases import identity, is_alive
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import counting_kind  # noqa: E402  (the test's kind of job)
+from queue_testing import counting_worker  # noqa: E402
 
 counting_kind.register()
 pytestmark = pytest.mark.duckdb_only("the file's queue and its worker")
@@ -90,13 +91,7 @@ def start_worker(file_runtime: Runtime, tmp_path: Path) -> Iterator[Callable[[],
     started: list[subprocess.Popen[bytes]] = []
 
     def start() -> subprocess.Popen[bytes]:
-        log = open(tmp_path / "worker.log", "ab")  # noqa: SIM115 - the child's, closed below
-        with log:
-            process = subprocess.Popen(
-                [sys.executable, str(HERE / "counting_kind.py"), "jobs", "worker", "--db", str(file_runtime.db.path)],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        process = counting_worker(["jobs", "worker", "--db", str(file_runtime.db.path)], tmp_path / "worker.log")
         started.append(process)
         return process
 
