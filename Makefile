@@ -1,4 +1,4 @@
-.PHONY: run test test-fast lint setup
+.PHONY: run test test-fast lint docs setup
 # The two commands of the README. Each one sets everything up first, idempotently.
 
 run: setup
@@ -19,6 +19,12 @@ FAST = not browser and not minilm and not real_model and not postgres
 test-fast: export SKIP_LOCAL_MODEL ?= 1
 test-fast: setup lint
 	.venv/bin/python -m pytest -n 2 --dist loadfile --durations=10 -m "$(FAST)"
+
+# The references written from the code: every command's options (docs/cli.md) and every setting
+# (docs/reference/settings.md). A test fails while either is stale; this is what it asks you to run.
+docs:
+	.venv/bin/python scripts/gen_cli_reference.py
+	.venv/bin/python scripts/gen_settings_reference.py
 
 lint:
 	.venv/bin/ruff check .

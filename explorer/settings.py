@@ -6,7 +6,7 @@ variables, so they cannot leak into the database or the logs.
 
 Each setting is declared once, as a field of :class:`Settings`: its type and bounds (pydantic checks them), its
 default, its environment variable (the field's alias) and its description (its docstring), from which
-``scripts/settings_reference.py`` generates ``docs/reference/settings.md``. It is a pydantic dataclass, not
+``scripts/gen_settings_reference.py`` generates ``docs/reference/settings.md``. It is a pydantic dataclass, not
 pydantic-settings' ``BaseSettings``: code and tests derive settings with ``dataclasses.replace``, a ``BaseSettings``
 reads the process environment whenever one is made (a test's ``Settings()`` would take a developer's
 ``EXPLORER_DB``), and :func:`load_settings` is given the environment to read. What that leaves by hand, one variable

@@ -195,8 +195,8 @@ def test_every_setting_has_a_variable_and_a_description() -> None:
 
 
 def test_the_settings_reference_is_the_one_the_fields_make() -> None:
-    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "settings_reference.py"))
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "gen_settings_reference.py"))
     written = script["REFERENCE"].read_text(encoding="utf-8")
     assert written == script["render"](), (
-        "docs/reference/settings.md is stale: run python scripts/settings_reference.py"
+        "docs/reference/settings.md is stale: run python scripts/gen_settings_reference.py"
     )

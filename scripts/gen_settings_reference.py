@@ -1,6 +1,6 @@
 """Write docs/reference/settings.md from the fields of explorer.settings.Settings (run after changing a setting).
 
-    python scripts/settings_reference.py
+    python scripts/gen_settings_reference.py
 
 tests/test_settings.py fails while the file differs from what this writes.
 """
@@ -19,7 +19,7 @@ BOUNDS = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "under"}  
 
 INTRO = """# Settings
 
-<!-- Generated from explorer/settings.py by `python scripts/settings_reference.py`: edit the fields there. -->
+<!-- Generated from explorer/settings.py by `python scripts/gen_settings_reference.py`: edit the fields there. -->
 
 Settings come from environment variables, overriding an optional `explorer.toml` in the working directory (or the
 file named by `EXPLORER_CONFIG`), whose keys, under `[explorer]` (or at the top of the file), are the second column.
