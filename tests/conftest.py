@@ -94,6 +94,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         file_only = item.get_closest_marker("duckdb_only")
         if ON_POSTGRES and file_only is not None:
             item.add_marker(pytest.mark.skip(reason=f"needs a DuckDB file: {file_only.args[0]}"))
+    items[:] = slow_files_first(items)
+
+
+def slow_files_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The files with a browser's tests, then those with a server's, then the rest, each file's tests in their order.
+
+    ``--dist loadfile`` hands files out in this order, one to each worker that is free: a long file dealt last
+    keeps one worker busy while the other has nothing left, so the long ones are dealt while there is work beside.
+    """
+    rank: dict[Path, int] = {}
+    for item in items:
+        slow = 0 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("postgres") else 2
+        rank[item.path] = min(rank.get(item.path, slow), slow)
+    return sorted(items, key=lambda item: rank[item.path])  # stable: a file's tests keep their order
 
 
 @pytest.fixture(scope="session", autouse=True)
