@@ -100,8 +100,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def slow_files_first(items: list[pytest.Item]) -> list[pytest.Item]:
     """The files with a browser's tests, then those with a server's, then the rest, each file's tests in their order.
 
-    ``--dist loadfile`` hands files out in this order, one to each worker that is free: a long file dealt last
-    keeps one worker busy while the other has nothing left, so the long ones are dealt while there is work beside.
+    ``--dist loadfile --no-loadscope-reorder`` (the Makefile's) hands files out in this order, one to each worker
+    that is free: a long file dealt last keeps one worker busy while the other has nothing left, so the long ones
+    are dealt while there is work beside. (xdist's own reorder, most tests first, dealt the browser's files last.)
     """
     rank: dict[Path, int] = {}
     for item in items:
