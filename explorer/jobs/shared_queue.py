@@ -122,8 +122,7 @@ class SharedQueue:
         store = runtime.db
         assert isinstance(store, PostgresDatabase), "procrastinate's queue lives in a PostgreSQL store"
         self.runtime = runtime
-        self.store = store
-        self.url = store.url
+        self.store = store  # runtime.db, known to be PostgreSQL's
         self.app = _app(store.url)
 
     def install(self) -> None:
@@ -131,10 +130,10 @@ class SharedQueue:
         to serve creates them, so there is nothing for a user to run. Its own transaction (not a job's: the tables
         stay if that job is refused).
         """
-        if self.url not in _installed:
+        if self.store.url not in _installed:
             with self.store.transaction() as con:
                 jobs_store.install_queue(con, SchemaManager.get_schema(), _SCHEMA_LOCK)
-            _installed.add(self.url)
+            _installed.add(self.store.url)
 
     def put(self, insert: Callable[[Connection], Job]) -> Job:
         """Store the job and queue it on procrastinate in the same transaction, the queue made ready first."""
@@ -163,7 +162,7 @@ class SharedQueue:
         """How many workers take the database's jobs now, alive by their heartbeat: a job queued while none is
         alive waits until someone starts one.
         """
-        with self.runtime.db.connect() as con:
+        with self.store.connect() as con:
             return jobs_store.live_queue_workers(con, STALLED_S)
 
     def end_the_dead(self) -> int:
