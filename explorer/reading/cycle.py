@@ -47,9 +47,13 @@ class ReadingConfig:
     # Documents read together: their model calls are in flight at once, and none builds on another's syntheses.
     # Fixed, not the concurrency setting, so what is read does not depend on how fast it is read.
     documents_together: int = 8
+    # False: chunks are placed and linked, and the model's steps (implants, entities, insights) are left pending,
+    # never asked (``PendingReading.attempts`` 0), for `explorer enrich` to do later: searchable in minutes.
+    enrich: bool = True
 
 
 DEFAULT_READING = ReadingConfig()
+DEFERRED = "left for later"  # a pending step's error when it was never asked (ReadingConfig.enrich false)
 VAULT = "vault"  # who made a LINKS relation: the person, writing a [[wikilink]] in their vault
 
 
@@ -145,6 +149,7 @@ class ReadingResult:
     entity_insights: int = 0
     failures: list[str] = field(default_factory=list)
     pending: list[PendingReading] = field(default_factory=list)
+    deferred: list[PendingReading] = field(default_factory=list)  # steps left for later, never asked
     retried: list[tuple[str, str, str]] = field(default_factory=list)  # the pending steps asked again
 
     @property
@@ -222,9 +227,14 @@ def read_documents(
             _link_mentions(d.document_id, (d.title, *d.aliases), [chunk for chunk, _ in own], known, results)
         if own:
             _link_wikilinks(d, own[0][0], known, results[d.document_id])
+    implants = related_neighbours(placed, known.relation_floor(config.reference_pairs))
+    themed = [(chunk, near) for chunk, near in placed if not is_code(chunk.text)]  # code names no entity, no theme
+    if not config.enrich:
+        _defer(implants, themed, results)
+        return [results[d.document_id] for d in documents]
     _enrich(
-        related_neighbours(placed, known.relation_floor(config.reference_pairs)),
-        [(chunk, near) for chunk, near in placed if not is_code(chunk.text)],  # code names no entity, no theme
+        implants,
+        themed,
         [],
         known=known,
         embedder=embedder,
@@ -318,6 +328,19 @@ def _enrich(
     )
     _keep_implants(implants, answers[: len(implants)], known, embedder, results)
     _keep_insights(learnings, insights, known, embedder, results)
+
+
+def _defer(implants: list[Placed], entities: list[Placed], results: dict[str, ReadingResult]) -> None:
+    """Leave the model's first round for later: each chunk's implant (among the neighbours it has now) and its
+    entities, kept pending as never asked; the insights follow from the entities when they are asked.
+    """
+    for chunk, neighbours in implants:
+        related = tuple(node for node, _ in neighbours)
+        results[str(chunk.document_id)].deferred.append(
+            PendingReading(chunk.id, "implant", DEFERRED, related_ids=related, attempts=0)
+        )
+    for chunk, _ in entities:
+        results[str(chunk.document_id)].deferred.append(PendingReading(chunk.id, "entities", DEFERRED, attempts=0))
 
 
 def _place_chunks(

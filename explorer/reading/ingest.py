@@ -1,12 +1,15 @@
-"""Ingestion: files in, READING cycle, one transaction per document.
+"""Ingestion: files in, READING cycle, one transaction per batch of documents.
 
 This is the orchestration the CLI and the app share, in the engine's one pattern
 for model-calling flows (read → think → write): what is stored already is read
 in short connections, each batch of documents is read by the pure
 :func:`~explorer.reading.cycle.read_documents` with no connection held while the
-model thinks, and each document's rows are written together in one transaction,
-so a failure leaves nothing half-written and other processes get the file
-between batches.
+model thinks, and the batch's rows are written together in one transaction (a
+document's alone when one of them fails), so a failure leaves nothing
+half-written and other processes get the file between batches.
+
+A large read is placed and linked first and enriched later (``enrich``): its notes are searchable and walkable
+at the embedding model's speed, and :func:`enrich_pending` asks the model's steps when there is time.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ import os
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 from explorer.inputs import storable
 from explorer.providers.budget import Budget
-from explorer.providers.embeddings import load_model
+from explorer.providers.embeddings import Embedder, load_model
+from explorer.providers.prefetch import Prefetcher
 from explorer.reading.chunker import Chunk, chunk_sections
 from explorer.reading.cycle import (
     DEFAULT_READING,
@@ -42,6 +47,12 @@ from explorer.runtime import Runtime
 from explorer.store import StoreError, corpus, source_files
 from explorer.store import reading as reading_store
 from explorer.store.database import Connection
+
+Enrich = Literal["auto", "now", "later"]
+# New chunks an "auto" ingest enriches as it reads them; a larger read is placed and linked at the embedding
+# model's speed and its enrichment left for `explorer enrich`. Offline, enriching a chunk costs about ten times
+# embedding it (python -m bench.ingest); a note or a folder of them is enriched at once, a vault is not.
+ENRICH_AT_ONCE = 1000
 
 
 @dataclass
@@ -70,6 +81,7 @@ class IngestReport:
     domains_set: int = 0  # documents met again that took the domain their source now gives (explorer.reading.domains)
     topics: list[str] = field(default_factory=list)  # the topics found again, when documents without a domain came
     items_failed: int = 0  # steps the model could not do (failed, or refused by the budget): kept pending
+    items_deferred: int = 0  # steps left for later, never asked (a fast read: `explorer enrich` does them)
     items_completed: int = 0  # steps left pending by an earlier ingest, done by this one
     spent_cents: float = 0.0
     budget_exhausted: bool = False  # model calls were refused: the budget could not cover them
@@ -102,6 +114,7 @@ class IngestReport:
         self.syntheses_added += result.syntheses
         self.entity_insights_added += result.entity_insights
         self.items_failed += len(result.pending)
+        self.items_deferred += len(result.deferred)
         self.items_completed += len(result.completed)
         for failure in result.failures:
             self.add_error(LoadError(path, failure, line))
@@ -175,7 +188,8 @@ def _load(found: Found, year: int | None, domain: str | None, max_mb: float, rep
 @dataclass(frozen=True)
 class ReadingOptions:
     """How an ingest reads what it finds: the year and domain of texts that name none, the size limit, the
-    READING cycle's configuration, and whether to ask again for every step left pending.
+    READING cycle's configuration, whether to ask again for every step left pending, and when to enrich what
+    is read (``"auto"``: at once for at most :data:`ENRICH_AT_ONCE` new chunks, later for more).
     """
 
     year: int | None = None
@@ -183,6 +197,7 @@ class ReadingOptions:
     max_mb: float = DEFAULT_MAX_MB
     config: ReadingConfig = DEFAULT_READING
     retry_failed: bool = False
+    enrich: Enrich = "auto"
 
 
 def ingest_paths(
@@ -196,13 +211,15 @@ def ingest_paths(
     progress: Progress | None = None,
     budget: Budget | None = None,
     retry_failed: bool = False,
+    enrich: Enrich = "auto",
 ) -> IngestReport:
     """Bring the knowledge base in step with the files under ``paths``: new files are read, a changed file's new
     text is read and its old one retired, the documents of a file gone from a folder named here are retired, and
     a file whose size and modification time are as stored is not opened (:mod:`explorer.reading.sync`).
     ``retry_failed`` asks again for every step an earlier ingest left pending, not only those of the documents
     met again. A document with a stray NUL (or a lone surrogate, from a JSON escape) is read without it, not
-    refused (:mod:`explorer.reading.loaders`).
+    refused (:mod:`explorer.reading.loaders`). ``enrich`` says when the model's steps are asked
+    (:class:`ReadingOptions`); those left for later are done by :func:`enrich_pending`.
 
     Example::
 
@@ -212,7 +229,7 @@ def ingest_paths(
         ingest_paths(runtime, [], retry_failed=True).items_completed  # the model is back: finish what failed
     """
     named = [Path(p).expanduser() for p in paths]
-    options = ReadingOptions(year, domain, max_mb, config, retry_failed)
+    options = ReadingOptions(year, domain, max_mb, config, retry_failed, enrich)
     folders = [file_key(p) for p in named if p.is_dir()]
     return _sync(runtime, list(expand_paths(named)), folders, options, progress, budget)
 
@@ -287,6 +304,7 @@ def _sync(
         budget=budget,
         retry_failed=options.retry_failed,
         met_again=met,
+        enrich=options.enrich,
     )
     if options.domain:  # a domain given now holds for the files found unchanged too, as for those read again
         report.domains_set += settle_met_again(runtime, dict.fromkeys(met, (options.domain, "given")))
@@ -365,14 +383,17 @@ def ingest_sources(
     budget: Budget | None = None,
     retry_failed: bool = False,
     met_again: Collection[str] = (),
+    enrich: Enrich = "auto",
 ) -> IngestReport:
     """Read loaded documents in order, on one budget (default: the settings'); documents already present are
-    skipped, save for the steps an earlier reading of them left pending, which are asked again (those of every
-    document with ``retry_failed``, and those of ``met_again``: documents of files found unchanged). A text of a
-    retired document is brought back (an edit undone, a file put back), not read again.
+    skipped, save for the steps an earlier reading of them failed, which are asked again (those of ``met_again``
+    too: documents of files found unchanged), and with ``retry_failed`` every step pending, failed or left for
+    later. A text of a retired document is brought back (an edit undone, a file put back), not read again.
+    ``enrich`` says when the model's steps of what is read are asked (:class:`ReadingOptions`).
 
     Documents are read in batches (``config.documents_together``), so the model calls of a batch's documents
-    are in flight together; each document is still written in its own transaction.
+    are in flight together; a batch's documents are written in one transaction (each in its own when one of
+    them cannot be written, so only that one is lost).
 
     Example::
 
@@ -385,7 +406,7 @@ def ingest_sources(
     before = budget.spent_cents
     read_before: set[str] = set(met_again)  # the stored documents met again, whose pending steps are asked again
     if sources:  # nothing to read (a folder read again unchanged): no model to load, nothing known to gather
-        read_before |= _read_sources(runtime, sources, config, report, budget, progress)
+        read_before |= _read_sources(runtime, sources, config, enrich, report, budget, progress)
     if retry_failed or read_before:
         _complete_pending(runtime, None if retry_failed else read_before, config, report, budget, progress)
     if report.documents_added and any(domain_of(source)[0] is None for source in sources):
@@ -402,6 +423,7 @@ def _read_sources(
     runtime: Runtime,
     sources: Sequence[SourceText],
     config: ReadingConfig,
+    enrich: Enrich,
     report: IngestReport,
     budget: Budget,
     progress: Progress | None,
@@ -414,7 +436,24 @@ def _read_sources(
     known, stored = _load_stored(runtime)
     begin(progress, "cutting documents into chunks")
     chunked = [(s, chunk_sections(s.sections or [Section(s.text)], config.chunk_words)) for s in sources]  # cut once
-    _embed_in_batches(runtime, [chunk.text for _, chunks in chunked for chunk in chunks], progress)
+    new = [chunk.text for source, chunks in chunked if content_hash(source) not in stored for chunk in chunks]
+    config = replace(config, enrich=enrich == "now" or (enrich == "auto" and len(new) <= ENRICH_AT_ONCE))
+    with Prefetcher(runtime.embedder, new) as embedder:  # the model embeds ahead while batches are read
+        return _read_chunked(runtime, chunked, stored, known, embedder, config, report, budget, progress)
+
+
+def _read_chunked(
+    runtime: Runtime,
+    chunked: list[tuple[SourceText, list[Chunk]]],
+    stored: dict[str, Document],
+    known: KnownNodes,
+    embedder: Embedder,
+    config: ReadingConfig,
+    report: IngestReport,
+    budget: Budget,
+    progress: Progress | None,
+) -> set[str]:
+    """:func:`_read_sources` once the texts are cut, each batch's chunks embedded by ``embedder``."""
     seen: set[str] = set()
     other_titles: dict[str, list[str]] = {}  # content hash → the titles a text read once was found under again
     read_before: set[str] = set()
@@ -423,7 +462,7 @@ def _read_sources(
     reading = in_phase(progress, "reading")
     for position, (source, chunks) in enumerate(chunked):
         if progress:
-            progress(position, len(sources), source.title, "reading")
+            progress(position, len(chunked), source.title, "reading")
         digest = content_hash(source)
         if digest in stored and stored[digest].retired_because is not None and digest not in seen:
             with runtime.db.transaction() as con:
@@ -442,10 +481,10 @@ def _read_sources(
         seen.add(digest)
         batch.append(_Pending(source, chunks, _document(source, digest)))
         if len(batch) >= config.documents_together:
-            known = _ingest_batch(runtime, batch, known, config, report, budget, reading)
+            known = _ingest_batch(runtime, embedder, batch, known, config, report, budget, reading)
             batch = []
     if batch:
-        known = _ingest_batch(runtime, batch, known, config, report, budget, reading)
+        known = _ingest_batch(runtime, embedder, batch, known, config, report, budget, reading)
     begin(progress, "linking aliases")
     _add_aliases(runtime, other_titles, known, report)
     report.domains_set += settle_met_again(runtime, domains_met)
@@ -478,6 +517,7 @@ def _document(source: SourceText, digest: str) -> Document:
 
 def _ingest_batch(
     runtime: Runtime,
+    embedder: Embedder,
     batch: list[_Pending],
     known: KnownNodes,
     config: ReadingConfig,
@@ -508,7 +548,7 @@ def _ingest_batch(
         results = read_documents(
             texts,
             known=known,
-            embedder=runtime.embedder,
+            embedder=embedder,
             gateway=runtime.gateway,
             config=config,
             budget=budget,
@@ -518,7 +558,7 @@ def _ingest_batch(
         if len(batch) > 1:
             known = load_known(runtime)
             for pending in batch:
-                known = _ingest_batch(runtime, [pending], known, config, report, budget, progress)
+                known = _ingest_batch(runtime, embedder, [pending], known, config, report, budget, progress)
             return known
         pending = batch[0]
         report.add_error(LoadError(pending.source.path, f"could not ingest: {exc}", pending.source.line))
@@ -529,40 +569,62 @@ def _ingest_batch(
     # The rest of the batch was read beside rows that were not written: read it again without them.
     rest = batch[written + 1 :]
     known = load_known(runtime)
-    return _ingest_batch(runtime, rest, known, config, report, budget, progress) if rest else known
+    return _ingest_batch(runtime, embedder, rest, known, config, report, budget, progress) if rest else known
 
 
 def _write_batch(runtime: Runtime, batch: list[_Pending], results: list[ReadingResult], report: IngestReport) -> int:
-    """Each document of the batch in its own transaction, until one fails (reported, its rows rolled back);
-    how many were written before it.
+    """The batch's documents in one transaction (a commit costs about what a document's rows do, and the next
+    batch follows at once, so the write-ahead log is folded in later); when that fails, each document in its
+    own, until the one at fault (reported, its rows rolled back). How many were written.
     """
-    with runtime.db.connect():
-        for index, (pending, result) in enumerate(zip(batch, results, strict=True)):
-            try:
-                with runtime.db.transaction() as con:
+    pairs = list(zip(batch, results, strict=True))
+    with runtime.db.connect(checkpoint=False):
+        try:
+            with runtime.db.transaction() as con:
+                for pending in batch:
                     corpus.insert_document(con, pending.document)
-                    _store_result(con, result)
-            except StoreError:
-                raise
-            except Exception as exc:  # one bad document must not stop the batch
-                report.add_error(LoadError(pending.source.path, f"could not ingest: {exc}", pending.source.line))
-                return index
-            report.documents_added += 1
-            report.count(result, pending.source.path, pending.source.line)
+                _store_results(con, results)
+        except StoreError:
+            raise
+        except Exception:  # one bad document must not stop the batch: find it, one at a time
+            return _write_each(runtime, pairs, report)
+    for pending, result in pairs:
+        _written(report, pending, result)
     return len(batch)
 
 
-def _store_result(con: Connection, result: ReadingResult) -> bool:
-    """A document's reading: its new nodes and relations, the steps still pending, and those now done; false,
-    writing nothing, when steps it asked again were completed meanwhile by another process (its work stands).
+def _write_each(runtime: Runtime, pairs: list[tuple[_Pending, ReadingResult]], report: IngestReport) -> int:
+    """Each document in its own transaction, until one fails (reported); how many were written before it."""
+    for index, (pending, result) in enumerate(pairs):
+        try:
+            with runtime.db.transaction() as con:
+                corpus.insert_document(con, pending.document)
+                _store_results(con, [result])
+        except StoreError:
+            raise
+        except Exception as exc:
+            report.add_error(LoadError(pending.source.path, f"could not ingest: {exc}", pending.source.line))
+            return index
+        _written(report, pending, result)
+    return len(pairs)
+
+
+def _written(report: IngestReport, pending: _Pending, result: ReadingResult) -> None:
+    report.documents_added += 1
+    report.count(result, pending.source.path, pending.source.line)
+
+
+def _store_results(con: Connection, results: Sequence[ReadingResult]) -> list[ReadingResult]:
+    """Documents' readings, in a few statements: their new nodes and relations, the steps still pending, and
+    those now done; those stored. A result whose steps asked again were completed meanwhile by another process
+    is left out, writing nothing (that work stands).
     """
-    if result.retried and reading_store.count_pending(con, result.retried) < len(result.retried):
-        return False
-    corpus.insert_nodes(con, result.nodes)
-    corpus.insert_relations(con, result.relations)
-    reading_store.keep_pending(con, result.pending)
-    reading_store.remove_pending(con, result.completed)
-    return True
+    kept = [r for r in results if not r.retried or reading_store.count_pending(con, r.retried) == len(r.retried)]
+    corpus.insert_nodes(con, [node for result in kept for node in result.nodes])
+    corpus.insert_relations(con, [relation for result in kept for relation in result.relations])
+    reading_store.keep_pending(con, [item for result in kept for item in result.pending + result.deferred])
+    reading_store.remove_pending(con, [key for result in kept for key in result.completed])
+    return kept
 
 
 def _complete_pending(
@@ -573,12 +635,15 @@ def _complete_pending(
     budget: Budget,
     progress: Progress | None,
 ) -> None:
-    """The pending steps of ``document_ids`` (None: of every document) asked again, documents in batches as an
-    ingest reads them; each document's outcome written in one transaction. A batch that cannot be read stays
+    """The pending steps of ``document_ids`` asked again, those that failed (a step left for later waits for
+    :func:`enrich_pending`), or with None every pending step of every document; documents in batches as an
+    ingest reads them, each document's outcome written in one transaction. A batch that cannot be read stays
     pending, reported.
     """
     with runtime.db.connect() as con:
         items = reading_store.list_pending(con, document_ids)
+        if document_ids is not None:
+            items = [item for item in items if item.attempts]
         chunks = {node.id: node for node in corpus.get_nodes(con, {item.chunk_id for item in items})}
         documents = {document.id: document for document in corpus.list_documents(con)}
     by_document: dict[str, list[PendingReading]] = {}
@@ -612,9 +677,21 @@ def _complete_pending(
         with runtime.db.connect():
             for document_id, result in results.items():
                 with runtime.db.transaction() as con:
-                    stored = _store_result(con, result)
+                    stored = _store_results(con, [result])
                 if stored:
                     report.count(result, _where(documents, document_id), None)
+
+
+def enrich_pending(runtime: Runtime, *, budget: Budget | None = None, progress: Progress | None = None) -> IngestReport:
+    """Do every step of the READING cycle still pending: those a fast read left for later and those that failed;
+    what `explorer enrich` runs, in the foreground or as a worker's job.
+
+    Example::
+
+        ingest_paths(runtime, ["vault/"], enrich="later").items_deferred  # placed and linked, searchable now
+        enrich_pending(runtime).items_completed  # the syntheses and entity insights, later
+    """
+    return ingest_sources(runtime, [], budget=budget, progress=progress, retry_failed=True)
 
 
 def _where(documents: dict[str, Document], document_id: str) -> str:
@@ -645,19 +722,3 @@ def _add_aliases(runtime: Runtime, other_titles: dict[str, list[str]], known: Kn
                 corpus.add_alias(con, document.id, alias)
             corpus.insert_relations(con, relations)
         report.aliases_added += len(new)
-
-
-EMBED_TOGETHER = 64  # chunks embedded at once before the count moves
-
-
-def _embed_in_batches(runtime: Runtime, texts: list[str], progress: Progress | None = None) -> None:
-    """Embed every chunk up front in batches (the cache then serves the cycle): one text at a time costs several
-    times more per text on a CPU, while a batch of :data:`EMBED_TOGETHER` costs no more per text than a larger one
-    (the local model encodes 64 at a time) and lets the count move every few seconds.
-    """
-    begin(progress, "embedding", len(texts))
-    for start in range(0, len(texts), EMBED_TOGETHER):
-        runtime.embedder.embed(texts[start : start + EMBED_TOGETHER])
-        if progress:
-            done = min(start + EMBED_TOGETHER, len(texts))
-            progress(done, len(texts), f"{done} of {len(texts)} chunks", "embedding")

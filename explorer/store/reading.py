@@ -5,20 +5,26 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from explorer.records import PendingReading
-from explorer.store.database import Connection, scalar
+from explorer.store.database import Connection, insert_rows, scalar
 
 _COLUMNS = ("chunk_id", "step", "entity", "learning", "related_ids", "error", "attempts")
 
 
 def keep_pending(con: Connection, items: Sequence[PendingReading]) -> None:
-    """Record steps that failed; one failing again keeps its row, with the new error and one attempt more."""
-    for item in items:
-        con.execute(
-            f"INSERT INTO reading_pending ({', '.join(_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (chunk_id, step, entity) DO UPDATE SET error = excluded.error, "
-            "attempts = reading_pending.attempts + 1, updated_at = now()",
-            [item.chunk_id, item.step, item.entity, item.learning, list(item.related_ids), item.error, 1],
-        )
+    """Record steps that failed, or were left for later (never asked: ``attempts`` 0); one failing again keeps its
+    row, with the new error and one attempt more.
+    """
+    insert_rows(
+        con,
+        "reading_pending",
+        _COLUMNS,
+        [
+            [item.chunk_id, item.step, item.entity, item.learning, list(item.related_ids), item.error, item.attempts]
+            for item in {item.key: item for item in items}.values()  # one row a key: a statement updates a row once
+        ],
+        "ON CONFLICT (chunk_id, step, entity) DO UPDATE SET error = excluded.error, "
+        "attempts = reading_pending.attempts + 1, updated_at = now()",
+    )
 
 
 def remove_pending(con: Connection, keys: Collection[tuple[str, str, str]]) -> None:
