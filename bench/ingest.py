@@ -2,6 +2,7 @@
 
     python -m bench.ingest [--path FOLDER]
     python -m bench.ingest --formats [--limit N]
+    python -m bench.ingest --docs 1000,5000,10000 [--runtimes torch,onnx]
 
 Prints documents/s, chunks/s and the process's peak memory. Model load is timed
 apart from the ingest itself. With ``--formats``, no database: each format's real
@@ -9,7 +10,9 @@ documents (Debian's documentation packages under /usr/share/doc, the sample
 Markdown, the chat exports of the tests; a format whose folder is absent is
 skipped, said so) are loaded and chunked, and per format it prints the files, the
 seconds to load them, the documents, chunks and words they gave and the files
-that failed; then pypdf against pdfplumber on the same PDFs (seconds, words).
+that failed; then pypdf against pdfplumber on the same PDFs (seconds, words). With ``--docs``, vaults of that many
+real notes read fast (``--enrich later``) by ``explorer ingest``, against the model embedding their chunks alone,
+runtime by runtime (:mod:`bench.ingest_scale`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from bench.ingest_scale import measure
 from explorer.providers.embeddings import LocalEmbedder
 from explorer.reading.chunker import chunk_sections
 from explorer.reading.formats import Section
@@ -51,9 +55,17 @@ def main() -> None:
     parser.add_argument("--path", type=Path, default=SAMPLE)
     parser.add_argument("--formats", action="store_true", help="time reading each format, no database")
     parser.add_argument("--limit", type=int, default=40, help="files per format at most (with --formats)")
+    parser.add_argument("--docs", help="vault sizes, e.g. 1000,5000,10000: ingest at scale (bench.ingest_scale)")
+    parser.add_argument("--runtimes", default="torch,onnx", help="embedding runtimes compared (with --docs)")
+    parser.add_argument("--keep", type=Path, help="keep the vaults and databases here (with --docs)")
     args = parser.parse_args()
     if args.formats:
         read_formats(args.limit)
+        return
+    if args.docs:
+        sizes = [int(size) for size in args.docs.split(",")]
+        with tempfile.TemporaryDirectory() as folder:
+            measure(sizes, args.runtimes.split(","), args.keep or Path(folder))
         return
     started = time.perf_counter()
     embedder = LocalEmbedder()

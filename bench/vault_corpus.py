@@ -1,4 +1,4 @@
-"""A vault of N real notes for the ingest and first-step benchmarks: each note a part of a section of real documentation.
+"""A vault of N real notes for the ingest and first-step benchmarks, each a part of a section of documentation.
 
     python -m bench.vault_corpus --notes 10000 --out /tmp/vault-10k
 

@@ -249,6 +249,7 @@ class CorpusOverview:
     by_domain: dict[str, int] = field(default_factory=dict)
     by_year: dict[int | None, int] = field(default_factory=dict)
     pending: int = 0  # reading steps the model could not do, waiting to be asked again
+    deferred: int = 0  # reading steps a fast read left for later, never asked
 
     @property
     def domains(self) -> list[str]:
@@ -267,6 +268,7 @@ def corpus_overview(runtime: Runtime) -> CorpusOverview:
         rows = corpus.domain_year_counts(con)
         documents = len(corpus.list_documents(con, current_only=True))  # a retired one is not drawn on
         pending = reading_store.count_pending(con)
+        deferred = reading_store.count_deferred(con)
     by_type: Counter = Counter()
     by_domain: Counter = Counter()
     by_year: Counter = Counter()
@@ -274,7 +276,9 @@ def corpus_overview(runtime: Runtime) -> CorpusOverview:
         by_type[kind] += count
         by_domain[domain or "(no domain)"] += count
         by_year[year] += count
-    return CorpusOverview(documents, sum(by_type.values()), dict(by_type), dict(by_domain), dict(by_year), pending)
+    return CorpusOverview(
+        documents, sum(by_type.values()), dict(by_type), dict(by_domain), dict(by_year), pending - deferred, deferred
+    )
 
 
 @dataclass

@@ -64,6 +64,18 @@ else:
     else:  # an axis over no year would span made-up ones
         right.caption(f"Nodes by year: none has a year ({counted(overview.by_year.get(None, 0), 'undated node')}).")
 
+if overview.deferred and READING not in st.session_state:
+    with st.container(border=True):
+        st.info(
+            f"{counted(overview.deferred, 'reading step')} {'is' if overview.deferred == 1 else 'are'} left for later: "
+            "a large read places and links its notes at the embedding model's speed, so they are searchable and "
+            "walkable at once; their syntheses and entity insights wait for the model.",
+            icon=":material/schedule:",
+        )
+        if st.button("Enrich now", key="enrich", icon=":material/auto_awesome:"):
+            common.start_job(rt, "ingest", {"retry_failed": True}, READING)
+            st.rerun()
+
 if overview.pending and READING not in st.session_state:
     with st.container(border=True):
         st.warning(
@@ -140,6 +152,11 @@ if read is not None:
         f"{report.get('documents_skipped', 0)} already present: {counted(report.get('chunks_added', 0), 'chunk')}, "
         f"{counted(report.get('syntheses_added', 0), 'synthesis', 'syntheses')}, "
         f"{counted(report.get('entity_insights_added', 0), 'entity insight')}"
+        + (
+            f"; {counted(report['items_deferred'], 'step')} of enrichment left for later"
+            if report.get("items_deferred")
+            else ""
+        )
         + (
             f"; {counted(report.get('items_completed', 0), 'pending step')} completed, "
             f"{report['items_failed']} failed "

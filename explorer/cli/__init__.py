@@ -67,6 +67,7 @@ app = typer.Typer(
     help="Dream Explorer: wander and dream over a body of knowledge, then review what was found.",
 )
 app.command()(corpus.ingest)
+app.command()(corpus.enrich)
 app.command()(corpus.stats)
 app.command()(corpus.documents)
 app.command()(demo.demo)

@@ -16,8 +16,10 @@ SessionStatus = Literal["active", "paused", "completed", "abandoned"]
 CrystalStatus = Literal["active", "acted_upon", "invalidated", "archived"]
 FenceAction = Literal["include", "exclude"]
 Source = Literal["wander", "dreams", "imported", "all"]
+Enrich = Literal["auto", "now", "later"]
 
 MAX_MB = 20.0
+ENRICH_AT_ONCE = 1000
 NICENESS = 10
 RESULT_THRESHOLD = 0.02
 STEPS_PER_RUN = 10_000  # the most `wander run --steps` takes
@@ -39,7 +41,9 @@ ENGINE = {
     "CrystalStatus": "explorer.records.wander:CrystalStatus",
     "FenceAction": "explorer.records.wander:FenceAction",
     "Source": "explorer.consolidation.service:Source",
+    "Enrich": "explorer.reading.ingest:Enrich",
     "MAX_MB": "explorer.reading.loaders:DEFAULT_MAX_MB",
+    "ENRICH_AT_ONCE": "explorer.reading.ingest:ENRICH_AT_ONCE",
     "NICENESS": "explorer.jobs.worker:NICENESS",
     "RESULT_THRESHOLD": "explorer.dreaming.exploration:ExplorationConfig.result_threshold",
     "STEPS_PER_RUN": "explorer.wander.config:STEPS_PER_RUN",

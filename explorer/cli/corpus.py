@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from explorer.cli.choices import MAX_MB
+from explorer.cli.choices import ENRICH_AT_ONCE, MAX_MB, Enrich
 from explorer.cli.common import (
     BudgetOption,
     DbOption,
@@ -58,6 +58,14 @@ def ingest(
             "refused it). Ingesting the same files again does it for theirs.",
         ),
     ] = False,
+    enrich: Annotated[
+        Enrich,
+        typer.Option(
+            help="When the model's steps (syntheses, entities and their insights) of what is read are asked: now; "
+            "later, leaving the notes placed, linked, searchable and walkable at the embedding model's speed "
+            f"(`explorer enrich` asks them); auto: now for at most {ENRICH_AT_ONCE:,} new chunks, later for more."
+        ),
+    ] = "auto",
     watch: Annotated[
         bool,
         typer.Option(
@@ -91,6 +99,7 @@ def ingest(
         "max_mb": max_mb,
         "budget_cents": budget_cents,
         "retry_failed": retry_failed,
+        "enrich": enrich,
     }
     report = run_kind(
         INGEST,
@@ -107,7 +116,7 @@ def ingest(
     if watch:
         from explorer.reading.ingest import ReadingOptions
 
-        _watch(paths or [], db, ReadingOptions(year, domain, max_mb), budget_cents, as_json)
+        _watch(paths or [], db, ReadingOptions(year, domain, max_mb, enrich=enrich), budget_cents, as_json)
         return
     if report.reading.failed:
         raise typer.Exit(1)
@@ -118,6 +127,33 @@ def ingest(
             "`explorer ingest --retry-failed` completes them",
             err=True,
         )
+        raise typer.Exit(PARTLY_DONE)
+
+
+def enrich(
+    budget_cents: BudgetOption = None,
+    background: BackgroundOption = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ask the model for every step of reading still pending: the syntheses, entities and insights a fast
+    ingest left for later (`explorer ingest --enrich later`, or a large folder), and the steps that failed.
+
+    Exit status 3 when some of them failed again: they stay pending for the next run.
+    """
+    from explorer.jobs.kinds import INGEST
+
+    report = run_kind(
+        INGEST,
+        {"retry_failed": True, "budget_cents": budget_cents},
+        db=db,
+        background=background,
+        as_json=as_json,
+        bar=("reading", "doc"),
+        summary=lambda report: _summary(report.reading),
+    )
+    if report is not None and report.reading.items_failed:
+        typer.echo(f"error: {counted(report.reading.items_failed, 'step')} failed again, kept pending", err=True)
         raise typer.Exit(PARTLY_DONE)
 
 
@@ -182,6 +218,11 @@ def _summary(report: IngestReport) -> list[str]:
         lines.append(f"{counted(report.domains_set, 'document')} already present took the domain given now")
     if report.topics:
         lines.append(f"topics of the documents without a domain: {', '.join(report.topics)}")
+    if report.items_deferred:
+        lines.append(
+            f"{counted(report.items_deferred, 'step')} of enrichment (syntheses, entities) left for later: "
+            "`explorer enrich` asks them (--background: in a worker)"
+        )
     if report.items_completed or report.items_failed:
         lines.append(
             f"{counted(report.items_completed, 'pending step')} completed, "

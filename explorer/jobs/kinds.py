@@ -24,7 +24,7 @@ from explorer.dreaming.exploration import ExplorationConfig
 from explorer.errors import ExplorerError
 from explorer.projection import ProjectionReport, place_new, update_projection
 from explorer.providers.budget import Budget
-from explorer.reading.ingest import IngestReport, ingest_paths
+from explorer.reading.ingest import Enrich, IngestReport, ingest_paths
 from explorer.reading.loaders import DEFAULT_MAX_MB
 from explorer.records import Progress, begin
 from explorer.records.wander import RunResult
@@ -99,6 +99,7 @@ class Ingest(Budgeted):
     max_mb: float = Field(DEFAULT_MAX_MB, ge=0)
     fit_map: bool = False  # fit the map if it was never fitted (the app's first documents); else only place
     retry_failed: bool = False
+    enrich: Enrich = "auto"
 
     @model_validator(mode="after")
     def _something_to_do(self) -> Ingest:
@@ -187,6 +188,7 @@ def _ingest(runtime: Runtime, p: Ingest, progress: Progress) -> ReadingReport:
         progress=progress,
         budget=p.budget(),
         retry_failed=p.retry_failed,
+        enrich=p.enrich,
     )
     if p.fit_map:
         return ReadingReport(read, update_projection(runtime, progress=progress))

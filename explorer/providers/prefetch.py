@@ -65,7 +65,8 @@ class Prefetcher:
         ready = [text for text in texts if text not in now]
         with self._ready:
             self._ready.wait_for(lambda: self._failure is not None or all(t in self._vectors for t in ready))
-            if self._failure is not None:
+            if not all(t in self._vectors for t in ready):
+                assert self._failure is not None
                 raise self._failure
             return np.vstack([now[t] if t in now else self._vectors[t] for t in texts])
 

@@ -43,6 +43,11 @@ def count_pending(con: Connection, keys: Collection[tuple[str, str, str]] | None
     return sum(int(scalar(con, sql, key)) for key in keys)
 
 
+def count_deferred(con: Connection) -> int:
+    """How many pending steps were left for later, never asked (a fast read), as opposed to failed."""
+    return int(scalar(con, "SELECT count(*) FROM reading_pending WHERE attempts = 0"))
+
+
 def list_pending(con: Connection, document_ids: Collection[str] | None = None) -> list[PendingReading]:
     """The work left, of every document or of ``document_ids``, in reading order (document, then chunk)."""
     sql = f"SELECT {', '.join('p.' + c for c in _COLUMNS)} FROM reading_pending p JOIN nodes n ON n.id = p.chunk_id"

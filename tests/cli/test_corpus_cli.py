@@ -34,6 +34,7 @@ def test_ingest_json_contract_and_stats(tmp_path: Path) -> None:
         "domains_set",
         "topics",
         "items_failed",
+        "items_deferred",
         "items_completed",
         "spent_cents",
         "budget_exhausted",

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from explorer import demo, jobs, projection
+from explorer.reading.cycle import DEFERRED
 from explorer.reading.domains_service import list_domains
 from explorer.reading.ingest import ingest_paths
 from explorer.records import PendingReading
@@ -229,3 +230,25 @@ def test_an_unknown_or_blank_name_is_said_on_the_page(open_app, app_runtime, pag
     next(b for b in at.button if b.label == "Rename or merge").click().run()
     assert "a domain's new name must not be blank" in page_text(at)
     assert "python" in corpus_overview(app_runtime).domains
+
+
+def test_steps_left_for_later_are_shown_apart_and_enriched_on_request(
+    open_app, app_runtime, page_text, after_jobs
+) -> None:
+    with app_runtime.db.connect() as con:
+        chunk = corpus.list_nodes(con, types=["raw_chunk"], limit=1)[0]
+    step = PendingReading(chunk.id, "entities", DEFERRED, attempts=0)
+    with app_runtime.db.transaction() as con:
+        reading_store.remove_pending(con, [step.key])  # the prepared database may hold it failed: start afresh
+        reading_store.keep_pending(con, [step])
+    before = corpus_overview(app_runtime)
+    at = open_app("corpus")
+    assert before.deferred == 1 and before.pending == 0
+    assert "1 reading step is left for later" in page_text(at) and "the model could not do" not in page_text(at)
+    at.button(key="enrich").click().run()
+    (job,) = jobs.list_jobs(app_runtime)
+    assert job.kind == "ingest" and job.params["retry_failed"] and job.params["paths"] == []
+    after_jobs(at)
+    after = corpus_overview(app_runtime)
+    assert after.deferred == 0 and after.by_type.get("entity_insight", 0) > before.by_type.get("entity_insight", 0)
+    assert "left for later" not in page_text(at)
