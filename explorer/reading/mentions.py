@@ -8,9 +8,12 @@ looked for in the chunks read before it. Where names overlap in the text
 ("utility program" over "utility" and "program"), the longest wins, so a phrase
 links to what it names and not to its parts.
 
-Matching is on tokens, so it needs no scan of every text per title: a posting
-list per token finds the chunks that may name a title, and the exact span is
-then checked.
+Matching is on tokens, and the exact span is checked in each chunk that may
+name a title. Which chunks may is found by a scan of the texts for the title's
+words while few titles have been looked for (a note edited in a vault of
+thousands: building the index would cost seconds for one title), and by a
+posting list per token once many have (a folder read: one scan per title would
+cost minutes).
 
 A vault's wikilinks are links the person wrote (:class:`LinkIndex`): ``[[Title]]`` LINKS the note that goes by
 that title, alias or file name, kept apart from the MENTIONS found by reading, and resolved both ways as mentions
@@ -28,6 +31,7 @@ from explorer.reading.vault import link_key
 # A word (keeping a trailing ++ or #, as in C++ and C#) or any single mark.
 _TOKEN = re.compile(r"\w+(?:\+\+|#)?|[^\w\s]")
 MIN_TITLE_CHARS = 2  # a one-letter title names nothing reliably
+SCANS_BEFORE_INDEXING = 32  # titles looked for by scanning every text before the postings are built
 
 
 def tokens(text: str) -> list[tuple[str, int, int]]:
@@ -54,9 +58,11 @@ class MentionIndex:
 
     def __init__(self) -> None:
         self._titles: dict[str, list[tuple[list[str], str, str]]] = {}  # first token → (tokens, title, document)
-        self._postings: dict[str, set[str]] = {}  # token → chunk ids
+        self._postings: dict[str, set[str]] = {}  # token → chunk ids, once built (SCANS_BEFORE_INDEXING)
         self._texts: dict[str, str] = {}
         self._documents: dict[str, str | None] = {}
+        self._unindexed: list[str] = []  # chunks not in the postings yet
+        self._scans = 0
 
     def add_title(self, document_id: str, title: str) -> None:
         """Make a document's title linkable from the texts read after it."""
@@ -69,9 +75,7 @@ class MentionIndex:
         """Make a chunk (of ``document_id``) findable by the titles of documents read after it."""
         self._texts[chunk_id] = text
         self._documents[chunk_id] = document_id
-        for token, _, _ in tokens(text):
-            self._postings.setdefault(token, set()).add(chunk_id)
-            self._postings.setdefault(_singular(token), set()).add(chunk_id)
+        self._unindexed.append(chunk_id)
 
     def find(self, text: str, exclude: str | None = None) -> list[Mention]:
         """The known titles ``text`` names (longest match wins where they overlap), ``exclude``'s own left out."""
@@ -94,10 +98,27 @@ class MentionIndex:
         words = [t for t, _, _ in tokens(title)]
         if len(_squash(title)) < MIN_TITLE_CHARS or not words:
             return []
-        candidates = set.intersection(*(self._postings.get(w, set()) for w in words))
         probe = MentionIndex()
         probe.add_title(document_id, title)
-        return sorted(c for c in candidates if probe.find(self._texts[c]))
+        return sorted(c for c in self._candidates(words) if probe.find(self._texts[c]))
+
+    def _candidates(self, words: list[str]) -> set[str]:
+        """The chunks whose text holds every one of a title's words (a word of the text is the title's, or its
+        plural: either way the title's word is part of it), by scanning the texts or by the postings.
+        """
+        self._scans += 1
+        if self._scans <= SCANS_BEFORE_INDEXING:
+            return {c for c, text in self._texts.items() if _holds_all(text.lower(), words)}
+        for chunk_id in self._unindexed:
+            for token in {token for token, _, _ in tokens(self._texts[chunk_id])}:
+                self._postings.setdefault(token, set()).add(chunk_id)
+                self._postings.setdefault(_singular(token), set()).add(chunk_id)
+        self._unindexed = []
+        return set.intersection(*(self._postings.get(w, set()) for w in words))
+
+
+def _holds_all(text: str, words: list[str]) -> bool:
+    return all(word in text for word in words)
 
 
 def _singular(word: str) -> str:

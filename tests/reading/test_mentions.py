@@ -92,3 +92,19 @@ def test_the_same_text_under_another_title_becomes_an_alias_that_mentions_link_t
     again = ingest_paths(runtime, [path])
     # the file's two texts unchanged, its duplicate line skipped again; an alias is kept once
     assert (again.documents_unchanged, again.documents_skipped, again.aliases_added) == (2, 1, 0)
+
+
+def test_the_earlier_texts_naming_a_title_are_the_same_scanned_or_indexed() -> None:
+    from explorer.reading.mentions import SCANS_BEFORE_INDEXING
+
+    texts = MentionIndex()
+    texts.add_text("a", "Garbage collections free memory; the garbage\ncollection runs.")
+    texts.add_text("b", "A collector of garbage is no garbage collection.")
+    texts.add_text("c", "Reference counting frees at once.")
+    scanned = [texts.naming(f"d{i}", title) for i, title in enumerate(["garbage collection", "counting", "memory"])]
+    for i in range(SCANS_BEFORE_INDEXING):  # enough titles looked for that the postings are built
+        texts.naming("other", f"title {i}")
+    indexed = [texts.naming(f"d{i}", title) for i, title in enumerate(["garbage collection", "counting", "memory"])]
+    assert scanned == indexed == [["a", "b"], ["c"], ["a"]]
+    texts.add_text("d", "Memory is reclaimed by a garbage collection.")  # read after the postings were built
+    assert texts.naming("d0", "garbage collection") == ["a", "b", "d"]
