@@ -114,8 +114,8 @@ class LocalEmbedder:
     sentence-transformers on torch (``runtime="torch"``). Both give the same rows, so both carry the same name and
     share a database and its embedding cache: on the 1,000 chunks of a real vault and the 300 entries of the
     bridges set, every cosine between the two runtimes' rows of one text is above 0.99999 and the top-10
-    neighbours of every text are the same (``python -m bench.embedding_runtimes``), far inside the difference
-    between two torch builds. A database built on one runtime is read and extended on the other.
+    neighbours of every text are the same (``python -m bench.embedding_runtimes``). A database built on one runtime
+    is read and extended on the other.
     """
 
     def __init__(
@@ -135,7 +135,7 @@ class LocalEmbedder:
         self.batch_size = batch_size
         self.threads: Callable[[], int] = IdleCores() if threads is None else lambda: threads
         self.runtime = runtime
-        self.graph_dir = graph_dir or onnx_dir()
+        self._given_graph_dir = graph_dir
 
     @cached_property
     def model_dir(self) -> Path:
@@ -151,6 +151,11 @@ class LocalEmbedder:
         """Read from the model's pooling config, so asking does not load the model."""
         pooling = json.loads((self.model_dir / "1_Pooling" / "config.json").read_text())
         return int(pooling["word_embedding_dimension"])
+
+    @cached_property
+    def graph_dir(self) -> Path:
+        """The folder of the ONNX graph: the one given, else the environment's."""
+        return self._given_graph_dir or onnx_dir()
 
     @property
     def needs_conversion(self) -> bool:
