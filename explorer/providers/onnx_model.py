@@ -7,7 +7,9 @@ holds the whole sentence model (transformer, mean pooling over the attention mas
 rows are sentence-transformers' rows. Measured by ``python -m bench.embedding_runtimes --threads 1`` on the 1,000
 chunks of a real vault and the 300 bridges entries: every cosine to torch's row of the same text above 0.99999
 and the same top-10 neighbours; 0.56 s from nothing to the first row against torch's 6.7 s or more; half the
-peak memory (549 against 1,137 MB); and only a little less CPU per text (76 against 82 CPU seconds for the vault).
+peak memory (549 against 1,137 MB); and a little less CPU per text (76 against 82 CPU seconds for the vault). On
+two threads (the default) torch's threads spin-wait for each other where batches in parallel do not: 77 against
+98 CPU seconds, 1.4 times the texts a second on the vault and 1.9 times on the bridges set, on a loaded machine.
 Its int8 form (dynamic quantization) takes a third less CPU but moves neighbours (top-10 overlap 0.91 on the
 vault, 0.93 on the bridges set, below the 0.95 that "the same answers" asks), so it is not used.
 
