@@ -92,7 +92,12 @@ def open_runtime(
             raise SettingsError(f"setting answer_caps: {exc}") from exc
     requests = Interrupter()  # the embedder's and the gateway's: a cancel interrupts a remote embedding too
     inner = embedder or make_embedder(
-        settings.embedding_model, settings.api_base, settings.timeout_s, retries=settings.retries, requests=requests
+        settings.embedding_model,
+        settings.api_base,
+        settings.timeout_s,
+        retries=settings.retries,
+        requests=requests,
+        runtime=settings.embedding_runtime,
     )
     db = open_database(
         settings.db_path,

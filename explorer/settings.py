@@ -192,6 +192,10 @@ class Settings:
     embedding_model: str = Field(default=DEFAULT_EMBEDDING_MODEL, validation_alias="EXPLORER_EMBEDDING_MODEL")
     """`local:all-MiniLM-L6-v2`, `hashing` (hashed words and word pairs: instant, no torch, but it knows only shared
     words: for tests and quick trials, not discovery), or any litellm embedding model."""
+    embedding_runtime: Literal["onnx", "torch"] = Field(default="onnx", validation_alias="EXPLORER_EMBEDDING_RUNTIME")
+    """What runs the local model: `onnx` (onnxruntime on a graph the set-up converts from the installed weights;
+    starts in a fraction of a second, without torch) or `torch` (sentence-transformers; about 7 s to start). Both
+    give the same vectors, so a database built on one is read and extended on the other."""
     api_base: str | None = Field(default=None, validation_alias="EXPLORER_API_BASE")
     """The base URL of a local model server (Ollama, vLLM, llama.cpp ...)."""
     timeout_s: float = Field(default=60.0, ge=0.1, le=3600.0, validation_alias="EXPLORER_TIMEOUT")

@@ -16,7 +16,7 @@ import streamlit as st
 from explorer import demo, jobs
 from explorer.errors import ExplorerError, Remedy
 from explorer.jobs.kinds import label_of
-from explorer.providers.embeddings import make_embedder
+from explorer.providers.embeddings import EmbeddingRuntime, make_embedder
 from explorer.providers.gateway import OFFLINE_MODEL
 from explorer.records import SHORT_ID_DIGITS
 from explorer.records.jobs import Job
@@ -81,16 +81,23 @@ def masked(text: str) -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def _embedder(name: str, api_base: str | None, timeout_s: float, retries: int):
+def _embedder(name: str, api_base: str | None, timeout_s: float, retries: int, runtime: EmbeddingRuntime):
     """The embedding model, once per process (loading it takes seconds); it loads on first use."""
-    return make_embedder(name, api_base, timeout_s, retries=retries)
+    return make_embedder(name, api_base, timeout_s, retries=retries, runtime=runtime)
 
 
 @st.cache_resource(show_spinner=False)
 def _runtime(key: str) -> Runtime:
     settings = load_settings()
     return open_runtime(
-        settings, embedder=_embedder(settings.embedding_model, settings.api_base, settings.timeout_s, settings.retries)
+        settings,
+        embedder=_embedder(
+            settings.embedding_model,
+            settings.api_base,
+            settings.timeout_s,
+            settings.retries,
+            settings.embedding_runtime,
+        ),
     )
 
 

