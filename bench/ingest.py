@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=40, help="files per format at most (with --formats)")
     parser.add_argument("--docs", help="vault sizes, e.g. 1000,5000,10000: ingest at scale (bench.ingest_scale)")
     parser.add_argument("--runtimes", default="torch,onnx", help="embedding runtimes compared (with --docs)")
-    parser.add_argument("--keep", type=Path, help="keep the vaults and databases here (with --docs)")
+    parser.add_argument("--keep", type=Path, help="keep the vault and databases here (with --docs)")
     args = parser.parse_args()
     if args.formats:
         read_formats(args.limit)

@@ -1,21 +1,24 @@
 """Ingest at scale, against the embedding model alone: ``python -m bench.ingest --docs 1000,5000,10000``.
 
 For each embedding runtime (``--runtimes``, e.g. ``torch,onnx``: the ``EXPLORER_EMBEDDING_RUNTIME`` each process
-is started with) and each vault size, all measured in one run on one machine:
+is started with) and each vault size N, all measured in one run on one machine:
 
 - **embedding alone**: one process loads the model and embeds the chunks of the largest vault in note order,
   64 at a time, and notes the seconds at which the chunks of the first N notes are done (model load apart);
-- **ingest**: ``explorer ingest VAULT --enrich later --json`` into a fresh database file, as a person runs it: the
-  whole process's seconds (start, model load, reading, embedding, placing, writing), its chunks/s and peak memory,
-  and the ratio of those seconds to embedding alone (the goal: at most 1.5);
-- **an edited note**: one note of the vault edited, and ``explorer ingest`` run again on the whole vault: the
-  whole process's seconds, and the engine's own (``--json``'s report has none, so the process is timed; the
-  model load it includes is printed apart from embedding alone);
-- **agreement**: for the largest vault, each runtime's top-10 nearest chunks of 1,000 chunks against the first
+- **ingest**: the vault grows as a person's does, into one database file: its first notes, then the next ones up
+  to each N, each stage read by ``explorer ingest VAULT --enrich later --json`` as a person runs it (a stage's
+  process reads only the new files). The seconds to N notes are those of every stage so far, whole processes
+  (start, model load, listing what is stored, reading, embedding, placing, writing): chunks/s, the ratio to
+  embedding alone by the same runtime and by the first one named (torch: the goal is at most 1.5 times what
+  sentence-transformers on torch takes to embed the chunks alone), the largest peak memory of a stage, and the
+  stage's own seconds (which show whether adding notes costs more as the base grows);
+- **an edited note**: one note of the N edited, and ``explorer ingest`` run again on the whole vault, which reads
+  that note again (and enriches it at once): the whole process's seconds;
+- **agreement**: at the largest N, each runtime's top-10 nearest chunks of 1,000 chunks against the first
   runtime's (the same chunk texts, compared by text): the mean overlap.
 
-The vaults are notes of real documentation (:mod:`bench.vault_corpus`), the first N of one order, so a larger
-vault holds the smaller ones.
+The vault is notes of real documentation (:mod:`bench.vault_corpus`) in one order, so each stage adds the next
+notes of it.
 """
 
 from __future__ import annotations
@@ -64,21 +67,13 @@ def run(command: list[str], runtime: str) -> Run:
     return Run(seconds, usage.ru_maxrss / 1024, text)
 
 
-def vaults(sizes: list[int], folder: Path) -> dict[int, Path]:
-    """A vault of each size under ``folder``: the largest written once, each smaller one its first notes."""
-    largest = folder / f"vault-{max(sizes)}"
-    written = write_vault(max(sizes), largest)
-    if written < max(sizes):
-        raise SystemExit(f"only {written} notes can be made here: install python3.11-doc and git-doc")
-    made = {max(sizes): largest}
-    for size in sorted(set(sizes) - {max(sizes)}):
-        made[size] = folder / f"vault-{size}"
-        for note in largest.rglob("*.md"):
-            if int(note.name[:5]) < size:
-                copy = made[size] / note.relative_to(largest)
-                copy.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(note, copy)
-    return made
+def grow(vault: Path, source: Path, size: int) -> None:
+    """Copy into ``vault`` the notes of ``source`` numbered below ``size`` that it lacks (the next stage)."""
+    for note in source.rglob("*.md"):
+        copy = vault / note.relative_to(source)
+        if int(note.name[:5]) < size and not copy.exists():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(note, copy)
 
 
 def embed_alone(vault: Path, sizes: list[int]) -> dict:
@@ -115,10 +110,10 @@ def embed_alone(vault: Path, sizes: list[int]) -> dict:
     return {"load_s": load_s, "seconds": seconds, "chunks": ends}
 
 
-def edit_one(vault: Path) -> None:
-    """Add a sentence to the vault's middle note, as a person editing it would."""
+def edit_one(vault: Path, size: int) -> None:
+    """Add a sentence to the middle note of the vault's first ``size``, as a person editing it would."""
     notes = sorted(vault.rglob("*.md"), key=lambda note: note.name)
-    note = notes[len(notes) // 2]
+    note = notes[size // 2]
     note.write_text(note.read_text(encoding="utf-8") + "\nEdited: one more sentence on this matter.\n", "utf-8")
 
 
@@ -147,36 +142,43 @@ def agreement(first: dict[str, np.ndarray], other: dict[str, np.ndarray]) -> flo
 
 def measure(sizes: list[int], runtimes: list[str], folder: Path) -> None:
     """Every measurement of the module's note, printed as a table a runtime and size a row."""
-    made = vaults(sizes, folder / "vaults")
-    print(f"vaults: {', '.join(f'{size:,} notes' for size in sorted(made))} (bench.vault_corpus)")
-    largest = made[max(sizes)]
+    sizes = sorted(sizes)
+    source = folder / "vault"
+    if (written := write_vault(sizes[-1], source)) < sizes[-1]:
+        raise SystemExit(f"only {written} notes can be made here: install python3.11-doc and git-doc")
+    print(f"vault: {sizes[-1]:,} notes of real documentation (bench.vault_corpus), read in stages to {sizes}")
     print(
         f"{'runtime':<8}{'notes':>7}{'chunks':>8}{'embed s':>9}{'ingest s':>10}{'chunks/s':>10}{'ratio':>7}"
-        f"{'peak MB':>9}{'edit s':>8}{'load s':>8}"
+        f"{'÷' + runtimes[0]:>8}{'stage s':>9}{'peak MB':>9}{'edit s':>8}{'load s':>8}"
     )
     vectors = {}
+    first: dict[str, float] = {}  # the first runtime's embedding-alone seconds, by size
     for turn, runtime in enumerate(runtimes):
-        alone = json.loads(run([*EXPLORER[:2], "bench.ingest_scale", str(largest), *map(str, sizes)], runtime).stdout)
-        for size in sorted(sizes):
-            db = folder / f"{turn}-{runtime}-{size}.duckdb"
-            vault = folder / f"{turn}-{runtime}-{size}"
-            shutil.copytree(made[size], vault)
-            ingest = run([*EXPLORER, "ingest", str(vault), "--enrich", "later", "--json", "--db", str(db)], runtime)
-            chunks = json.loads(ingest.stdout)["chunks_added"]
-            edit_one(vault)
+        alone = json.loads(run([*EXPLORER[:2], "bench.ingest_scale", str(source), *map(str, sizes)], runtime).stdout)
+        db, vault = folder / f"{turn}-{runtime}.duckdb", folder / f"{turn}-{runtime}"
+        seconds, chunks, peak = 0.0, 0, 0.0
+        for size in sizes:
+            grow(vault, source, size)
+            stage = run([*EXPLORER, "ingest", str(vault), "--enrich", "later", "--json", "--db", str(db)], runtime)
+            seconds, chunks, peak = (
+                seconds + stage.seconds,
+                chunks + json.loads(stage.stdout)["chunks_added"],
+                max(peak, stage.peak_mb),
+            )
+            edit_one(vault, size)
             edited = run([*EXPLORER, "ingest", str(vault), "--json", "--db", str(db)], runtime)
             embed_s = alone["seconds"][str(size)]
-            rate, ratio = chunks / ingest.seconds, ingest.seconds / embed_s
+            first.setdefault(str(size), embed_s)  # the first runtime's
+            rate, ratio, to_first = chunks / seconds, seconds / embed_s, seconds / first[str(size)]
             print(
-                f"{runtime:<8}{size:>7,}{chunks:>8,}{embed_s:>9.1f}{ingest.seconds:>10.1f}{rate:>10.1f}{ratio:>7.2f}"
-                f"{ingest.peak_mb:>9.0f}{edited.seconds:>8.1f}{alone['load_s']:>8.1f}",
+                f"{runtime:<8}{size:>7,}{chunks:>8,}{embed_s:>9.1f}{seconds:>10.1f}{rate:>10.1f}{ratio:>7.2f}"
+                f"{to_first:>8.2f}{stage.seconds:>9.1f}{peak:>9.0f}{edited.seconds:>8.1f}{alone['load_s']:>8.1f}",
                 flush=True,
             )
-            if size == max(sizes):
-                vectors[runtime] = chunk_vectors(db)
+        vectors[runtime] = chunk_vectors(db)
     for runtime in runtimes[1:]:
         overlap = agreement(vectors[runtimes[0]], vectors[runtime])
-        print(f"top-{TOP} neighbour overlap, {runtime} against {runtimes[0]}, {max(sizes):,} notes: {overlap:.3f}")
+        print(f"top-{TOP} neighbour overlap, {runtime} against {runtimes[0]}, {sizes[-1]:,} notes: {overlap:.3f}")
 
 
 if __name__ == "__main__":  # the embedding-alone process: python -m bench.ingest_scale VAULT SIZE...

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from explorer.affinity import Affinity, Evidence
 
@@ -48,3 +49,15 @@ def test_texts_of_stop_words_only_still_have_an_affinity(embedder) -> None:
     affinity = Affinity(["a", "b"], ["the and of", "it is was"], vectors)
     assert np.isclose(affinity.score("a", "b"), float(vectors[0] @ vectors[1]), atol=1e-5)
     assert affinity.evidence("a", "b").shared_terms == ()
+
+
+def test_the_moments_are_scipys_bias_corrected_ones() -> None:
+    from scipy.stats import kurtosis, skew
+
+    from explorer.affinity import sample_skew_kurtosis
+
+    rng = np.random.default_rng(3)
+    for values in (rng.normal(size=50), rng.beta(0.5, 0.5, size=2000), np.array([0.1, 0.2, 0.2, 0.9])):
+        skewness, excess = sample_skew_kurtosis(values)
+        assert skewness == pytest.approx(skew(values, bias=False), rel=1e-9, abs=1e-12)
+        assert excess == pytest.approx(kurtosis(values, bias=False), rel=1e-9, abs=1e-12)
