@@ -1,6 +1,6 @@
 """What reading costs in model calls per 1,000 chunks, and what enriching it later takes with a real model.
 
-    python -m bench.reading_costs [--vault /tmp/vault-1k] [--notes 40] [--model-notes 12]
+    python -m bench.reading_costs [--vault /tmp/vault-1k] [--notes 40] [--model-notes 6]
 
 Each step is the CLI as a person runs it, on copies of the first notes of a vault (:mod:`bench.vault_corpus`):
 
@@ -45,7 +45,6 @@ from explorer.testing.llama_server import LlamaServer, missing
 EXPLORER = [sys.executable, "-m", "explorer"]
 KINDS = {"implant": "implant", "entities": "entities", "entity_synthesis": "insight"}  # prompt kind → column
 SEED_CONCEPT = "reporting a bug in the documentation"  # the first notes of the vault are the Python docs' own
-WORKER_IDLE_EXIT_S = 2.0
 TIMEOUT_S = 300.0  # per model call: at concurrency 8 a call waits behind seven others in the server's queue
 
 
@@ -173,14 +172,11 @@ def read_offline(notes: Path, db: Path) -> Row:
 
 
 def enrich_in_background(db: Path, env: dict[str, str], proxy: CountingProxy, chunks: int, label: str) -> Row:
-    """``explorer enrich --background`` carried out by a worker this starts (so it ends when idle, not a minute
-    later): seconds from the job queued to its end, the calls it made, and the steps it left pending.
+    """``explorer enrich --background`` carried out by a worker this starts and stops (one started on demand would
+    stay a minute once idle): seconds from the job queued to its end, the calls made, the steps left pending.
     """
     worker = subprocess.Popen(
-        [*EXPLORER, "jobs", "worker", "--db", str(db), "--idle-exit", str(WORKER_IDLE_EXIT_S)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [*EXPLORER, "jobs", "worker", "--db", str(db)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
         while not worker_running(on(db)):
@@ -190,25 +186,23 @@ def enrich_in_background(db: Path, env: dict[str, str], proxy: CountingProxy, ch
         _, queued = explorer(["enrich", "--background", "--db", str(db)], env)
         _, job = explorer(["jobs", "show", queued["job_id"], "--wait", "--db", str(db)], env)
         seconds = time.perf_counter() - started
-        worker.wait(timeout=120)
     finally:
-        if worker.poll() is None:
-            worker.terminate()
-            worker.wait()
+        worker.terminate()  # idle now: SIGTERM ends it at once
+        worker.wait()
     if job["status"] != "succeeded":
         raise SystemExit(f"the enrichment job ended {job['status']}: {job.get('error')}")
     calls, refused = call_log(db)
     return Row(label, chunks, seconds, calls, refused, proxy.peak, job["result"]["items_failed"])
 
 
-def walk(db: Path, env: dict[str, str]) -> float:
-    """Seconds to start a walk and take its first step, as a person would."""
+def walk(db: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Seconds to start a walk, and to take its first step (the model asked as it dwells), as a person would."""
     new_s, session = explorer(["wander", "new", "--seed-concept", SEED_CONCEPT, "--db", str(db)], env)
     step_s, _ = explorer(["wander", "step", session["session_id"], "--db", str(db)], env)
-    return new_s + step_s
+    return new_s, step_s
 
 
-def with_smollm2(notes: Path, folder: Path, server: LlamaServer) -> tuple[list[Row], float]:
+def with_smollm2(notes: Path, folder: Path, server: LlamaServer) -> tuple[list[Row], tuple[float, float]]:
     """The fast read, a walk on it, and its enrichment at the default concurrency and at one."""
     proxy = CountingProxy(server.url)
     try:
@@ -220,20 +214,20 @@ def with_smollm2(notes: Path, folder: Path, server: LlamaServer) -> tuple[list[R
         read = Row("SmolLM2: ingest --enrich later", chunks, seconds, calls, refused, proxy.peak, deferred)
         for copy in ("walk", "one"):
             shutil.copy(fast, folder / f"{copy}.duckdb")
-        walk_s = walk(folder / "walk.duckdb", env)
+        walked = walk(folder / "walk.duckdb", env)
         label = f"SmolLM2: enrich --background, concurrency {os.environ.get('EXPLORER_CONCURRENCY', '8')}"
         many = enrich_in_background(fast, env, proxy, chunks, label)
         one_env = {**env, "EXPLORER_CONCURRENCY": "1"}
         one = enrich_in_background(folder / "one.duckdb", one_env, proxy, chunks, "SmolLM2: same, concurrency 1")
     finally:
         proxy.close()
-    return [read, many, one], walk_s
+    return [read, many, one], walked
 
 
 COLUMNS = ("implant", "entities", "insight", "form refused")
 
 
-def print_table(rows: list[Row], walk_s: float | None) -> None:
+def print_table(rows: list[Row], walked: tuple[float, float] | None) -> None:
     print("\nmodel calls per 1,000 chunks read, by prompt kind")
     heads = ["chunks", "s", "s/1k", *(c.split()[0] for c in COLUMNS), "all", "refused", "pending", "in flight"]
     print(f"{'run':<44}" + "".join(f" {head:>8}" for head in heads))
@@ -245,29 +239,29 @@ def print_table(rows: list[Row], walk_s: float | None) -> None:
         print(f"{row.label:<44}" + "".join(f" {cell:>8}" for cell in cells))
     print("(form: requests refused for their answer form; refused: answers refused or failed, per 1,000 chunks;")
     print(" pending: steps left after the run, as counted; in flight: the most requests at the server at once)")
-    if walk_s is not None:
-        print(f"walk on the fast read, before enrichment: wander new + 1 step in {walk_s:.1f} s")
+    if walked is not None:
+        print(f"walk on the fast read, before enrichment: wander new {walked[0]:.1f} s, first step {walked[1]:.1f} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vault", type=Path, default=Path("/tmp/vault-1k"))
     parser.add_argument("--notes", type=int, default=40, help="notes read offline")
-    parser.add_argument("--model-notes", type=int, default=12, help="notes read with SmolLM2 (0: skip)")
+    parser.add_argument("--model-notes", type=int, default=6, help="notes read with SmolLM2 (0: skip)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="reading-costs-") as temp:
         folder = Path(temp)
         rows = [read_offline(copy_notes(args.vault, args.notes, folder / "notes"), folder / "offline.duckdb")]
-        walk_s = None
+        walked = None
         reason = missing()
         if args.model_notes and reason is None:
             notes = copy_notes(args.vault, args.model_notes, folder / "model-notes")
             with LlamaServer(log=folder / "server.log") as server:
-                real, walk_s = with_smollm2(notes, folder, server)
+                real, walked = with_smollm2(notes, folder, server)
             rows += real
         elif args.model_notes:
             print(f"SmolLM2 skipped: {reason}")
-        print_table(rows, walk_s)
+        print_table(rows, walked)
 
 
 if __name__ == "__main__":
