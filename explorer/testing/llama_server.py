@@ -71,6 +71,12 @@ class LlamaServer:
 
     ``n_ctx`` is the context in tokens (prompt and answer); ``threads`` the CPU threads it computes on (one is the
     server's default, at about half the speed of two on a 2-core machine).
+
+    It answers one request at a time: llama-cpp-python's server holds a lock around its one model and has no
+    parallel slots to set, so the calls the product sends together (``EXPLORER_CONCURRENCY``) wait in its queue.
+    Enrichment through it takes as long at concurrency 8 as at 1 (``python -m bench.reading_costs``). For calls
+    computed together serve the GGUF with llama.cpp's own ``llama-server --parallel N -c <N × 4096>`` (continuous
+    batching: N slots, the context shared among them), or another server with parallel slots.
     """
 
     def __init__(self, log: Path, n_ctx: int = N_CTX, threads: int = 2) -> None:
