@@ -147,7 +147,8 @@ def embedder() -> HashingEmbedder:
 
 @pytest.fixture(scope="session")
 def real_embedder() -> LocalEmbedder:
-    """The default embedding model, loaded once (about 7 s), for tests that need its meaning.
+    """The default embedding model (on ONNX Runtime, under a second to load), loaded once, for tests that need its
+    meaning.
 
     On one thread: the suite runs two workers on two cores, where a second thread only contends (measured: the
     small corpus embeds in 18 s on one thread, 39 s on two).
