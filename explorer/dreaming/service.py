@@ -174,10 +174,12 @@ def run_exploration(
     refresh_prominence(runtime, as_of)
     begin(progress, "loading memories")
     with runtime.db.connect() as con:
-        nodes = corpus.list_nodes(con, latest_only=True, with_vectors=True)
+        nodes = corpus.list_nodes(con, latest_only=True)
         # No memory in the window (a base read minutes ago is all fresh): no seed to explore from, so neither the
-        # graph nor the affinities are read or measured (seconds on a large base, for nothing).
+        # vectors, the graph nor the affinities are read or measured (seconds on a large base, for nothing).
         seeded = bool(in_window(nodes, config))
+        if seeded:
+            nodes = corpus.list_nodes(con, latest_only=True, with_vectors=True)
         relations, titles = (corpus.list_relations(con), _titles(con)) if seeded else ([], {})
     linkable = primary(dreamable(nodes))
     affinity = _affinity(linkable, titles, runtime, progress) if seeded and len(linkable) >= 2 else None
