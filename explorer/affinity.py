@@ -114,7 +114,7 @@ class Affinity:
         first run on a corpus embeds them all: minutes on a large one).
         """
         titles = titles or {}
-        texts = [f"{titles[n.document_id]}: {n.text}" if n.document_id in titles else n.text for n in nodes]
+        texts = titled_texts(nodes, titles)
         if embedder is not None and titles:
             rows = []
             for start in range(0, len(texts), EMBED_TOGETHER):
@@ -140,9 +140,11 @@ class Affinity:
         return cosine + self.config.lexical_weight * lexical
 
     def _row_scores(self, i: int) -> np.ndarray:
-        scores = self.vectors @ self.vectors[i]
+        # One thread (einsum, not BLAS) and the term row made dense: on two cores shared with the embedding model,
+        # 3 ms against 17 for the cosines of 10,000 memories, and 1 against 5 for their terms (the same values).
+        scores = np.einsum("ij,j->i", self.vectors, self.vectors[i])
         if self.terms.shape[1]:
-            scores = scores + self.config.lexical_weight * (self.terms @ self.terms[i].T).toarray().ravel()
+            scores = scores + self.config.lexical_weight * (self.terms @ self.terms[i].toarray().ravel())
         return scores
 
     def partners(self, node_id: str, k: int, allowed: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
@@ -195,6 +197,14 @@ class Affinity:
             np.asarray(self.terms[left].multiply(self.terms[right]).sum(axis=1)).ravel() if self.terms.shape[1] else 0.0
         )
         return np.sort(cosine + self.config.lexical_weight * lexical)
+
+
+def titled_texts(nodes: Sequence[Node], titles: dict[str, str]) -> list[str]:
+    """Each node's text headed by its document's title (document id → title) when ``titles`` knows it: what
+    :meth:`Affinity.of_nodes` weighs, and embeds with an embedder (so whoever embeds these texts ahead, through the
+    embedding cache, spares a dreaming run the work).
+    """
+    return [f"{titles[n.document_id]}: {n.text}" if n.document_id in titles else n.text for n in nodes]
 
 
 def random_pairs(n: int, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

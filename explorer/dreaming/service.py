@@ -14,7 +14,7 @@ Progress callbacks take ``(done, total, note)``.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,17 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from explorer.affinity import Affinity
+from explorer.affinity import Affinity, titled_texts
 from explorer.dreaming.chrono import plan_periods
 from explorer.dreaming.exploration import CREATED_BY as EXPLORATION
-from explorer.dreaming.exploration import DEFAULT_EXPLORATION, ExplorationConfig, explore
-from explorer.dreaming.fusion import DEFAULT_FUSION, FusionConfig, fuse
+from explorer.dreaming.exploration import DEFAULT_EXPLORATION, ExplorationConfig, explore, in_window
+from explorer.dreaming.fusion import DEFAULT_FUSION, FusionConfig, fusable, fuse
 from explorer.dreaming.graph import relations_lookup
 from explorer.dreaming.prominence import DEFAULT_PROMINENCE, ProminenceConfig, prominence
 from explorer.dreaming.rem_cycle import DEFAULT_REM, RemConfig, dreamable, latest_year, primary, rem_cycle
 from explorer.errors import ExplorerError, Remedy
 from explorer.providers.budget import Budget
-from explorer.providers.embeddings import load_model
+from explorer.providers.embeddings import load_model, text_hash
 from explorer.reading.cycle import DEFAULT_READING, ReadingConfig
 from explorer.reading.ingest import IngestReport, collect_sources, ingest_sources
 from explorer.reading.loaders import DEFAULT_MAX_MB
@@ -60,6 +60,10 @@ from explorer.store import events as events_store
 from explorer.store.database import Connection
 from explorer.text import shorten
 from explorer.wording import counted
+
+# Memories a dreaming run embeds headed by their titles before it dreams, at most: a few seconds of the local
+# model (see _affinity).
+TITLED_AT_ONCE = 256
 
 
 class DreamingError(ExplorerError):
@@ -131,13 +135,18 @@ def refresh_prominence(
 
 def _titles(con: Connection) -> dict[str, str]:
     """Each document's title by id: a chunk's subject, which affinity reads with its text."""
-    return {d.id: d.title for d in corpus.list_documents(con)}
+    return dreaming_store.all_document_titles(con)
 
 
-def _graph(runtime: Runtime) -> tuple[list[Node], list[Relation]]:
-    """Current nodes (without vectors) and every relation."""
+def _graph(runtime: Runtime, wanted: Callable[[list[Node]], object]) -> tuple[list[Node], list[Relation]]:
+    """Current nodes (without vectors), and every relation when the run has nodes it ``wanted`` to work on.
+
+    Why not always: a base read minutes ago holds no fading memory, and reading its relations to find none was
+    seconds of a first night (40,000 of them for 10,000 notes).
+    """
     with runtime.db.connect() as con:
-        return corpus.list_nodes(con, latest_only=True), corpus.list_relations(con)
+        nodes = corpus.list_nodes(con, latest_only=True)
+        return nodes, corpus.list_relations(con) if wanted(nodes) else []
 
 
 def run_exploration(
@@ -165,10 +174,15 @@ def run_exploration(
     refresh_prominence(runtime, as_of)
     begin(progress, "loading memories")
     with runtime.db.connect() as con:
-        nodes, relations = corpus.list_nodes(con, latest_only=True, with_vectors=True), corpus.list_relations(con)
-        titles = _titles(con)
+        nodes = corpus.list_nodes(con, latest_only=True)
+        # No memory in the window (a base read minutes ago is all fresh): no seed to explore from, so neither the
+        # vectors, the graph nor the affinities are read or measured (seconds on a large base, for nothing).
+        seeded = bool(in_window(nodes, config))
+        if seeded:
+            nodes = corpus.list_nodes(con, latest_only=True, with_vectors=True)
+        relations, titles = (corpus.list_relations(con), _titles(con)) if seeded else ([], {})
     linkable = primary(dreamable(nodes))
-    affinity = _affinity(linkable, titles, runtime, progress) if len(linkable) >= 2 else None
+    affinity = _affinity(linkable, titles, runtime, progress) if seeded and len(linkable) >= 2 else None
     result = explore(
         nodes,
         relations_lookup(relations),
@@ -223,7 +237,7 @@ def run_fusion(
     begin(progress, "refreshing prominence")
     refresh_prominence(runtime, as_of)
     begin(progress, "loading memories")
-    nodes, relations = _graph(runtime)
+    nodes, relations = _graph(runtime, lambda nodes: fusable(nodes, config))
     result = fuse(
         nodes, relations_lookup(relations), runtime.gateway, runtime.embedder, config, budget, progress=progress
     )
@@ -344,11 +358,25 @@ def _span(years: list[int]) -> str:
 
 
 def _affinity(memories: list[Node], titles: dict[str, str], runtime: Runtime, progress: Progress | None) -> Affinity:
-    """The memories' affinity, said first: the first run on a corpus embeds every memory headed by its title
-    (minutes on a large corpus; the embedding cache keeps them for the next run).
+    """The memories' affinity, said first: their meaning read from their texts headed by their titles when at most
+    :data:`TITLED_AT_ONCE` of those are new to the embedding cache (embedded now, kept for the next run), else
+    from the vectors stored with the memories, the titles' words still weighed as terms.
+
+    Why not embed them all: a fresh base of 10,000 notes would wait 2 to 20 minutes for its first dream (1,000
+    notes took 134 s on a loaded 2-core machine), where a first dream should come within 10 s. Whoever embeds
+    :func:`~explorer.affinity.titled_texts` ahead (the enrichment of a large read, through the cache) gives
+    every later run the titled meaning.
     """
-    begin(progress, "measuring affinities", len(memories), "memories embedded with their titles")
-    return Affinity.of_nodes(memories, titles, runtime.embedder, progress=in_phase(progress, "measuring affinities"))
+    texts = titled_texts(memories, titles)
+    with runtime.db.connect() as con:
+        known = corpus.cached_hashes(con, runtime.embedder.name)
+    new = len({h for h in map(text_hash, texts) if h not in known})
+    embedder = runtime.embedder if new <= TITLED_AT_ONCE else None
+    if embedder is None:
+        begin(progress, "measuring affinities")
+    else:
+        begin(progress, "measuring affinities", len(memories), "memories embedded with their titles")
+    return Affinity.of_nodes(memories, titles, embedder, progress=in_phase(progress, "measuring affinities"))
 
 
 def run_cycle(

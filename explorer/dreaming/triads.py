@@ -36,6 +36,12 @@ class TriadConfig:
     partners: int = 5  # the anchor's strongest partners the second memory is drawn from
     temperature: float = 0.05  # softmax temperature over affinities (they differ by hundredths)
     reuse_penalty: float = 0.1  # an anchor's bridges weaken by this for each dream it already anchors
+    # Anchors whose bridges are weighed, at most: this many per dream asked, and never fewer than least_anchors.
+    # Each is measured against every memory, so weighing all of a large period's (an undated vault of 10,000
+    # notes is one period) cost minutes before the first dream; a random sample of them still offers the softmax
+    # many strong bridges to choose from, and a period no larger than the bound is weighed whole, as before.
+    anchors_per_dream: int = 8
+    least_anchors: int = 64
 
 
 DEFAULT_TRIADS = TriadConfig()
@@ -83,9 +89,8 @@ def sample_triads(
     def bridges(a: Node) -> Callable[[str], bool]:
         return bridges_from(a, by_id, other_category=several, other_source=sources)
 
-    bridges_of = {
-        a.id: related(affinity, affinity.partners(a.id, config.partners, bridges(a))) for a in anchors if a.id in by_id
-    }
+    weighed = _sample_anchors([a for a in anchors if a.id in by_id], count, rng, config)
+    bridges_of = {a.id: related(affinity, affinity.partners(a.id, config.partners, bridges(a))) for a in weighed}
     options = {frozenset((a, p)): (a, p, s) for a, found in bridges_of.items() for p, s in found}
     uses: dict[str, int] = {}
     triads: list[list[Node]] = []
@@ -98,6 +103,16 @@ def sample_triads(
         third = _third(anchor, partner, by_id, affinity, config)
         triads.append([anchor, partner, *([third] if third else [])])
     return triads
+
+
+def _sample_anchors(anchors: list[Node], count: int, rng: np.random.Generator, config: TriadConfig) -> list[Node]:
+    """The anchors whose bridges are weighed for ``count`` dreams: all of them up to the bound of ``config``, else a
+    random sample of that many, in their order (see :attr:`TriadConfig.anchors_per_dream`).
+    """
+    bound = max(config.least_anchors, config.anchors_per_dream * count)
+    if len(anchors) <= bound:
+        return anchors
+    return [anchors[i] for i in sorted(rng.choice(len(anchors), size=bound, replace=False))]
 
 
 def binding(triad: Sequence[Node], affinity: Affinity) -> float:

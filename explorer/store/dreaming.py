@@ -83,6 +83,12 @@ def discovered_links(con: Connection, ids: Sequence[str]) -> list[tuple[Relation
     return [_relation_at(row) for row in rows]
 
 
+def all_document_titles(con: Connection) -> dict[str, str]:
+    """Every document's title by id (ids as text from the database: 10,000 UUID objects took a second)."""
+    rows = con.execute("SELECT CAST(id AS VARCHAR), title FROM documents").fetchall()
+    return {str(i): str(title) for i, title in rows}
+
+
 def document_titles(con: Connection, ids: Sequence[str]) -> dict[str, str]:
     """Each of these documents' title by id."""
     rows = con.execute(

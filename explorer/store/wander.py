@@ -609,8 +609,8 @@ def corpus_space_rows(con: Connection) -> dict[str, np.ndarray]:
     """
     return dialect(con).fetch_numpy(
         con,
-        "SELECT n.id, n.embedding, coalesce(n.domain, d.domain) AS domain, n.importance, n.confidence, n.text, "
-        "n.type, n.entity, n.document_id, d.title, "
+        "SELECT CAST(n.id AS VARCHAR) AS id, n.embedding, coalesce(n.domain, d.domain) AS domain, n.importance, "
+        "n.confidence, n.text, n.type, n.entity, CAST(n.document_id AS VARCHAR) AS document_id, d.title, "
         "CASE WHEN coalesce(n.domain, d.domain) IS NULL THEN n.parent_ids END AS parent_ids "
         "FROM nodes n LEFT JOIN documents d ON d.id = n.document_id "
         f"WHERE n.is_latest AND n.embedding IS NOT NULL AND {_NOT_CODE} ORDER BY n.created_at, n.seq",
@@ -621,7 +621,8 @@ def corpus_links(con: Connection) -> list[tuple[str, str, str]]:
     """(source, target, type) of every relation between nodes: the links reading and dreaming made, which the
     walk counts as evidence that two nodes are related.
     """
-    rows = con.execute("SELECT source_id, target_id, type FROM relations").fetchall()
+    # Ids as text from the database: making 40,000 UUID objects only to print them took a second at 10,000 notes.
+    rows = con.execute("SELECT CAST(source_id AS VARCHAR), CAST(target_id AS VARCHAR), type FROM relations").fetchall()
     return [(str(s), str(t), str(k)) for s, t, k in rows]
 
 

@@ -74,6 +74,20 @@ def _titled_node(space: CorpusSpace, node_ids: list[str], vector: np.ndarray) ->
     return max(rows, key=lambda item: float(space.index.matrix[item[1]] @ vector))[0]
 
 
+def _seed_vector(runtime: Runtime, space: CorpusSpace, titled: list[str], seed_concept: str) -> np.ndarray:
+    """The seed's vector: the note's own when the seed names a note of one chunk that has a domain, else the
+    model's embedding of the seed.
+
+    Why: a walk started from such a note's title stands on the note's vector and takes its domain (see
+    :func:`create_session`), so the seed's own embedding would be computed for nothing, and the first embedding
+    in a process loads the model (seconds; `explorer wander new` is a process of its own).
+    """
+    rows = [row for node_id in titled if (row := space.row(node_id)) is not None]
+    if len(rows) == 1 and space.domains(rows[0]):
+        return space.index.matrix[rows[0]].copy()
+    return embed_one(runtime, seed_concept)
+
+
 def _domain_list(value: Sequence[str] | str | None) -> list[str] | None:
     if value is None:
         return None
@@ -93,7 +107,10 @@ def create_session(runtime: Runtime, config: SessionConfig) -> Session:
     seed_concept = (config.seed_concept or "").strip()
     if not seed_concept:
         raise InvalidRequest("a session needs a seed concept")
-    seed_vector = embed_one(runtime, seed_concept)
+    with runtime.db.connect() as con:  # closed while the model embeds: other processes get the file
+        space = corpus_space(runtime, con)
+        titled = wander_store.nodes_of_title(con, seed_concept)
+    seed_vector = _seed_vector(runtime, space, titled, seed_concept)
     attractor = (config.attractor or "").strip() or None
     session = Session(
         name=(config.name or "").strip() or f"Wander from {shorten(seed_concept, 8)}",
@@ -110,13 +127,12 @@ def create_session(runtime: Runtime, config: SessionConfig) -> Session:
         human_checkpoint_frequency=config.human_checkpoint_frequency,
         random_seed=config.random_seed if config.random_seed is not None else secrets.randbelow(2**31),
     )
+    node_id = _titled_node(space, titled, seed_vector)
+    row = space.row(node_id) if node_id else None
+    if row is not None:  # the fence is drawn around the note the seed names, not around its title's words
+        session.seed_embedding = space.index.matrix[row].copy()
+    domains = (space.domains(row) if row is not None else []) or infer_domains(space, seed_vector)
     with runtime.db.connect() as con:
-        space = corpus_space(runtime, con)
-        node_id = _titled_node(space, wander_store.nodes_of_title(con, seed_concept), seed_vector)
-        row = space.row(node_id) if node_id else None
-        if row is not None:  # the fence is drawn around the note the seed names, not around its title's words
-            session.seed_embedding = space.index.matrix[row].copy()
-        domains = (space.domains(row) if row is not None else []) or infer_domains(space, seed_vector)
         now = utcnow()
         seed = Locus(
             session_id=session.id,

@@ -170,10 +170,10 @@ class CorpusSpace:
     links: dict[int, dict[int, set[str]]] = field(default_factory=dict)  # source → source → relation types
     source_entities: dict[int, frozenset[str]] = field(default_factory=dict)
     source_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
-    source_terms: sparse.csr_matrix | None = None  # unit TF-IDF rows of each source's words (title first)
     spans: dict[int, tuple[str, ...]] = field(default_factory=dict)  # see _spans: a dream's parents' domains
     parent_rows: dict[int, tuple[int, ...]] = field(default_factory=dict)  # and their rows
     _bridge_lines: dict[tuple[float, float], float] = field(default_factory=dict, repr=False)
+    _terms: tuple[sparse.csr_matrix | None] | None = field(default=None, repr=False)  # see source_terms
 
     @classmethod
     def build(
@@ -222,7 +222,6 @@ class CorpusSpace:
             links,
             source_entities,
             _source_vectors(sources, np.asarray(vectors, dtype=np.float32), type_codes, type_names),
-            _source_terms(sources, list(texts) if texts is not None else [""] * n, titles, type_codes, type_names),
             *(_spans(index.row, domain_codes, domain_names, parents) if parents is not None else ({}, {})),
         )
 
@@ -263,6 +262,18 @@ class CorpusSpace:
                     "entity": self.entities[row] if row < len(self.entities) else None,
                 }
         return found
+
+    @property
+    def source_terms(self) -> sparse.csr_matrix | None:
+        """Unit TF-IDF rows of each source's words, title first (see :func:`_source_terms`), made when first asked.
+
+        Why not at build: a new session builds the space only to place its seed, and a step that asks for words
+        is the first to need them (over a vault of 10,000 notes they take seconds, scikit-learn's import included).
+        Steps of two sessions asking at once would both make them, the same rows: harmless.
+        """
+        if self._terms is None:
+            self._terms = (_source_terms(self.sources, self.texts, self.titles, self.type_codes, self.type_names),)
+        return self._terms[0]
 
     @property
     def is_chunk(self) -> np.ndarray:

@@ -263,3 +263,29 @@ def test_a_night_on_an_empty_store_is_refused_before_it_begins(runtime) -> None:
         run_cycle(runtime, dreams=1)
     with runtime.db.connect() as con:
         assert events_store.list_events(con, subject_prefix="dream.") == []  # neither exploration nor fusion ran
+
+
+def test_a_base_mostly_new_to_its_titles_dreams_on_its_stored_vectors(runtime, tmp_path, monkeypatch) -> None:
+    """Affinity embeds memories headed by their titles only while few of those texts are new to the cache: a fresh
+    base of thousands would wait minutes for its first dream.
+    """
+    from explorer.dreaming import service
+    from explorer.reading.ingest import ingest_paths
+
+    for number, (year, texts) in enumerate(PASSAGES.items()):
+        (tmp_path / f"note {number}.md").write_text(f"---\nyear: {year}\n---\n" + "\n\n".join(texts) + "\n")
+    ingest_paths(runtime, [tmp_path])
+    embedded: list[str] = []
+    embed = runtime.embedder.embed
+
+    def spy(texts):
+        embedded.extend(texts)
+        return embed(texts)
+
+    monkeypatch.setattr(runtime.embedder, "embed", spy)
+    monkeypatch.setattr(service, "TITLED_AT_ONCE", 0)
+    assert run_rem(runtime, dreams=1, seed=1).dreams_requested == 1
+    assert not any(text.startswith("note ") for text in embedded)  # no memory embedded under its title
+    monkeypatch.setattr(service, "TITLED_AT_ONCE", 256)
+    run_rem(runtime, dreams=1, seed=1)
+    assert any(text.startswith("note 0: ") for text in embedded)

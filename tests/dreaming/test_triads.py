@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.affinity import Affinity
-from explorer.dreaming.triads import current_period, sample_triads
+from explorer.dreaming.triads import TriadConfig, current_period, sample_triads
 
 from .conftest import memory
 
@@ -56,3 +56,26 @@ def test_one_category_needs_only_another_source(embedder) -> None:
         node.embedding = vector
     triads = sample_triads(pool[:1], pool, Affinity.of_nodes(pool), 3, np.random.default_rng(0))
     assert triads and all(t[1].document_id != "doc0" for t in triads)
+
+
+def test_a_large_period_weighs_a_sample_of_its_anchors(embedder) -> None:
+    """Each weighed anchor is measured against every memory: a period larger than the bound weighs a random
+    sample of it (every dream's anchor among them), a period within the bound all of it.
+    """
+    pool = nodes(embedder)
+    affinity = Affinity.of_nodes(pool)
+    bounded = TriadConfig(anchors_per_dream=1, least_anchors=2)
+    weighed: list[str] = []
+    partners = affinity.partners
+
+    def counted(node_id, k, allowed=None):
+        weighed.append(node_id)
+        return partners(node_id, k, allowed)
+
+    affinity.partners = counted  # type: ignore[method-assign]
+    triads = sample_triads(pool, pool, affinity, 1, np.random.default_rng(0), bounded)
+    anchors = set(weighed[:2])
+    assert len(anchors) == 2 and len(triads) == 1 and triads[0][0].id in anchors
+    weighed.clear()
+    within = sample_triads(pool, pool, affinity, 6, np.random.default_rng(0), bounded)
+    assert set(weighed) >= {n.id for n in pool} and within
