@@ -21,11 +21,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from explorer.affinity import titled_texts
 from explorer.inputs import storable
 from explorer.providers.budget import Budget
-from explorer.providers.embeddings import Embedder, load_model
+from explorer.providers.embeddings import Embedder, load_model, text_hash
 from explorer.providers.prefetch import Prefetcher
-from explorer.reading.chunker import Chunk, chunk_sections
+from explorer.reading.chunker import Chunk, chunk_sections, is_code
 from explorer.reading.cycle import (
     DEFAULT_READING,
     DocumentText,
@@ -691,7 +692,31 @@ def enrich_pending(runtime: Runtime, *, budget: Budget | None = None, progress: 
         ingest_paths(runtime, ["vault/"], enrich="later").items_deferred  # placed and linked, searchable now
         enrich_pending(runtime).items_completed  # the syntheses and entity insights, later
     """
-    return ingest_sources(runtime, [], budget=budget, progress=progress, retry_failed=True)
+    report = ingest_sources(runtime, [], budget=budget, progress=progress, retry_failed=True)
+    embed_titled_chunks(runtime, progress)
+    return report
+
+
+TITLED_TOGETHER = 64  # chunks embedded with their titles at once before the count moves (the local model's batch)
+
+
+def embed_titled_chunks(runtime: Runtime, progress: Progress | None = None) -> int:
+    """Embed every current chunk (code aside) headed by its document's title, through the embedding cache, so
+    dreaming weighs the titled meaning (:func:`explorer.affinity.titled_texts`) without embedding them first;
+    how many were new. A fast read leaves them out, and a first dream on 10,000 notes would wait minutes for them.
+    """
+    with runtime.db.connect() as con:
+        chunks = [n for n in corpus.list_nodes(con, types=["raw_chunk"], latest_only=True) if not is_code(n.text)]
+        titles = {d.id: d.title for d in corpus.list_documents(con, current_only=True)}
+        known = corpus.cached_hashes(con, runtime.embedder.name)
+    texts = [t for t in titled_texts(chunks, titles) if text_hash(t) not in known]
+    begin(progress, "embedding chunks with their titles", len(texts))
+    for start in range(0, len(texts), TITLED_TOGETHER):
+        runtime.embedder.embed(texts[start : start + TITLED_TOGETHER])
+        if progress:
+            progress(min(start + TITLED_TOGETHER, len(texts)), len(texts), "chunks embedded with their titles")
+    runtime.flush()
+    return len(texts)
 
 
 def _where(documents: dict[str, Document], document_id: str) -> str:

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from explorer.affinity import titled_texts
 from explorer.cli import app
+from explorer.providers.embeddings import text_hash
 from explorer.reading import ingest
 from explorer.reading.chunker import is_code
 from explorer.reading.ingest import enrich_pending, ingest_paths
@@ -65,6 +67,10 @@ def test_a_later_read_is_placed_and_linked_and_enriched_by_enrich_pending(runtim
     with runtime.db.connect() as con:
         assert reading_store.count_pending(con) == done.items_failed
         assert reading_store.count_deferred(con) == 0  # a step that failed when asked counts one attempt
+        titles = {d.id: d.title for d in corpus.list_documents(con)}
+        titled = titled_texts([n for n in corpus.list_nodes(con, types=["raw_chunk"]) if not is_code(n.text)], titles)
+        cached = corpus.cached_hashes(con, runtime.embedder.name)
+    assert titled and all(text_hash(text) in cached for text in titled)  # what dreaming weighs, embedded now
 
 
 def test_auto_enriches_a_small_read_at_once_and_leaves_a_large_one_for_later(
