@@ -11,7 +11,7 @@ Each command runs as a whole process, offline (the built-in provider and the loc
 ``explorer wander new`` then ``explorer wander run --steps 1``; ``explorer dream rem --dreams 1``; and
 ``explorer dream cycle --dreams 1``. Then the same once more in a process of this module that says what part was
 starting Python with the engine imported, what part loading the model, and what part the engine's own work.
-Goal (issue 40): each within 10 s on a fresh 10,000-note base, model load included.
+The goal: each within 10 s on a fresh 10,000-note base, model load included.
 """
 
 from __future__ import annotations
