@@ -146,15 +146,13 @@ def refresh_topics(
     with runtime.db.transaction() as con:
         current = {d.id: (d.domain, d.domain_origin) for d in corpus.list_documents(con)}
         # only documents still without a given domain: a person may have renamed one while topics were found
-        domains_store.set_document_domains(
-            con,
-            {
-                d: value
-                for d, value in changes.items()
-                if d in current and current[d][1] in (None, "topic") and current[d] != value
-            },
-        )
-        held = {d.domain for d in corpus.list_documents(con)}
+        applied = {
+            d: value
+            for d, value in changes.items()
+            if d in current and current[d][1] in (None, "topic") and current[d] != value
+        }
+        domains_store.set_document_domains(con, applied)
+        held = {domain for domain, _ in (current | applied).values()}
         domains_store.rename_loose_nodes(con, _successors(previous, found.of_document, held))
     if progress:
         progress(1, 1, counted(len(found.topics), "topic"), "finding topics")
