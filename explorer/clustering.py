@@ -29,6 +29,8 @@ class ClusterConfig:
     components: int = 5  # UMAP's reduction
     neighbours: int = 15  # UMAP's neighbourhood (fewer when there are fewer points)
     reduce_from: int | None = 12  # from this many points on, cluster a UMAP reduction; None: never
+    epochs: int | None = None  # UMAP's optimisation epochs; None: its own (500 up to 10,000 points, 200 above)
+    init: str = "spectral"  # UMAP's starting layout: "spectral" (its own) or "pca"
     seed: int = 0  # UMAP's random state: the same vectors give the same clusters
 
 
@@ -69,6 +71,8 @@ def density_clusters(vectors: np.ndarray, config: ClusterConfig = DEFAULT_CLUSTE
             min_dist=0.0,
             metric="cosine",
             random_state=config.seed,
+            n_epochs=config.epochs,
+            init=config.init,
             n_jobs=1,  # a random state makes UMAP run on one thread anyway; saying so spares its warning
         )
         with warnings.catch_warnings():

@@ -411,7 +411,9 @@ def ingest_sources(
     if retry_failed or read_before:
         _complete_pending(runtime, None if retry_failed else read_before, config, report, budget, progress)
     if report.documents_added and any(domain_of(source)[0] is None for source in sources):
-        report.topics = refresh_topics(runtime, progress=progress)
+        report.topics = refresh_topics(
+            runtime, progress=progress, added=report.documents_added + report.documents_changed
+        )
     report.spent_cents = round(report.spent_cents + budget.spent_cents - before, 6)
     report.budget_exhausted = report.budget_exhausted or budget.exhausted
     runtime.flush()

@@ -22,18 +22,20 @@ Too few documents (under ``min_documents``) give no topics: a handful of notes s
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Container, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+from scipy import sparse
 
 from explorer.clustering import ClusterConfig, Clusters, density_clusters
 from explorer.text import function_words
 
 SEPARATOR = " · "
+LARGE = 4096  # chunks from which UMAP lays a corpus out as a large one (:func:`_clustering`)
+RANKED_TERMS = 10  # the terms a topic keeps, best first, as BERTopic keeps its top ten words
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,8 @@ class TopicConfig:
     min_documents: int = 6  # fewer documents without a domain than this: no topics
     min_chunks: int = 3  # chunks a topic holds at least (HDBSCAN's smallest cluster)
     min_topic_documents: int = 2  # documents a topic holds at least; a topic is never one document's own
+    topic_share: float = 0.01  # and at least this share of the documents: about a hundred topics at most
+    refit_share: float = 0.1  # documents added, against those with a topic, up to which the topics stand
     terms: int = 2  # words in a topic's name ("commit · branch"); one more where two topics would share it
     join_similarity: float = 0.3  # how close a document of noise must be to a topic's centre to join it
     seed: int = 0  # UMAP's random state: the same chunks give the same topics
@@ -80,8 +84,8 @@ def find_topics(
     each named from its own words, and the topic of each document.
 
     Where no topics are found (too few documents, or no dense region among them), the ``previous`` ones (document
-    → topic name) stand: their documents keep them and each new document joins the nearest, if close enough; so a
-    few notes added to a corpus of one subject join its topic rather than undo it.
+    → topic name) stand (:func:`keep_topics`); so a few notes added to a corpus of one subject join its topic
+    rather than undo it.
 
     Example::
 
@@ -91,21 +95,94 @@ def find_topics(
     """
     documents = list(dict.fromkeys(document_ids))
     vectors = np.asarray(vectors, dtype=np.float32)
-    rows_of: dict[str, list[int]] = {}
-    for row, document in enumerate(document_ids):
-        rows_of.setdefault(document, []).append(row)
     if len(documents) >= config.min_documents:
-        clusters = density_clusters(
-            vectors, ClusterConfig(min_cluster_size=_smallest(document_ids, config), seed=config.seed)
-        )
+        clusters = density_clusters(vectors, _clustering(document_ids, smallest_topic(len(documents), config), config))
         if clusters.groups:
-            return _named(documents, rows_of, texts, vectors, clusters, config)
-    return _kept(documents, rows_of, vectors, previous or {}, config)
+            return _named(documents, _document_of_chunks(document_ids, documents), texts, vectors, clusters, config)
+    return keep_topics(document_ids, vectors, previous or {}, config)
+
+
+def keep_topics(
+    document_ids: Sequence[str],
+    vectors: np.ndarray,
+    previous: Mapping[str, str],
+    config: TopicConfig = DEFAULT_TOPICS,
+) -> Topics:
+    """The ``previous`` topics (document → topic name), standing: their documents keep them, and each other
+    document joins the topic whose centre (the unit mean of its documents' chunks) is nearest, if at least
+    ``join_similarity`` close; its ``method`` is "kept". No clustering, no naming: a note added to a large corpus
+    costs a product of its vectors with the topics' centres.
+
+    Example::
+
+        keep_topics(["a", "b", "new"], vectors, {"a": "git · commit", "b": "list · function"}).of_document["new"]
+        # "git · commit", when the new note is about git
+    """
+    documents = list(dict.fromkeys(document_ids))
+    names = sorted({previous[d] for d in documents if d in previous})
+    if not names:
+        return Topics(of_document=dict.fromkeys(documents))
+    vectors = np.asarray(vectors, dtype=np.float32)
+    index = {name: position for position, name in enumerate(names)}
+    chosen = np.array([index[previous[d]] if d in previous else -1 for d in documents], dtype=np.int64)
+    of_chunk = _document_of_chunks(document_ids, documents)
+    centres = _unit_means(vectors, chosen[of_chunk], len(names))
+    new = np.flatnonzero(chosen < 0)
+    chosen[new] = _nearest(_unit_means(vectors, of_chunk, len(documents))[new], centres, np.arange(len(names)), config)
+    return _as_topics(documents, chosen, [(name, ()) for name in names], "kept")
+
+
+def refits(added: int | None, with_topic: int, config: TopicConfig = DEFAULT_TOPICS) -> bool:
+    """Whether topics are found again after ``added`` documents came to a corpus where ``with_topic`` hold one:
+    for the first topics, when the count is unknown (None), and when more than ``refit_share`` of them came;
+    otherwise the topics stand and the new documents join them (:func:`keep_topics`).
+
+    Why a tenth: finding topics again costs seconds to minutes as the corpus grows (UMAP over every chunk) and
+    renames every topic, where joining costs a product of the new vectors with the topics' centres; a note edited
+    or added in a vault of 10,000 must not cost the vault. Under a tenth new, nine in ten documents the topics were
+    drawn from are still there, so their dense regions stand; a tenth of the corpus is ten times the smallest
+    topic (``topic_share``), enough to hold a subject of its own, which only a new clustering finds.
+    """
+    return added is None or with_topic == 0 or added > config.refit_share * with_topic
+
+
+def smallest_topic(documents: int, config: TopicConfig = DEFAULT_TOPICS) -> int:
+    """The fewest documents a topic holds among ``documents``: ``min_topic_documents``, and ``topic_share`` of
+    them in a large corpus.
+
+    Why a share: HDBSCAN finds as many dense regions as it is allowed; with a smallest cluster of two notes,
+    10,000 notes gave 1,006 topics of 3 to 20 notes, no list a person can choose a walk's scope from. A topic of
+    at least 1% of the notes gives at most about a hundred, as BERTopic's users raise ``min_cluster_size`` with
+    the corpus; under 200 notes the share is less than two notes and changes nothing.
+    """
+    return max(config.min_topic_documents, round(config.topic_share * documents))
+
+
+def _clustering(document_ids: Sequence[str], documents: int, config: TopicConfig) -> ClusterConfig:
+    """How the chunks are clustered: clusters of ``documents`` documents at least; from :data:`LARGE` chunks on,
+    UMAP starts from a PCA layout and optimises it in 200 epochs.
+
+    Why: a large corpus would otherwise wait a minute for its topics (10,000 notes' chunks, on a loaded machine:
+    44 of UMAP's 60 s in the spectral start, 28 s in 500 epochs). The spectral start solves an eigenproblem for
+    each part of the neighbour graph, and notes on many matters make many parts; PCA's start keeps the global
+    structure as well (Kobak & Linderman 2021) in a fraction of a second. UMAP itself drops to 200 epochs above
+    10,000 points, judging a large layout settled by then; 4,096 is where it starts treating data as large.
+    """
+    plain = ClusterConfig(min_cluster_size=_smallest_cluster(document_ids, documents, config), seed=config.seed)
+    return replace(plain, epochs=200, init="pca") if len(document_ids) >= LARGE else plain
+
+
+def _smallest_cluster(document_ids: Sequence[str], documents: int, config: TopicConfig) -> int:
+    """The fewest chunks a cluster holds: ``documents`` documents of the usual length (the median), so a long
+    note's own sections do not make a topic of their own.
+    """
+    per_document = float(np.median(list(Counter(document_ids).values())))
+    return max(config.min_chunks, round(documents * per_document))
 
 
 def _named(
     documents: list[str],
-    rows_of: dict[str, list[int]],
+    of_chunk: np.ndarray,
     texts: Sequence[str],
     vectors: np.ndarray,
     clusters: Clusters,
@@ -118,89 +195,83 @@ def _named(
         [texts[int(i)] for i in np.flatnonzero(clusters.labels == -1)],
         config,
     )
-    topic = _topic_of_chunks(clusters.labels)
-    centres = _centres(vectors, groups)
-    chosen = {d: _document_topic(rows_of[d], topic, vectors, centres, config) for d in documents}
-    held = Counter(t for t in chosen.values() if t is not None)
-    if small := {t for t in held if held[t] < config.min_topic_documents}:
-        # a topic left with one document is that document's own: it joins the nearest topic that stands, if any
-        kept = [t for t in range(len(groups)) if t not in small]
-        for d in [d for d, t in chosen.items() if t in small]:
-            chosen[d] = _nearest(vectors[rows_of[d]], centres, kept, config)
-    topics = [
-        Topic(name, terms, tuple(d for d in documents if chosen[d] == index))
-        for index, (name, terms) in enumerate(names)
-    ]
-    return Topics(
-        [t for t in topics if t.documents],
-        {d: None if index is None else topics[index].name for d, index in chosen.items()},
-        clusters.method,
-    )
+    topic_of_chunk = _topic_of_chunks(clusters.labels)
+    centres = _unit_means(vectors, topic_of_chunk, len(groups))
+    means = _unit_means(vectors, of_chunk, len(documents))
+    chosen = _most_chunks(of_chunk, topic_of_chunk, len(documents))
+    noise = np.flatnonzero(chosen < 0)
+    chosen[noise] = _nearest(means[noise], centres, np.arange(len(groups)), config)
+    held = np.bincount(chosen[chosen >= 0], minlength=len(groups))
+    small = (held > 0) & (held < smallest_topic(len(documents), config))
+    if small.any():
+        # a topic left with too few documents is theirs alone: they join the nearest topic that stands, if any
+        moving = np.flatnonzero(np.isin(chosen, np.flatnonzero(small)))
+        chosen[moving] = _nearest(means[moving], centres, np.flatnonzero(~small), config)
+    return _as_topics(documents, chosen, names, clusters.method)
 
 
-def _kept(
-    documents: list[str],
-    rows_of: dict[str, list[int]],
-    vectors: np.ndarray,
-    previous: Mapping[str, str],
-    config: TopicConfig,
+def _as_topics(
+    documents: list[str], chosen: np.ndarray, names: list[tuple[str, tuple[str, ...]]], method: str
 ) -> Topics:
-    """The previous topics, standing: their documents keep them, the others join the nearest close enough."""
-    names = sorted({previous[d] for d in documents if d in previous})
-    if not names:
-        return Topics(of_document=dict.fromkeys(documents))
-    centres = _centres(
-        vectors, [[r for d in documents if previous.get(d) == name for r in rows_of[d]] for name in names]
-    )
-    every = list(range(len(names)))
-    chosen = {
-        d: names.index(previous[d]) if d in previous else _nearest(vectors[rows_of[d]], centres, every, config)
-        for d in documents
+    """Each document's topic (an index into ``names``, -1: none) as :class:`Topics`; topics no document holds
+    are left out.
+    """
+    members: list[list[str]] = [[] for _ in names]
+    for document, index in zip(documents, chosen.tolist(), strict=True):
+        if index >= 0:
+            members[index].append(document)
+    topics = [Topic(name, terms, tuple(held)) for (name, terms), held in zip(names, members, strict=True) if held]
+    of_document = {
+        d: None if index < 0 else names[index][0] for d, index in zip(documents, chosen.tolist(), strict=True)
     }
-    topics = [Topic(name, (), tuple(d for d in documents if chosen[d] == index)) for index, name in enumerate(names)]
-    return Topics(topics, {d: None if index is None else names[index] for d, index in chosen.items()}, "kept")
+    return Topics(topics, of_document, method)
 
 
-def _smallest(document_ids: Sequence[str], config: TopicConfig) -> int:
-    """The fewest chunks a cluster holds: ``min_topic_documents`` documents of the usual length (the median), so a
-    long note's own sections do not make a topic of their own.
+def _document_of_chunks(document_ids: Sequence[str], documents: list[str]) -> np.ndarray:
+    """Each chunk's document as an index into ``documents``."""
+    position = {document: index for index, document in enumerate(documents)}
+    return np.array([position[d] for d in document_ids], dtype=np.int64)
+
+
+def _topic_of_chunks(labels: np.ndarray) -> np.ndarray:
+    """Each chunk's topic as an index into the clusters in label order (-1: noise)."""
+    kept = np.unique(labels[labels >= 0])
+    return np.where(labels >= 0, np.searchsorted(kept, labels), -1).astype(np.int64)
+
+
+def _unit_means(vectors: np.ndarray, labels: np.ndarray, count: int) -> np.ndarray:
+    """The unit mean of the rows of ``vectors`` of each label ``0 … count - 1`` (rows labelled -1 left out): a
+    topic's centre, a document's direction.
     """
-    per_document = float(np.median(list(Counter(document_ids).values())))
-    return max(config.min_chunks, round(config.min_topic_documents * per_document))
+    rows = np.flatnonzero(labels >= 0)
+    membership = sparse.csr_matrix((np.ones(len(rows), np.float32), (labels[rows], rows)), shape=(count, len(vectors)))
+    sums = np.asarray(membership @ vectors)
+    return sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
 
 
-def _topic_of_chunks(labels: np.ndarray) -> list[int | None]:
-    """Each chunk's topic as an index into the clusters in label order (None: noise)."""
-    order = {label: index for index, label in enumerate(sorted(set(labels.tolist()) - {-1}))}
-    return [order.get(int(label)) for label in labels]
-
-
-def _centres(vectors: np.ndarray, groups: list[list[int]]) -> np.ndarray:
-    """Each topic's centre: the unit mean of its chunks' vectors."""
-    centres = np.vstack([vectors[rows].mean(axis=0) for rows in groups])
-    return centres / np.maximum(np.linalg.norm(centres, axis=1, keepdims=True), 1e-12)
-
-
-def _document_topic(
-    rows: list[int], topic: list[int | None], vectors: np.ndarray, centres: np.ndarray, config: TopicConfig
-) -> int | None:
-    """The topic most of the document's chunks fall in (the first such on a tie); for a document whose chunks all
-    fall in none, the nearest topic close enough, or None.
+def _most_chunks(of_chunk: np.ndarray, topic_of_chunk: np.ndarray, documents: int) -> np.ndarray:
+    """Each document's topic: the one most of its chunks fall in, the first on a tie (-1: all its chunks are
+    noise).
     """
-    votes = Counter(t for r in rows if (t := topic[r]) is not None)
-    if votes:
-        return max(sorted(votes), key=lambda t: votes[t])
-    return _nearest(vectors[rows], centres, list(range(len(centres))), config)
+    placed = topic_of_chunk >= 0
+    pairs, votes = np.unique(np.stack([of_chunk[placed], topic_of_chunk[placed]], axis=1), axis=0, return_counts=True)
+    order = np.lexsort((pairs[:, 1], -votes, pairs[:, 0]))  # by document, most votes first, then lowest topic
+    first = order[np.r_[True, pairs[order[1:], 0] != pairs[order[:-1], 0]]] if len(order) else order
+    chosen = np.full(documents, -1, dtype=np.int64)
+    chosen[pairs[first, 0]] = pairs[first, 1]
+    return chosen
 
 
-def _nearest(vectors: np.ndarray, centres: np.ndarray, among: list[int], config: TopicConfig) -> int | None:
-    """The topic of ``among`` whose centre is nearest the unit mean of ``vectors``, if close enough."""
-    if not among:
-        return None
-    mean = vectors.mean(axis=0)
-    similarity = centres[among] @ (mean / max(float(np.linalg.norm(mean)), 1e-12))
-    best = int(np.argmax(similarity))
-    return among[best] if similarity[best] >= config.join_similarity else None
+def _nearest(means: np.ndarray, centres: np.ndarray, among: np.ndarray, config: TopicConfig) -> np.ndarray:
+    """For each row of ``means`` (unit vectors), the topic of ``among`` whose centre is nearest, if at least
+    ``join_similarity`` close (-1: none).
+    """
+    if not len(among) or not len(means):
+        return np.full(len(means), -1, dtype=np.int64)
+    similarity = means @ centres[among].T
+    best = similarity.argmax(axis=1)
+    close = similarity[np.arange(len(means)), best] >= config.join_similarity
+    return np.where(close, among[best], -1).astype(np.int64)
 
 
 _TERM = re.compile(r"[A-Za-z][a-z]+(?:-[a-z]+)*")
@@ -209,37 +280,64 @@ _TERM = re.compile(r"[A-Za-z][a-z]+(?:-[a-z]+)*")
 def topic_names(
     topics: Sequence[Sequence[str]], rest: Sequence[str] = (), config: TopicConfig = DEFAULT_TOPICS
 ) -> list[tuple[str, tuple[str, ...]]]:
-    """Each topic's name and its ranked terms, by class-based TF-IDF over the texts of each topic against the
-    others and ``rest`` (the chunks of no topic, which count as one more class); names are kept apart, a topic
-    that would share another's taking one term more.
+    """Each topic's name and its best terms (:data:`RANKED_TERMS`, best first), by class-based TF-IDF over the
+    texts of each topic against the others and ``rest`` (the chunks of no topic, which count as one more class);
+    names are kept apart, a topic that would share another's taking one term more.
+
+    Why one sparse matrix of counts (classes × terms, as BERTopic builds with scikit-learn's ``CountVectorizer``):
+    a thousand topics of 10,000 chunks counted as a dictionary of every term each took seconds in Python loops;
+    the matrix counts each chunk's words once and weighs every term of every class in a few array operations.
 
     Example::
 
         topic_names([["Create a new commit …", …], ["The list data type …", …]])
         # [("commit · branch", ("commit", "branch", …)), ("list · dictionary", ("list", …))]
     """
-    counts = [_words(texts) for texts in (*topics, rest)]
-    total = Counter[str]()
-    for count in counts:
-        total.update(count)
-    singular = {word: stem for word in total if (stem := _singular(word, total)) is not None}
-    counts = [_folded(count, singular) for count in counts]
-    total = Counter[str]()
-    for count in counts:
-        total.update(count)
-    average = sum(total.values()) / max(1, len(counts))
+    counts, vocabulary = _class_counts([" ".join(texts) for texts in (*topics, rest)])
+    total = np.asarray(counts.sum(axis=0)).ravel()
+    average = float(total.sum()) / max(1, counts.shape[0])
+    # BERTopic's weight: the term's frequency in the class times log(1 + average class size / its frequency)
+    weights = sparse.csr_matrix(counts.multiply(np.log(1 + average / np.maximum(total, 1))[np.newaxis, :]))
     named: list[tuple[str, tuple[str, ...]]] = []
-    for count in counts[: len(topics)]:
-        # BERTopic's weight: the term's frequency in the class times log(1 + average class size / its frequency)
-        weight = {term: n * math.log(1 + average / total[term]) for term, n in count.items()}
-        ranked = tuple(sorted(weight, key=lambda term: (-weight[term], term)))
+    for row in range(len(topics)):
+        start, end = weights.indptr[row], weights.indptr[row + 1]
+        columns, weight = weights.indices[start:end], weights.data[start:end]
+        best = columns[np.lexsort((columns, -weight))[:RANKED_TERMS]]  # ties: the first term alphabetically
+        ranked = tuple(vocabulary[column] for column in best)
         named.append((SEPARATOR.join(ranked[: config.terms]), ranked))
     return _apart(named, config)
 
 
+def _class_counts(texts: list[str]) -> tuple[sparse.csr_matrix, list[str]]:
+    """How often each term occurs in each of ``texts`` (one row each), each plural counted with its singular, and
+    the terms by column (alphabetical).
+    """
+    from sklearn.feature_extraction.text import CountVectorizer  # a second to import; only naming needs it
+
+    stop = function_words()
+
+    def terms(text: str) -> list[str]:
+        return [w for w in map(str.lower, _TERM.findall(text)) if len(w) > 2 and w not in stop]
+
+    vectorizer = CountVectorizer(analyzer=terms)
+    try:
+        counts = sparse.csr_matrix(vectorizer.fit_transform(texts))
+    except ValueError:  # no text holds a term
+        return sparse.csr_matrix((len(texts), 0)), []
+    words = list(vectorizer.get_feature_names_out())
+    column = {word: index for index, word in enumerate(words)}
+    folded = sorted({_singular(word, column) or word for word in words})
+    into = {word: index for index, word in enumerate(folded)}
+    fold = sparse.csr_matrix(
+        (np.ones(len(words)), ([column[w] for w in words], [into[_singular(w, column) or w] for w in words])),
+        shape=(len(words), len(folded)),
+    )
+    return sparse.csr_matrix(counts @ fold), folded
+
+
 def _apart(named: list[tuple[str, tuple[str, ...]]], config: TopicConfig) -> list[tuple[str, tuple[str, ...]]]:
     """The names with each one shared by two topics made longer by a term, then numbered if still shared."""
-    shared = {name for name, _ in named if [n for n, _ in named].count(name) > 1}
+    shared = {name for name, count in Counter(name for name, _ in named).items() if count > 1}
     longer = [
         (SEPARATOR.join(ranked[: config.terms + 1]) if name in shared else name, ranked) for name, ranked in named
     ]
@@ -251,22 +349,7 @@ def _apart(named: list[tuple[str, tuple[str, ...]]], config: TopicConfig) -> lis
     return apart
 
 
-def _words(texts: Sequence[str]) -> Counter[str]:
-    """How often each term a topic can be named by occurs in ``texts``, lower-cased."""
-    stop = function_words()
-    words = Counter(w.lower() for text in texts for w in _TERM.findall(text))
-    return Counter({w: n for w, n in words.items() if len(w) > 2 and w not in stop})
-
-
-def _folded(count: Counter[str], singular: dict[str, str]) -> Counter[str]:
-    """``count`` with each plural counted with its singular."""
-    folded = Counter[str]()
-    for word, n in count.items():
-        folded[singular.get(word, word)] += n
-    return folded
-
-
-def _singular(word: str, terms: Counter[str]) -> str | None:
+def _singular(word: str, terms: Container[str]) -> str | None:
     """The singular of ``word`` when ``terms`` hold it too ("branches" → "branch", "lists" → "list"), or None."""
     if word.endswith(("ss", "us", "is")):  # "class", "status", "analysis": no plural's ending
         return None
