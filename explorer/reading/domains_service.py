@@ -122,10 +122,11 @@ def refresh_topics(
     topic (or none), documents and nodes together; given, folder and tag domains, and renamed ones, are never
     touched. The names of the topics found.
 
-    ``added`` is how many documents the ingest just added or changed: when they are few against the documents with
-    a topic (:func:`~explorer.reading.topics.refits`), the topics stand and each new document joins the nearest
-    (:func:`~explorer.reading.topics.keep_topics`), in a second where finding them again takes minutes in a
-    vault of 10,000 notes; None finds them again.
+    ``added`` is how many documents the ingest just added or changed: when they, with those added since the topics
+    were last found, are few against the documents with a topic (:func:`~explorer.reading.topics.refits`), the
+    topics stand and each new document joins the nearest (:func:`~explorer.reading.topics.keep_topics`), in a
+    second where finding them again takes minutes in a vault of 10,000 notes; None finds them again. The count
+    since the last fit is kept, so a vault that grows a note at a time is clustered again once a tenth is new.
 
     Example::
 
@@ -136,8 +137,9 @@ def refresh_topics(
     with runtime.db.connect() as con:
         chunks = domains_store.topic_chunks(con, runtime.db.embedding_dim)
         previous = {d.id: d.domain for d in corpus.list_documents(con) if d.domain_origin == "topic" and d.domain}
-    if refits(added, len(previous), config):
-        found = find_topics(chunks.document_ids, chunks.texts, chunks.vectors, config, previous)
+        since = None if added is None else added + domains_store.added_since_topics(con)
+    if refits(since, len(previous), config):
+        found, since = find_topics(chunks.document_ids, chunks.texts, chunks.vectors, config, previous), 0
     else:
         found = keep_topics(chunks.document_ids, chunks.vectors, previous, config)
     changes: dict[str, tuple[str | None, DomainOrigin | None]] = {
@@ -152,6 +154,7 @@ def refresh_topics(
             if d in current and current[d][1] in (None, "topic") and current[d] != value
         }
         domains_store.set_document_domains(con, applied)
+        domains_store.set_added_since_topics(con, since or 0)
         held = {domain for domain, _ in (current | applied).values()}
         domains_store.rename_loose_nodes(con, _successors(previous, found.of_document, held))
     if progress:

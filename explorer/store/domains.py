@@ -155,3 +155,22 @@ def _edited(con: Connection) -> None:
     """Tell the walks' in-memory corpus that domains changed (a file has no trigger to say it)."""
     if statement := dialect(con).corpus_edited:
         con.execute(statement)
+
+
+ADDED_SINCE_TOPICS = "topics_added_since_fit"  # the meta key: documents added or changed since topics were found
+
+
+def added_since_topics(con: Connection) -> int:
+    """How many documents were added or changed since the topics were last found (kept in ``meta``: one note at a
+    time, a vault's additions still add up to a new fit).
+    """
+    row = con.execute("SELECT value FROM meta WHERE key = ?", [ADDED_SINCE_TOPICS]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def set_added_since_topics(con: Connection, count: int) -> None:
+    """Record how many documents came since the topics were found (0: they were just found)."""
+    con.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [ADDED_SINCE_TOPICS, str(count)],
+    )

@@ -1,6 +1,6 @@
 """Topics that stand while a corpus grows by a little: a note added or edited in a flat folder joins the nearest
 topic without the topics being found again (minutes in a vault of 10,000 notes), and a large addition finds them
-again. Through a real ingest, on a real database, with the real model.
+again, as do small ones once they add up to as much. Through a real ingest, on a real database, with the real model.
 """
 
 from __future__ import annotations
@@ -67,15 +67,16 @@ def test_a_note_added_or_edited_joins_the_nearest_topic_and_a_large_addition_fin
     edited = pages[9]
     (notes / f"{edited['title']}.txt").write_text(edited["text"] + " Lists nest in lists.", encoding="utf-8")
     changed = ingest_paths(runtime, [notes])
-    assert changed.documents_changed == 1 and len(refits_seen) == 1
-    after = domains(runtime)
-    assert after[edited["title"]] == python_topic  # the edited note's new text joined its topic again
-    assert {after[p["title"]] for p in pages[:6]} == {git_topic}  # the others kept theirs
+    assert changed.documents_changed == 1
+    assert len(refits_seen) == 2  # two in twelve since the topics were found, one at a time: found again
+    after = domains(runtime)  # found again, a topic may take another name: who is with whom is what holds
+    assert after[edited["title"]] == after[pages[8]["title"]] != after[pages[0]["title"]]
+    assert len({after[p["title"]] for p in pages[:6]}) == 1 and len({after[p["title"]] for p in pages[8:14]}) == 1
 
     for page in pages[6:8] + pages[14:16]:
         (notes / f"{page['title']}.txt").write_text(page["text"], encoding="utf-8")
     grown = ingest_paths(runtime, [notes])
-    assert grown.documents_added == 4 and len(refits_seen) == 2  # four in thirteen: found again over all
+    assert grown.documents_added == 4 and len(refits_seen) == 3  # four in thirteen: found again over all
     assert refits_seen[-1] == 17
 
 
