@@ -67,17 +67,18 @@ def test_a_night_names_its_three_parts_and_their_phases(corpus_runtime: Runtime)
     said = phases(heard)
     parts = [phase.split(":")[0] for phase in said]
     assert list(dict.fromkeys(parts)) == ["exploration", "fusion", "REM"]
-    assert "exploration: measuring affinities" in said and "REM: dreaming" in said
+    assert "exploration: choosing seeds and candidates" in said and "REM: dreaming" in said, said
 
 
-def test_an_ingest_names_embedding_before_reading(runtime: Runtime, small_corpus: Path) -> None:
+def test_an_ingest_names_its_phases_and_counts_the_documents_read(runtime: Runtime, small_corpus: Path) -> None:
     heard, progress = recorder()
     ingest_paths(runtime, [small_corpus], progress=progress)  # type: ignore[arg-type]
     said = phases(heard)
-    assert said.index("loading the knowledge base") < said.index("embedding") < said.index("reading")
+    assert said.index("loading the knowledge base") < said.index("cutting documents into chunks")
+    assert said.index("cutting documents into chunks") < said.index("reading")  # the model embeds ahead of it
     assert "reading: implants and entities" in said
-    embedding = [report for report in heard if report[3] == "embedding"]
-    assert embedding[0][0] == 0 and embedding[-1][0] == embedding[-1][1] > 0  # told at 0, then counted to the end
+    reading = [report for report in heard if report[3] == "reading"]
+    assert reading[0][0] == 0 and reading[-1][0] == reading[-1][1] > 0  # told at 0, then counted to the end
 
 
 def test_a_job_stores_the_phase_its_run_is_in(corpus_runtime: Runtime) -> None:
@@ -97,7 +98,7 @@ def test_the_apps_upload_names_the_map_fit_after_the_reading(runtime: Runtime, s
     paths = [str(next(small_corpus.glob("*.md")))]
     jobs.run(runtime, "ingest", {"paths": paths, "fit_map": True}, progress=progress)  # type: ignore[arg-type]
     said = phases(heard)
-    assert said.index("embedding") < said.index("reading") < said.index("fitting the map")
+    assert said.index("cutting documents into chunks") < said.index("reading") < said.index("fitting the map")
     assert said[-1] == "placing new points on the map"
 
 
@@ -127,7 +128,7 @@ def test_the_command_line_prints_the_phases_of_an_ingest_and_a_rem_cycle_as_they
     started = time.monotonic()
     while_running, lines = _phases_on_stderr(["ingest", str(small_corpus)], env)
     assert time.monotonic() - started < 300
-    for phase in ("reading: loading the knowledge base", "reading: embedding", "reading · ", "reading: implants"):
+    for phase in ("reading: loading the knowledge base", "reading: cutting", "reading · ", "reading: implants"):
         assert any(line.startswith(phase) for line in while_running), (phase, lines)
     while_running, lines = _phases_on_stderr(["dream", "rem", "--dreams", "2", "--seed", "7"], env)
     for phase in ("dreaming: loading memories", "dreaming: measuring affinities", "dreaming · 0/2"):

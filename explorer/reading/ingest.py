@@ -24,7 +24,7 @@ from typing import Literal
 from explorer.affinity import titled_texts
 from explorer.inputs import storable
 from explorer.providers.budget import Budget
-from explorer.providers.embeddings import Embedder, load_model, text_hash
+from explorer.providers.embeddings import Embedder, EmbeddingError, load_model, text_hash
 from explorer.providers.prefetch import Prefetcher
 from explorer.reading.chunker import Chunk, chunk_sections, is_code
 from explorer.reading.cycle import (
@@ -557,6 +557,8 @@ def _ingest_batch(
             budget=budget,
             progress=progress,
         )
+    except EmbeddingError:  # the model is down or gone: no document of this read can be placed, say it once
+        raise
     except Exception as exc:  # one bad document must not stop the batch
         if len(batch) > 1:
             known = load_known(runtime)

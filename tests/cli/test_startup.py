@@ -101,6 +101,7 @@ def test_listing_sessions_imports_only_what_it_reads(corpus_runtime: Runtime) ->
 # Each command that can run in the background, and the job kind both of its ways run.
 KIND_OF = {
     "ingest": kinds.INGEST,
+    "enrich": kinds.INGEST,  # the ingest kind with retry_failed: every step pending
     "wander run": kinds.WANDER_RUN,
     "dream rem": kinds.DREAM_REM,
     "dream explore": kinds.DREAM_EXPLORE,
