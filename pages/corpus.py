@@ -64,30 +64,37 @@ else:
     else:  # an axis over no year would span made-up ones
         right.caption(f"Nodes by year: none has a year ({counted(overview.by_year.get(None, 0), 'undated node')}).")
 
-if overview.deferred and READING not in st.session_state:
+
+def ask_for_pending_steps(message: str, icon: str, label: str, key: str, warn: bool = False) -> None:
+    """A box saying why reading steps are pending, with the button that asks the model for every one of them."""
     with st.container(border=True):
-        st.info(
-            f"{counted(overview.deferred, 'reading step')} {'is' if overview.deferred == 1 else 'are'} left for later: "
-            "a large read places and links its notes at the embedding model's speed, so they are searchable and "
-            "walkable at once; their syntheses and entity insights wait for the model.",
-            icon=":material/schedule:",
-        )
-        if st.button("Enrich now", key="enrich", icon=":material/auto_awesome:"):
+        (st.warning if warn else st.info)(message, icon=icon)
+        if st.button(label, key=key, icon=":material/refresh:" if warn else ":material/auto_awesome:"):
             common.start_job(rt, "ingest", {"retry_failed": True}, READING)
             st.rerun()
 
+
+if overview.deferred and READING not in st.session_state:
+    ask_for_pending_steps(
+        f"{counted(overview.deferred, 'reading step')} {'is' if overview.deferred == 1 else 'are'} left for later: "
+        "a large read places and links its notes at the embedding model's speed, so they are searchable and "
+        "walkable at once; their syntheses and entity insights wait for the model.",
+        ":material/schedule:",
+        "Enrich now",
+        "enrich",
+    )
+
 if overview.pending and READING not in st.session_state:
-    with st.container(border=True):
-        st.warning(
-            f"{counted(overview.pending, 'reading step')} {'is' if overview.pending == 1 else 'are'} pending: "
-            "the model could not do them when their documents "
-            "were read (it failed, timed out, or the budget ran out). The chunks are stored; their syntheses and "
-            "entity insights are not yet.",
-            icon=":material/pending:",
-        )
-        if st.button("Ask the model again", key="retry_failed", icon=":material/refresh:"):
-            common.start_job(rt, "ingest", {"retry_failed": True}, READING)
-            st.rerun()
+    ask_for_pending_steps(
+        f"{counted(overview.pending, 'reading step')} {'is' if overview.pending == 1 else 'are'} pending: "
+        "the model could not do them when their documents "
+        "were read (it failed, timed out, or the budget ran out). The chunks are stored; their syntheses and "
+        "entity insights are not yet.",
+        ":material/pending:",
+        "Ask the model again",
+        "retry_failed",
+        warn=True,
+    )
 
 # -- adding documents ------------------------------------------------------------------
 
