@@ -438,8 +438,10 @@ def _read_sources(
     begin(progress, "loading the knowledge base")
     known, stored = _load_stored(runtime)
     begin(progress, "cutting documents into chunks")
-    chunked = [(s, chunk_sections(s.sections or [Section(s.text)], config.chunk_words)) for s in sources]  # cut once
-    new = [chunk.text for source, chunks in chunked if content_hash(source) not in stored for chunk in chunks]
+    chunked = [  # cut and hashed once
+        (s, content_hash(s), chunk_sections(s.sections or [Section(s.text)], config.chunk_words)) for s in sources
+    ]
+    new = [chunk.text for _, digest, chunks in chunked if digest not in stored for chunk in chunks]
     config = replace(config, enrich=enrich == "now" or (enrich == "auto" and len(new) <= ENRICH_AT_ONCE))
     with Prefetcher(runtime.embedder, new) as embedder:  # the model embeds ahead while batches are read
         return _read_chunked(runtime, chunked, stored, known, embedder, config, report, budget, progress)
@@ -447,7 +449,7 @@ def _read_sources(
 
 def _read_chunked(
     runtime: Runtime,
-    chunked: list[tuple[SourceText, list[Chunk]]],
+    chunked: list[tuple[SourceText, str, list[Chunk]]],
     stored: dict[str, Document],
     known: KnownNodes,
     embedder: Embedder,
@@ -456,17 +458,16 @@ def _read_chunked(
     budget: Budget,
     progress: Progress | None,
 ) -> set[str]:
-    """:func:`_read_sources` once the texts are cut, each batch's chunks embedded by ``embedder``."""
+    """:func:`_read_sources` once the texts are cut and hashed, each batch's chunks embedded by ``embedder``."""
     seen: set[str] = set()
     other_titles: dict[str, list[str]] = {}  # content hash → the titles a text read once was found under again
     read_before: set[str] = set()
     domains_met: dict[str, tuple[str | None, DomainOrigin | None]] = {}  # their domains as their sources give them
     batch: list[_Pending] = []
     reading = in_phase(progress, "reading")
-    for position, (source, chunks) in enumerate(chunked):
+    for position, (source, digest, chunks) in enumerate(chunked):
         if progress:
             progress(position, len(chunked), source.title, "reading")
-        digest = content_hash(source)
         if digest in stored and stored[digest].retired_because is not None and digest not in seen:
             with runtime.db.transaction() as con:
                 corpus.revive_documents(con, [stored[digest].id])
