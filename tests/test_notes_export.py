@@ -23,8 +23,8 @@ from explorer.notes.folder import IntoVault, NotesExportError, vault_folder
 from explorer.notes.render import note_name, note_names, note_text, slug, wikilink
 from explorer.notes.service import export_notes
 from explorer.providers.embeddings import Embedder
-from explorer.reading.discovery import Found, Skipped, expand_paths
-from explorer.reading.ingest import ingest_paths
+from explorer.reading.discovery import expand_paths
+from explorer.reading.ingest import IngestReport, collect_sources, ingest_paths
 from explorer.reading.loaders import LoadError
 from explorer.records.notes import NoteFinding
 from explorer.records.wander import Crystal, Session
@@ -194,15 +194,20 @@ def test_the_vault_only_on_request_and_ingest_never_reads_the_notes_back(world: 
     done = export_notes(world.runtime, inside, into_vault=True)
     assert done.written == 2
 
-    walked = list(expand_paths([world.vault]))
-    assert sorted(f.path.name for f in walked if isinstance(f, Found)) == ["Bees.md", "Hashing.md"]
-    assert [s.reason for s in walked if isinstance(s, Skipped)] == [
-        "a note Dream Explorer exported (generated_by: dream-explorer), not a source"
-    ] * 2
     named = list(expand_paths([done.notes[0]]))
     assert len(named) == 1 and isinstance(named[0], LoadError) and "exported" in named[0].message
     again = ingest_paths(world.runtime, [world.vault])
     assert (again.documents_added, again.documents_unchanged, again.errors) == (0, 2, [])
+    assert sorted((Path(f.path).name, f.status) for f in again.files) == [
+        ("Bees.md", "unchanged"),
+        ("Hashing.md", "unchanged"),
+        *sorted((Path(note).name, "skipped") for note in done.notes),
+    ]
+    assert {f.reason for f in again.files if f.status == "skipped"} == {
+        "a note Dream Explorer exported (generated_by: dream-explorer), not a source"
+    }
+    collected = collect_sources([world.vault], year=None, domain=None, max_mb=20, report=IngestReport())
+    assert sorted(Path(source.path).name for source in collected) == ["Bees.md", "Hashing.md"]
 
 
 def test_model_text_cannot_break_the_front_matter_or_the_links() -> None:

@@ -4,8 +4,9 @@ A folder is walked whole: each file of a type :data:`~explorer.reading.loaders.S
 :class:`Found` with the folder it was found under (its ``root``, the folder named); every other file is
 :class:`Skipped` with a reason, so a report can account for each file. A hidden folder (``.obsidian/``,
 ``.git/``, ``.trash/`` …) and Logseq's backups are an editor's own files, not notes: each is one skip with the
-number of files it holds, not hundreds of lines. A note Dream Explorer exported is the engine's own finding, not
-a source (:func:`exported_note`).
+number of files it holds, not hundreds of lines. A walk opens no file: a note Dream Explorer exported (the
+engine's own finding, not a source) is told by its front matter, when a file is about to be read
+(:func:`~explorer.reading.loaders.exported_note`); a file named itself is checked at once.
 """
 
 from __future__ import annotations
@@ -128,8 +129,6 @@ def classify(path: Path, root: Path) -> Found | Skipped:
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         return Skipped(str(path), f"{NOT_READ} ({suffix or 'no suffix'})", NOT_READ)
-    if exported_note(path):
-        return Skipped(str(path), EXPORTED, EXPORTED)
     return Found(path, root)
 
 

@@ -17,6 +17,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from explorer.store.database import insert_rows
+
+ARROW_FROM = 32  # vectors: fewer are inserted as lists of numbers (see DuckDB's insert_vectors)
+
 
 class Dialect(Protocol):
     """One backend's SQL where it differs (see the module's note)."""
@@ -146,14 +150,16 @@ class _DuckDB:
         vectors: np.ndarray,
         conflict: str = "",
     ) -> None:
-        """As one registered Arrow table: 256 vectors take ~30 ms instead of ~250 as Python lists. Arrow is
-        imported here, on the first batch: a command that only reads would spend 5% of its start on it.
+        """As one registered Arrow table: 256 vectors take ~30 ms instead of ~250 as Python lists. A handful go
+        as lists: Arrow's first table imports pandas (0.3 s), a fifth of re-reading an edited note. Arrow is
+        imported here, on the first large batch: a command that only reads would spend 5% of its start on it.
         """
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if len(matrix) < ARROW_FROM:
+            insert_vector_rows(con, table, values, vector_column, matrix, conflict)
+            return
         import pyarrow as pa
 
-        matrix = np.asarray(vectors, dtype=np.float32)
-        if not len(matrix):
-            return
         columns = {name: pa.array(list(column)) for name, column in values.items()}
         columns[vector_column] = pa.FixedSizeListArray.from_arrays(pa.array(matrix.ravel()), matrix.shape[1])
         names = ", ".join(columns)
@@ -220,6 +226,20 @@ DUCKDB: Dialect = _DuckDB()
 def dialect(con: Any) -> Dialect:
     """The dialect of the backend ``con`` talks to (a PostgreSQL connection names its own)."""
     return getattr(con, "dialect", DUCKDB)
+
+
+def insert_vector_rows(
+    con: Any,
+    table: str,
+    values: Mapping[str, Sequence[object]],
+    vector_column: str,
+    vectors: np.ndarray,
+    conflict: str = "",
+) -> None:
+    """Rows with a vector each, in multi-row INSERTs: each vector a list of numbers, which both backends take."""
+    columns = [*values, vector_column]
+    rows = [[*(values[name][index] for name in values), vectors[index].tolist()] for index in range(len(vectors))]
+    insert_rows(con, table, columns, rows, conflict)
 
 
 def identifier(name: str) -> str:

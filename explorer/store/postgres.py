@@ -49,10 +49,10 @@ from explorer.store.database import (
     WriteConflict,
     apply_migration,
     check_embedding_model,
-    insert_rows,
     migrations,
     too_new,
 )
+from explorer.store.dialect import insert_vector_rows
 from explorer.store.postgres_bulk import PgBulk
 
 MIGRATIONS = "explorer.store.migrations.postgres"
@@ -105,10 +105,7 @@ class PgDialect(PgBulk):
         conflict: str = "",
     ) -> None:
         """Multi-row INSERTs, each vector a list of floats (pgvector and ``real[]`` both take one on the way in)."""
-        matrix = np.asarray(vectors, dtype=np.float32)
-        columns = [*values, vector_column]
-        rows = [[*(values[name][index] for name in values), matrix[index].tolist()] for index in range(len(matrix))]
-        insert_rows(con, table, columns, rows, conflict)
+        insert_vector_rows(con, table, values, vector_column, np.asarray(vectors, dtype=np.float32), conflict)
 
 
 def _columns(cursor: psycopg.Cursor[Any]) -> dict[str, np.ndarray]:

@@ -48,19 +48,27 @@ def count_deferred(con: Connection) -> int:
     return int(scalar(con, "SELECT count(*) FROM reading_pending WHERE attempts = 0"))
 
 
-def list_pending(con: Connection, document_ids: Collection[str] | None = None) -> list[PendingReading]:
-    """The work left, of every document or of ``document_ids``, in reading order (document, then chunk)."""
-    sql = f"SELECT {', '.join('p.' + c for c in _COLUMNS)} FROM reading_pending p JOIN nodes n ON n.id = p.chunk_id"
-    params: list[object] = []
-    if document_ids is not None:
-        if not document_ids:
-            return []
-        sql += f" WHERE n.document_id IN ({', '.join('?' for _ in document_ids)})"
-        params = list(document_ids)
-    rows = con.execute(sql + " ORDER BY n.document_id, n.chunk_index, p.step, p.entity", params).fetchall()
+def list_pending(
+    con: Connection, document_ids: Collection[str] | None = None, *, failed_only: bool = False
+) -> list[PendingReading]:
+    """The work left, of every document or of ``document_ids``, in reading order (document, then chunk); with
+    ``failed_only`` the steps asked and failed, not those left for later.
+    """
+    if document_ids is not None and not document_ids:
+        return []
+    clauses = (["n.document_id IN (SELECT unnest(?::UUID[]))"] if document_ids is not None else []) + (
+        ["p.attempts > 0"] if failed_only else []
+    )
+    columns = ", ".join(f"p.{c}::VARCHAR" if c == "chunk_id" else f"p.{c}" for c in _COLUMNS)  # ids as text
+    rows = con.execute(
+        f"SELECT {columns} FROM reading_pending p JOIN nodes n ON n.id = p.chunk_id "
+        + (f"WHERE {' AND '.join(clauses)} " if clauses else "")
+        + "ORDER BY n.document_id, n.chunk_index, p.step, p.entity",
+        [list(document_ids)] if document_ids is not None else [],
+    ).fetchall()
     return [
         PendingReading(
-            chunk_id=str(chunk_id),
+            chunk_id=chunk_id,
             step=step,
             entity=entity,
             learning=learning,

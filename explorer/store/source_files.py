@@ -10,10 +10,8 @@ from explorer.store.database import Connection
 
 def list_source_files(con: Connection) -> dict[str, SourceFile]:
     """Every file read, by its absolute path."""
-    rows = con.execute("SELECT path, size, mtime_ns, document_ids FROM source_files").fetchall()
-    return {
-        path: SourceFile(path, size, mtime_ns, tuple(str(i) for i in ids or ())) for path, size, mtime_ns, ids in rows
-    }
+    rows = con.execute("SELECT path, size, mtime_ns, document_ids::VARCHAR[] FROM source_files").fetchall()
+    return {path: SourceFile(path, size, mtime_ns, tuple(ids or ())) for path, size, mtime_ns, ids in rows}
 
 
 def keep_source_files(con: Connection, files: Sequence[SourceFile]) -> None:
