@@ -41,7 +41,7 @@ _NODE_COLUMNS = (
     "created_at",
 )
 # Ids come as text: a driver's UUID objects cost more to build than the rest of a row (90,000 of them when an
-# edited note is read again among 10,000). The vectors come apart, as NumPy arrays (:func:`_attach_vectors`).
+# edited note is read again among 10,000). The vectors come apart, as NumPy arrays (:func:`_nodes`).
 _AS_TEXT = {
     "id": "id::VARCHAR AS id",
     "document_id": "document_id::VARCHAR AS document_id",
