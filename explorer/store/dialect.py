@@ -237,8 +237,9 @@ def insert_vector_rows(
     conflict: str = "",
 ) -> None:
     """Rows with a vector each, in multi-row INSERTs: each vector a list of numbers, which both backends take."""
+    matrix = np.asarray(vectors, dtype=np.float32)
     columns = [*values, vector_column]
-    rows = [[*(values[name][index] for name in values), vectors[index].tolist()] for index in range(len(vectors))]
+    rows = [[*(values[name][index] for name in values), matrix[index].tolist()] for index in range(len(matrix))]
     insert_rows(con, table, columns, rows, conflict)
 
 

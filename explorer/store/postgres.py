@@ -21,7 +21,7 @@ import functools
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -95,17 +95,8 @@ class PgDialect(PgBulk):
         """The rows fetched, turned into columns."""
         return _columns(con.execute(sql, list(parameters)).cursor)
 
-    def insert_vectors(
-        self,
-        con: Any,
-        table: str,
-        values: Mapping[str, Sequence[object]],
-        vector_column: str,
-        vectors: np.ndarray,
-        conflict: str = "",
-    ) -> None:
-        """Multi-row INSERTs, each vector a list of floats (pgvector and ``real[]`` both take one on the way in)."""
-        insert_vector_rows(con, table, values, vector_column, np.asarray(vectors, dtype=np.float32), conflict)
+    # Multi-row INSERTs, each vector a list of floats (pgvector and ``real[]`` both take one on the way in).
+    insert_vectors = staticmethod(insert_vector_rows)
 
 
 def _columns(cursor: psycopg.Cursor[Any]) -> dict[str, np.ndarray]:
