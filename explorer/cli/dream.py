@@ -125,6 +125,7 @@ def rem(
             + f"{report.model_calls} model calls"
             + ("" if report.seed is None else f", seed {report.seed}"),
             spent_line(report.spent_cents, report.budget_exhausted),
+            *report.explain(),
         ],
     )
     if report is None:
@@ -171,6 +172,7 @@ def explore(
             f"{report.failures} failed; {report.model_calls} model calls"
             + ("" if report.seed is None else f", seed {report.seed}"),
             spent_line(report.spent_cents, report.budget_exhausted),
+            *report.explain(),
         ],
     )
     if report is None:
@@ -203,6 +205,7 @@ def fuse(
             f"memories superseded, {report.clusters_rejected} summaries refused as too long, {report.failures} "
             f"failed ({report.eligible_memories} fading memories); {report.model_calls} model calls",
             spent_line(report.spent_cents, report.budget_exhausted),
+            *report.explain(),
         ],
     )
     if report is None:
@@ -213,7 +216,9 @@ def fuse(
 
 
 def _night(report: CycleReport) -> list[str]:
-    """A night's summary lines: each mechanism's first numbers, then the totals."""
+    """A night's summary lines: each mechanism's first numbers, the totals, then why a mechanism did less than it
+    could (a night right after reading finds no memory fading yet, and says what will change that).
+    """
     e, f, r = report.exploration, report.fusion, report.rem
     return [
         f"exploration: {e.discoveries} discoveries from {e.seeds_explored} seeds, {e.failures} failed",
@@ -221,6 +226,7 @@ def _night(report: CycleReport) -> list[str]:
         f"rem: {counted(r.dreams_stored, 'dream')} stored, {r.dreams_dropped} dropped, {r.failures} failed",
         f"{report.model_calls} model calls",
         spent_line(report.to_json()["spent_cents"], report.rem.budget_exhausted),
+        *report.explain(),
     ]
 
 
