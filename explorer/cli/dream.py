@@ -125,7 +125,6 @@ def rem(
             + f"{report.model_calls} model calls"
             + ("" if report.seed is None else f", seed {report.seed}"),
             spent_line(report.spent_cents, report.budget_exhausted),
-            *report.explain(),
         ],
     )
     if report is None:
@@ -172,7 +171,6 @@ def explore(
             f"{report.failures} failed; {report.model_calls} model calls"
             + ("" if report.seed is None else f", seed {report.seed}"),
             spent_line(report.spent_cents, report.budget_exhausted),
-            *report.explain(),
         ],
     )
     if report is None:
@@ -205,7 +203,6 @@ def fuse(
             f"memories superseded, {report.clusters_rejected} summaries refused as too long, {report.failures} "
             f"failed ({report.eligible_memories} fading memories); {report.model_calls} model calls",
             spent_line(report.spent_cents, report.budget_exhausted),
-            *report.explain(),
         ],
     )
     if report is None:
@@ -216,9 +213,7 @@ def fuse(
 
 
 def _night(report: CycleReport) -> list[str]:
-    """A night's summary lines: each mechanism's first numbers, the totals, then why a mechanism did less than it
-    could (a night right after reading finds no memory fading yet, and says what will change that).
-    """
+    """A night's summary lines: each mechanism's first numbers, then the totals."""
     e, f, r = report.exploration, report.fusion, report.rem
     return [
         f"exploration: {e.discoveries} discoveries from {e.seeds_explored} seeds, {e.failures} failed",
@@ -226,7 +221,6 @@ def _night(report: CycleReport) -> list[str]:
         f"rem: {counted(r.dreams_stored, 'dream')} stored, {r.dreams_dropped} dropped, {r.failures} failed",
         f"{report.model_calls} model calls",
         spent_line(report.to_json()["spent_cents"], report.rem.budget_exhausted),
-        *report.explain(),
     ]
 
 

@@ -114,19 +114,6 @@ def test_a_night_through_a_priced_model_keeps_to_its_budget(make_runtime, model_
     assert len(server.requests) == report["model_calls"]
 
 
-def test_a_night_right_after_reading_says_why_exploration_and_fusion_did_nothing(make_runtime, tmp_path: Path) -> None:
-    db = dated_db(make_runtime, tmp_path / "night.duckdb")
-    night = explorer("cycle", "--dreams", "1", "--seed", "3", "--db", str(db))
-    assert night.exit_code == 0, night.output
-    lines = night.stdout.splitlines()
-    assert lines[0] == "exploration: 0 discoveries from 0 seeds, 0 failed", lines
-    assert "Exploration found no link: no memory is fading yet" in night.stdout
-    assert "Fusion merged nothing: no memory is fading yet" in night.stdout
-    assert night.stdout.count("dream as of a later date, or after some days") == 2
-    alone = explorer("explore", "--seed", "3", "--db", str(db))
-    assert alone.exit_code == 0 and "Exploration found no link: no memory is fading yet" in alone.stdout
-
-
 def test_as_of_a_later_date_lets_fresh_memories_fade_into_the_window(make_runtime, tmp_path: Path) -> None:
     db = dated_db(make_runtime, tmp_path / "fresh.duckdb")
     today = json.loads(explorer("explore", "--seed", "1", "--json", "--db", str(db)).stdout)
